@@ -1,0 +1,190 @@
+/* comm.h — the comm-op interface: the only thing an algorithm sees of a backend.
+ *
+ * An algorithm is written once against this header and runs unchanged on the
+ * SimGrid backend (sim/), the MPI transport and the NCCL transport (real/).
+ * Each backend fills one hs_backend table of function pointers; algorithms
+ * call the hs_* inline wrappers below and never a backend directly.
+ *
+ * Contracts that hold on every backend:
+ *
+ *  - Buffers may carry no data. An hs_buf with data == NULL is timing-only:
+ *    its count and dtype say how many bytes travel, nothing is read, written
+ *    or reduced. Either every buffer of one call has data or none has.
+ *  - Everything is non-blocking. Each operation returns 0 and a request in
+ *    *req, or a negative error code (and *req == NULL). A request is
+ *    completed and released by hs_wait / hs_waitall, or by hs_test once it
+ *    reports completion; after that the request pointer is set to NULL.
+ *    Buffers must stay valid and untouched until the request completes.
+ *  - Ordering (NCCL stream semantics): operations posted by one rank on one
+ *    communicator execute one after the other, in posting order. Operations
+ *    on different communicators may run concurrently. Every member of a
+ *    communicator must post its collectives in the same order.
+ *  - Counts follow NCCL: reduce_scatter's count is what each rank receives
+ *    (send holds size*count); allgather's count is what each rank contributes
+ *    (recv holds size*count); alltoall's count is per peer (both hold
+ *    size*count). In-place is allowed where send.data == recv.data for
+ *    allreduce, broadcast and reduce.
+ *  - HS_AVG is exactly sum / size (a division, not a multiplication by a
+ *    rounded reciprocal) and is defined for floating-point types only. Every
+ *    rank receives bit-identical results from allreduce and allgather.
+ *  - Ranks of a sub-communicator from hs_comm_split are ordered by (key,
+ *    parent rank); a rank passing color < 0 gets no communicator (NULL).
+ */
+#ifndef HS_COMM_H
+#define HS_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+  HS_F32,
+  HS_F64,
+  HS_I32,
+  HS_I64,
+  HS_U8,
+  HS_F16,  /* 2-byte types travel in timing-only runs; no C reductions yet */
+  HS_BF16,
+  HS_DTYPE_COUNT
+} hs_dtype;
+
+typedef enum { HS_SUM, HS_AVG, HS_MIN, HS_MAX } hs_redop;
+
+/* Where a buffer lives; a backend that cannot reach a kind fails with
+ * HS_EINVAL. Host memory is always reachable. */
+typedef enum { HS_MEM_HOST, HS_MEM_DEVICE } hs_mem;
+
+typedef struct {
+  void *data; /* NULL: timing-only, nothing is touched */
+  size_t count;
+  hs_dtype dtype;
+  hs_mem where;
+} hs_buf;
+
+/* Worker computes gradients; server holds shards (parameter server). */
+typedef enum { HS_ROLE_WORKER, HS_ROLE_SERVER } hs_role;
+
+enum { HS_OK = 0, HS_EINVAL = -1, HS_ENOMEM = -2, HS_EBACKEND = -3 };
+
+typedef struct hs_comm hs_comm;       /* a communicator (backend-owned) */
+typedef struct hs_request hs_request; /* one posted operation */
+typedef struct hs_thread hs_thread;   /* a second thread of control */
+typedef struct hs_mutex hs_mutex;
+typedef struct hs_worker hs_worker;
+
+/* One half of a point-to-point exchange inside a group (hs_group_p2p). */
+typedef enum { HS_P2P_SEND, HS_P2P_RECV } hs_p2p_kind;
+typedef struct {
+  hs_p2p_kind kind;
+  int peer; /* rank in the communicator */
+  hs_buf buf;
+} hs_p2p;
+
+typedef struct hs_backend {
+  const char *name; /* "sim", "mpi", "nccl" */
+
+  /* Collectives. */
+  int (*allreduce)(hs_comm *c, hs_buf send, hs_buf recv, hs_redop op, hs_request **req);
+  int (*reduce_scatter)(hs_comm *c, hs_buf send, hs_buf recv, hs_redop op, hs_request **req);
+  int (*allgather)(hs_comm *c, hs_buf send, hs_buf recv, hs_request **req);
+  int (*broadcast)(hs_comm *c, hs_buf send, hs_buf recv, int root, hs_request **req);
+  int (*reduce)(hs_comm *c, hs_buf send, hs_buf recv, hs_redop op, int root, hs_request **req);
+  int (*alltoall)(hs_comm *c, hs_buf send, hs_buf recv, hs_request **req);
+  int (*barrier)(hs_comm *c, hs_request **req);
+
+  /* Point to point, grouped: all n halves are posted together and the
+   * request completes when all have, so a pairwise exchange (each side a
+   * send and a recv) cannot deadlock whatever the order of the entries.
+   * A send and a recv between the same pair match in posting order. */
+  int (*group_p2p)(hs_comm *c, const hs_p2p *ops, int n, hs_request **req);
+
+  /* Requests. test returns 1 (and releases the request) when complete. */
+  int (*wait)(hs_request **req);
+  int (*test)(hs_request **req);
+  int (*waitall)(hs_request **reqs, int n);
+
+  /* Sub-communicators; collective over c. */
+  int (*comm_split)(hs_comm *c, int color, int key, hs_comm **out);
+  void (*comm_free)(hs_comm *c);
+  int (*comm_rank)(const hs_comm *c);
+  int (*comm_size)(const hs_comm *c);
+
+  /* Time and compute: now() is simulated time in SimGrid, wall time in real
+   * runs. compute() costs flops at this GPU's modelled speed in simulation
+   * and is a no-op in real runs, where the caller really computes. */
+  double (*now)(hs_worker *w);
+  void (*compute)(hs_worker *w, double flops);
+
+  /* A second thread of control on the same GPU (a SimGrid actor on the
+   * same host, a thread in real runs), and a mutex shared between them. */
+  int (*thread_spawn)(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out);
+  void (*thread_join)(hs_thread *t);
+  hs_mutex *(*mutex_create)(hs_worker *w);
+  void (*mutex_lock)(hs_mutex *m);
+  void (*mutex_unlock)(hs_mutex *m);
+  void (*mutex_destroy)(hs_mutex *m);
+} hs_backend;
+
+/* What an algorithm knows about the rank it runs on. The backend fills it
+ * before the rank's main function starts. */
+struct hs_worker {
+  const hs_backend *be;
+  void *impl;    /* backend-private per-rank state */
+  hs_comm *world;
+  int rank, size; /* in world */
+  hs_role role;
+  int node, local_rank, gpus_per_node; /* placement, for hierarchical schemes */
+  uint64_t bytes_sent; /* bytes this rank put on the wire, counted by the backend */
+};
+
+size_t hs_dtype_size(hs_dtype t);
+const char *hs_dtype_name(hs_dtype t);
+static inline size_t hs_buf_bytes(hs_buf b) { return b.count * hs_dtype_size(b.dtype); }
+static inline hs_buf hs_buf_host(void *data, size_t count, hs_dtype t) {
+  hs_buf b = {data, count, t, HS_MEM_HOST};
+  return b;
+}
+/* A buffer that carries only a size (timing-only runs). */
+static inline hs_buf hs_buf_virtual(size_t count, hs_dtype t) {
+  hs_buf b = {NULL, count, t, HS_MEM_HOST};
+  return b;
+}
+/* The slice [offset, offset+count) of b (stays virtual if b is). */
+hs_buf hs_buf_slice(hs_buf b, size_t offset, size_t count);
+
+/* ---- the calls algorithms make ------------------------------------------ */
+
+static inline int hs_allreduce(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
+  return w->be->allreduce(c, s, r, op, q);
+}
+static inline int hs_reduce_scatter(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
+  return w->be->reduce_scatter(c, s, r, op, q);
+}
+static inline int hs_allgather(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
+  return w->be->allgather(c, s, r, q);
+}
+static inline int hs_broadcast(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **q) {
+  return w->be->broadcast(c, s, r, root, q);
+}
+static inline int hs_reduce(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **q) {
+  return w->be->reduce(c, s, r, op, root, q);
+}
+static inline int hs_alltoall(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
+  return w->be->alltoall(c, s, r, q);
+}
+static inline int hs_barrier(hs_worker *w, hs_comm *c, hs_request **q) { return w->be->barrier(c, q); }
+static inline int hs_group_p2p(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
+  return w->be->group_p2p(c, ops, n, q);
+}
+static inline int hs_wait(hs_worker *w, hs_request **q) { return w->be->wait(q); }
+static inline int hs_test(hs_worker *w, hs_request **q) { return w->be->test(q); }
+static inline int hs_waitall(hs_worker *w, hs_request **q, int n) { return w->be->waitall(q, n); }
+static inline int hs_comm_split(hs_worker *w, hs_comm *c, int color, int key, hs_comm **out) {
+  return w->be->comm_split(c, color, key, out);
+}
+static inline void hs_comm_free(hs_worker *w, hs_comm *c) { w->be->comm_free(c); }
+static inline int hs_comm_rank(hs_worker *w, const hs_comm *c) { return w->be->comm_rank(c); }
+static inline int hs_comm_size(hs_worker *w, const hs_comm *c) { return w->be->comm_size(c); }
+static inline double hs_now(hs_worker *w) { return w->be->now(w); }
+static inline void hs_compute(hs_worker *w, double flops) { w->be->compute(w, flops); }
+
+#endif

@@ -1,0 +1,74 @@
+/* model.c — flat layout of a model's layers and its cut into buckets. */
+#include "algos/model.h"
+
+#include <stdlib.h>
+
+static hs_dtype wire_dtype(const hs_workload_spec *wl) {
+  return wl->dtype_bytes == 2 ? HS_F16 : HS_F32;
+}
+
+hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
+  hs_model *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->n_layers = wl->n_layers;
+  m->layers = calloc(wl->n_layers, sizeof *m->layers);
+  m->buckets = calloc(wl->n_layers, sizeof *m->buckets); /* at most one per layer */
+  m->dtype = wire_dtype(wl);
+  if (!m->layers || !m->buckets) {
+    hs_model_free(m);
+    return NULL;
+  }
+  size_t elem = hs_dtype_size(m->dtype);
+  size_t offset = 0;
+  double open_bytes = 0;
+  /* Walk layers last to first: that is both the flat layout and the order
+   * in which backward makes gradients ready. */
+  for (int l = wl->n_layers - 1; l >= 0; l--) {
+    hs_layer *L = &m->layers[l];
+    L->name = wl->layers[l].name;
+    L->count = (size_t)wl->layers[l].params;
+    L->offset = offset;
+    L->fwd_flops = wl->layers[l].fwd_flops;
+    L->bwd_flops = wl->layers[l].bwd_flops;
+    if (open_bytes == 0) {
+      m->buckets[m->n_buckets].offset = offset;
+      m->n_buckets++;
+    }
+    hs_bucket *b = &m->buckets[m->n_buckets - 1];
+    b->count += L->count;
+    b->first_layer = l;
+    L->bucket = m->n_buckets - 1;
+    offset += L->count;
+    open_bytes += (double)L->count * elem;
+    if (bucket_bytes <= 0 ? l == 0 : open_bytes >= bucket_bytes) open_bytes = 0;
+  }
+  m->n_params = offset;
+  if (wl->numeric) {
+    m->params = calloc(m->n_params, sizeof(float));
+    m->grads = calloc(m->n_params, sizeof(float));
+    if (!m->params || !m->grads) {
+      hs_model_free(m);
+      return NULL;
+    }
+  }
+  return m;
+}
+
+void hs_model_free(hs_model *m) {
+  if (!m) return;
+  free(m->layers);
+  free(m->buckets);
+  free(m->params);
+  free(m->grads);
+  free(m);
+}
+
+hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b) {
+  hs_buf whole = {base, m->n_params, m->dtype, HS_MEM_HOST};
+  return hs_buf_slice(whole, m->buckets[b].offset, m->buckets[b].count);
+}
+
+hs_buf hs_model_flat_buf(const hs_model *m, float *base) {
+  hs_buf whole = {base, m->n_params, m->dtype, HS_MEM_HOST};
+  return whole;
+}

@@ -1,0 +1,52 @@
+/* model.h — a model as the training loop and the algorithms see it.
+ *
+ * Parameters, gradients (and any per-parameter optimizer state) live in flat
+ * contiguous buffers laid out in *reverse* layer order: the last layer first.
+ * Backward produces gradients from the last layer to the first, so a bucket,
+ * which is a run of consecutive layers closed once it reaches the bucket
+ * size, is one contiguous slice, ready as soon as its first layer's backward
+ * is done. Kernels and compressors then work on whole buckets. */
+#ifndef HS_MODEL_H
+#define HS_MODEL_H
+
+#include <stddef.h>
+
+#include "algos/comm.h"
+#include "scenarios/scenario.h"
+
+typedef struct {
+  const char *name;
+  size_t offset; /* first element in the flat buffers */
+  size_t count;  /* parameters */
+  double fwd_flops, bwd_flops; /* per sample */
+  int bucket;    /* bucket this layer belongs to */
+} hs_layer;
+
+typedef struct {
+  size_t offset, count; /* slice of the flat buffers */
+  int first_layer;      /* layer (forward index) whose backward completes it */
+} hs_bucket;
+
+typedef struct {
+  hs_layer *layers; /* forward order */
+  int n_layers;
+  size_t n_params;
+  hs_bucket *buckets; /* in the order they become ready */
+  int n_buckets;
+  hs_dtype dtype;     /* element type on the wire */
+  float *params;      /* NULL in timing-only runs */
+  float *grads;
+} hs_model;
+
+/* Lays out the scenario's layers and cuts buckets of at most bucket_bytes
+ * (a layer larger than that gets a bucket of its own). Allocates params and
+ * grads only when the workload is numeric. Returns NULL on allocation failure. */
+hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes);
+void hs_model_free(hs_model *m);
+
+/* The buffer of bucket b within a flat array (virtual when base is NULL). */
+hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b);
+/* A whole flat array as a buffer (virtual when base is NULL). */
+hs_buf hs_model_flat_buf(const hs_model *m, float *base);
+
+#endif

@@ -1,0 +1,196 @@
+/* report.c — writes metrics.csv and summary.json, prints the summary. */
+#include "algos/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "algos/algorithm.h"
+#include "scenarios/units.h"
+
+static void csv_num(FILE *f, double v) {
+  if (isnan(v)) fputs("", f);
+  else fprintf(f, "%.9g", v);
+}
+
+static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
+  (void)sc;
+  fputs("iteration,time_s,iter_time_s,compute_s,exposed_comm_s,loss,test_loss,accuracy,bytes_sent\n", f);
+  double prev = 0;
+  for (int i = 0; i < m->iterations; i++) {
+    double iter = m->end_time[i] - prev;
+    double compute = m->count[i] ? m->compute[i] / m->count[i] : 0;
+    prev = m->end_time[i];
+    fprintf(f, "%d,%.9g,%.9g,%.9g,%.9g,", i, m->end_time[i], iter, compute, fmax(0, iter - compute));
+    csv_num(f, sc->workload.numeric && m->count[i] ? m->loss[i] / m->count[i] : NAN);
+    fputc(',', f);
+    csv_num(f, m->test_loss[i]);
+    fputc(',', f);
+    csv_num(f, m->accuracy[i]);
+    fprintf(f, ",%.0f\n", m->bytes[i]);
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+    else fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void json_num(FILE *f, double v) {
+  if (isnan(v) || isinf(v)) fputs("null", f);
+  else fprintf(f, "%.9g", v);
+}
+
+static void json_config(FILE *f, const hs_scenario *sc) {
+  const hs_cluster_spec *c = &sc->cluster;
+  const hs_workload_spec *w = &sc->workload;
+  fprintf(f, "  \"config\": {\n    \"cluster\": {\"nodes\": %d, \"gpus_per_node\": %d, ", c->nodes, c->gpus_per_node);
+  fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, ", c->gpu_flops, c->gpu_efficiency);
+  fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g}, ", c->intra.bandwidth, c->intra.latency);
+  fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"topology\": \"%s\", \"rack_size\": %d, "
+             "\"oversubscription\": %.9g, \"uplink_latency_s\": %.9g}, ",
+          c->inter.bandwidth, c->inter.latency, c->topology == HS_TOPO_FLAT ? "flat" : "fat_tree", c->rack_size,
+          c->oversubscription, c->uplink_latency);
+  fprintf(f, "\"overrides\": [");
+  for (int i = 0; i < c->n_overrides; i++) {
+    const hs_net_override *o = &c->overrides[i];
+    fprintf(f, "%s{\"%s\": %d, \"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"intra_bandwidth_Bps\": %.9g, "
+               "\"intra_latency_s\": %.9g}",
+            i ? ", " : "", o->node >= 0 ? "node" : "rack", o->node >= 0 ? o->node : o->rack, o->inter.bandwidth,
+            o->inter.latency, o->intra.bandwidth, o->intra.latency);
+  }
+  fprintf(f, "], \"gpu_speed\": [");
+  for (int i = 0; i < c->n_speed; i++)
+    fprintf(f, "%s{\"%s\": %d, \"factor\": %.9g}", i ? ", " : "", c->speed[i].gpu >= 0 ? "gpu" : "node",
+            c->speed[i].gpu >= 0 ? c->speed[i].gpu : c->speed[i].node, c->speed[i].factor);
+  fprintf(f, "]},\n    \"workload\": {\"model\": ");
+  json_str(f, w->model);
+  fprintf(f, ", \"numeric\": %s, \"layers\": %d, \"batch\": %d, \"lr\": %.9g, \"momentum\": %.9g, "
+             "\"weight_decay\": %.9g, \"bytes_per_param\": %d",
+          w->numeric ? "true" : "false", w->n_layers, w->batch, w->lr, w->momentum, w->weight_decay, w->dtype_bytes);
+  if (w->numeric)
+    fprintf(f, ", \"dataset\": {\"classes\": %d, \"features\": %d, \"samples\": %ld, \"test_samples\": %ld, "
+               "\"separation\": %.9g, \"noise\": %.9g, \"partition\": \"%s\", \"alpha\": %.9g}",
+            w->classes, w->features, w->samples, w->test_samples, w->separation, w->noise,
+            w->partition == HS_PARTITION_IID ? "iid" : "dirichlet", w->alpha);
+  fprintf(f, "},\n    \"algorithm\": {\"name\": ");
+  json_str(f, sc->algorithm.name);
+  for (int i = 0; i < sc->algorithm.options.n; i++) {
+    const hs_option_value *v = &sc->algorithm.options.v[i];
+    fprintf(f, ", ");
+    json_str(f, v->key);
+    fprintf(f, ": ");
+    if (v->type == HS_OPT_STRING) json_str(f, v->str);
+    else if (v->type == HS_OPT_BOOL) fputs(v->num ? "true" : "false", f);
+    else json_num(f, v->num);
+  }
+  fprintf(f, "},\n    \"run\": {\"iterations\": %d, \"seed\": %ld, \"eval_every\": %d},\n", sc->run.iterations,
+          sc->run.seed, sc->run.eval_every);
+  fprintf(f, "    \"sim\": {\"network_model\": ");
+  json_str(f, sc->sim.network_model);
+  fprintf(f, ", \"crosstraffic\": %s, \"tcp_gamma_B\": %.9g, \"latency_factor\": %.9g, \"bandwidth_factor\": %.9g, "
+             "\"collectives\": \"%s\", \"stack_size_B\": %.9g}\n  }\n",
+          sc->sim.crosstraffic ? "true" : "false", sc->sim.tcp_gamma, sc->sim.latency_factor, sc->sim.bandwidth_factor,
+          sc->sim.collectives == HS_COLL_RING ? "ring" : "hierarchical", sc->sim.stack_size);
+}
+
+static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {
+  hs_metrics_summary s;
+  hs_metrics_summarize(m, &s);
+  double samples = (double)info->ranks * sc->workload.batch;
+  fprintf(f, "{\n  \"scenario\": ");
+  json_str(f, sc->path);
+  fprintf(f, ",\n  \"mode\": \"%s\",\n  \"backend\": \"%s\",\n  \"fidelity\": \"%s\",\n", info->mode, info->backend,
+          info->fidelity);
+  fprintf(f, "  \"ranks\": %d,\n  \"iterations\": %d,\n", info->ranks, m->iterations);
+  fprintf(f, "  \"total_time_s\": ");
+  json_num(f, s.total_time);
+  fprintf(f, ",\n  \"time_per_iteration_s\": ");
+  json_num(f, s.time_per_iter);
+  fprintf(f, ",\n  \"compute_per_iteration_s\": ");
+  json_num(f, s.compute_per_iter);
+  fprintf(f, ",\n  \"throughput_samples_per_s\": ");
+  json_num(f, s.time_per_iter > 0 ? samples / s.time_per_iter : NAN);
+  fprintf(f, ",\n  \"comm_share\": ");
+  json_num(f, s.comm_share);
+  fprintf(f, ",\n  \"bytes_per_iteration\": ");
+  json_num(f, s.bytes_per_iter);
+  fprintf(f, ",\n  \"final_loss\": ");
+  json_num(f, s.final_loss);
+  fprintf(f, ",\n  \"final_test_loss\": ");
+  json_num(f, s.final_test_loss);
+  fprintf(f, ",\n  \"final_accuracy\": ");
+  json_num(f, s.final_accuracy);
+  fprintf(f, ",\n  \"messages\": %ld,\n  \"wall_time_s\": ", info->messages);
+  json_num(f, info->wall_time);
+  fprintf(f, ",\n");
+  json_config(f, sc);
+  fprintf(f, "}\n");
+  return ferror(f) ? -1 : 0;
+}
+
+typedef int (*writer_fn)(FILE *, const hs_scenario *, const hs_metrics *, const hs_run_info *);
+
+static int write_atomically(const char *dir, const char *name, writer_fn fn, const hs_scenario *sc,
+                            const hs_metrics *m, const hs_run_info *info) {
+  char tmp[4200], final[4200];
+  snprintf(final, sizeof final, "%s/%s", dir, name);
+  snprintf(tmp, sizeof tmp, "%s/.%s.partial", dir, name);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    fprintf(stderr, "hearsay: cannot write %s\n", tmp);
+    return -1;
+  }
+  int rc = fn(f, sc, m, info);
+  rc |= fclose(f);
+  if (rc == 0) rc = rename(tmp, final);
+  if (rc) {
+    remove(tmp);
+    fprintf(stderr, "hearsay: failed writing %s\n", final);
+  }
+  return rc;
+}
+
+static int metrics_writer(FILE *f, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {
+  (void)info;
+  return write_metrics(f, sc, m);
+}
+
+int hs_report_write(const char *dir, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {
+  if (write_atomically(dir, "metrics.csv", metrics_writer, sc, m, info)) return -1;
+  return write_atomically(dir, "summary.json", write_summary, sc, m, info);
+}
+
+void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info,
+                     const char *dir) {
+  hs_metrics_summary s;
+  hs_metrics_summarize(m, &s);
+  const hs_cluster_spec *c = &sc->cluster;
+  char t1[32], t2[32], t3[32], b1[32], bw[32];
+  hs_format_time(s.time_per_iter, t1, sizeof t1);
+  hs_format_time(s.compute_per_iter, t2, sizeof t2);
+  hs_format_time(s.total_time, t3, sizeof t3);
+  hs_format_bytes(s.bytes_per_iter / (info->ranks ? info->ranks : 1), b1, sizeof b1);
+  hs_format_bandwidth(c->inter.bandwidth, bw, sizeof bw);
+  double samples = (double)info->ranks * sc->workload.batch;
+  fprintf(out, "hearsay: %s (%s, %s backend, %s collectives)\n", sc->name, info->mode, info->backend, info->fidelity);
+  fprintf(out, "  cluster     %d nodes x %d GPUs = %d ranks, inter-node %s %s\n", c->nodes, c->gpus_per_node,
+          info->ranks, bw, c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
+  fprintf(out, "  workload    %s%s, batch %d per worker; algorithm %s\n", sc->workload.model,
+          sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, sc->algorithm.name);
+  fprintf(out, "  iterations  %d in %s simulated time\n", m->iterations, t3);
+  fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%)\n", t1, t2, 100 * s.comm_share);
+  fprintf(out, "  throughput  %.6g samples/s\n", s.time_per_iter > 0 ? samples / s.time_per_iter : 0);
+  fprintf(out, "  traffic     %s sent per rank per iteration\n", b1);
+  if (sc->workload.numeric)
+    fprintf(out, "  final       training loss %.4f, held-out loss %.4f, accuracy %.2f%%\n", s.final_loss,
+            s.final_test_loss, 100 * s.final_accuracy);
+  fprintf(out, "  simulation  %ld messages in %.2f s wall\n", info->messages, info->wall_time);
+  if (dir) fprintf(out, "  outputs     %s/{metrics.csv,summary.json,platform.xml}\n", dir);
+}

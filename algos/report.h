@@ -1,0 +1,28 @@
+/* report.h — the outputs every mode writes, in one schema.
+ *
+ *  metrics.csv   one row per iteration (see docs/outputs.md for columns)
+ *  summary.json  headline figures and the resolved configuration
+ * Files are written under a temporary name and renamed, so a reader never
+ * sees half of one. */
+#ifndef HS_REPORT_H
+#define HS_REPORT_H
+
+#include <stdio.h>
+
+#include "algos/metrics.h"
+#include "scenarios/scenario.h"
+
+typedef struct {
+  const char *mode;     /* "simulated", "emulated", "real" */
+  const char *backend;  /* "simgrid", "mpi", "nccl" */
+  const char *fidelity; /* how collectives were modelled ("step") */
+  int ranks;
+  double wall_time;     /* seconds the run took on this machine */
+  long messages;        /* simulated point-to-point messages, 0 if n/a */
+} hs_run_info;
+
+int hs_report_write(const char *dir, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info);
+void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info,
+                     const char *dir);
+
+#endif

@@ -1,0 +1,92 @@
+/* train.c — the shared training loop. */
+#include "algos/train.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/algorithm.h"
+#include "algos/batches.h"
+#include "algos/model.h"
+#include "algos/softmax.h"
+
+/* Computes and returns the time it took (it may be longer than flops/speed
+ * if another thread of control computes on the same GPU meanwhile). */
+static double timed_compute(hs_worker *w, double flops) {
+  if (flops <= 0) return 0;
+  double t0 = hs_now(w);
+  hs_compute(w, flops);
+  return hs_now(w) - t0;
+}
+
+static int is_eval_iteration(const hs_run_spec *run, int it) {
+  return it == run->iterations - 1 || (run->eval_every > 0 && (it + 1) % run->eval_every == 0);
+}
+
+int hs_train_worker(hs_worker *w, hs_train_job *job) {
+  const hs_scenario *sc = job->sc;
+  const hs_workload_spec *wl = &sc->workload;
+  const hs_algorithm_desc *algo = hs_algorithm_find(sc->algorithm.name);
+  if (!algo) return HS_EINVAL;
+
+  double bucket_bytes = algo->bucket_option ? hs_opt_num(&sc->algorithm.options, algo->bucket_option) : 0;
+  hs_model *model = hs_model_create(wl, bucket_bytes);
+  if (!model) return HS_ENOMEM;
+
+  hs_algo_ctx ctx = {.w = w, .sc = sc, .opt = &sc->algorithm.options, .model = model};
+  int rc = algo->init ? algo->init(&ctx) : 0;
+  if (rc) {
+    hs_model_free(model);
+    return rc;
+  }
+
+  hs_batcher batcher;
+  long *batch_idx = NULL;
+  if (wl->numeric) {
+    hs_batcher_init(&batcher, job->ds, w->rank, sc->run.seed);
+    batch_idx = malloc((size_t)wl->batch * sizeof *batch_idx);
+  }
+
+  double fwd_flops = 0;
+  for (int l = 0; l < model->n_layers; l++) fwd_flops += model->layers[l].fwd_flops;
+  /* Backward cost of each bucket: the layers in it, all done before it is ready. */
+  double *bucket_bwd = calloc(model->n_buckets, sizeof *bucket_bwd);
+  for (int l = 0; l < model->n_layers; l++) bucket_bwd[model->layers[l].bucket] += model->layers[l].bwd_flops;
+
+  for (int it = 0; it < sc->run.iterations; it++) {
+    ctx.iteration = it;
+    uint64_t bytes0 = w->bytes_sent;
+    double loss = 0, compute = 0;
+
+    if (wl->numeric) {
+      hs_batcher_indices(&batcher, it, wl->batch, batch_idx);
+      loss = hs_softmax_grad(model->params, job->ds, batch_idx, wl->batch, model->grads);
+    }
+    compute += timed_compute(w, fwd_flops * wl->batch);
+    for (int b = 0; b < model->n_buckets; b++) {
+      compute += timed_compute(w, bucket_bwd[b] * wl->batch);
+      if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
+    }
+    algo->step(&ctx);
+
+    hs_metrics_add(job->metrics, it, hs_now(w), compute, loss, (double)(w->bytes_sent - bytes0));
+    /* Evaluation is an observer's measurement: it costs no simulated time
+     * and is taken on rank 0's replica. */
+    if (wl->numeric && w->rank == 0 && is_eval_iteration(&sc->run, it)) {
+      double tl, acc;
+      hs_softmax_eval(model->params, job->ds, &tl, &acc);
+      hs_metrics_eval(job->metrics, it, tl, acc);
+    }
+  }
+
+  if (algo->finish) algo->finish(&ctx);
+  if (job->final_params && w->rank == 0 && model->params)
+    memcpy(job->final_params, model->params, model->n_params * sizeof(float));
+  if (wl->numeric) {
+    hs_batcher_free(&batcher);
+    free(batch_idx);
+  }
+  free(bucket_bwd);
+  hs_model_free(model);
+  return 0;
+}

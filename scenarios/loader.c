@@ -1,0 +1,289 @@
+/* loader.c — runs a scenario file in Lua and validates what it declared.
+ *
+ * Declarations are stored as Lua tables with the line they were made on;
+ * validation walks each against a schema (scenarios/schema.c) and fills the
+ * plain-C hs_scenario. Errors name FILE:LINE and the dotted key. Lua tables
+ * do not remember where a key was written, so the line of a bad key is found
+ * by looking for "key =" in the file from the declaration's line onwards. */
+#include "scenarios/loader.h"
+
+#include <ctype.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/loader_internal.h"
+
+static const char *const declaration_names[] = {"cluster", "workload", "algorithm", "run", "sim", NULL};
+static const char *const required_declarations[] = {"cluster", "workload", "algorithm", "run", NULL};
+
+static char models_dir[HS_PATH_MAX] = HS_DEFAULT_MODELS_DIR;
+
+void hs_scenario_set_models_dir(const char *dir) { snprintf(models_dir, sizeof models_dir, "%s", dir); }
+const char *hs_loader_models_dir(void) { return models_dir; }
+
+/* ---- error reporting ------------------------------------------------------ */
+
+static void read_source_lines(hs_loader *ld) {
+  FILE *f = fopen(ld->path, "r");
+  if (!f) return;
+  size_t cap = 0;
+  char buf[4096];
+  while (fgets(buf, sizeof buf, f)) {
+    if (ld->n_lines == cap) {
+      cap = cap ? cap * 2 : 64;
+      ld->lines = realloc(ld->lines, cap * sizeof *ld->lines);
+    }
+    ld->lines[ld->n_lines++] = strdup(buf);
+  }
+  fclose(f);
+}
+
+/* First line at or after `from` (1-based) where `key` appears as "key =". */
+static int find_key_line(const hs_loader *ld, const char *key, int from) {
+  size_t klen = strlen(key);
+  for (size_t i = from > 0 ? (size_t)from - 1 : 0; i < ld->n_lines; i++) {
+    const char *s = ld->lines[i];
+    for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
+      int starts = p == s || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+      const char *q = p + klen;
+      while (*q == ' ' || *q == '\t') q++;
+      if (starts && *q == '=' && q[1] != '=') return (int)i + 1;
+    }
+  }
+  return from;
+}
+
+/* If keypath (or a prefix of it) came from --set, the override to name. */
+static const char *override_for(const hs_loader *ld, const char *keypath) {
+  for (int i = 0; i < ld->n_sets; i++) {
+    const char *eq = strchr(ld->sets[i], '=');
+    size_t n = eq ? (size_t)(eq - ld->sets[i]) : strlen(ld->sets[i]);
+    if (strncmp(ld->sets[i], keypath, n) == 0 && (keypath[n] == '\0' || keypath[n] == '.'))
+      return ld->sets[i];
+  }
+  return NULL;
+}
+
+int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const char *set = keypath ? override_for(ld, keypath) : NULL;
+  if (set) {
+    fprintf(stderr, "%s: --set %s: %s: %s\n", ld->path, set, keypath, msg);
+  } else if (keypath) {
+    const char *last = strrchr(keypath, '.');
+    int line = decl_line > 0 ? find_key_line(ld, last ? last + 1 : keypath, decl_line) : 0;
+    if (line > 0) fprintf(stderr, "%s:%d: %s: %s\n", ld->path, line, keypath, msg);
+    else fprintf(stderr, "%s: %s: %s\n", ld->path, keypath, msg);
+  } else {
+    fprintf(stderr, "%s: %s\n", ld->path, msg);
+  }
+  ld->failed = 1;
+  return HS_SCENARIO_EBAD;
+}
+
+/* ---- declarations --------------------------------------------------------- */
+
+#define DECLS_KEY "hearsay.declarations"
+
+static int declare(lua_State *L) {
+  const char *name = lua_tostring(L, lua_upvalueindex(1));
+  lua_Debug ar;
+  int line = 0;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "l", &ar)) line = ar.currentline;
+  if (lua_gettop(L) != 1 || !lua_istable(L, 1))
+    return luaL_error(L, "%s expects one table: %s { key = value, ... }", name, name);
+  lua_getfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
+  lua_getfield(L, -1, name);
+  if (!lua_isnil(L, -1)) {
+    lua_getfield(L, -1, "line");
+    return luaL_error(L, "%s is declared twice (first on line %d)", name, (int)lua_tointeger(L, -1));
+  }
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 2);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "table");
+  lua_pushinteger(L, line);
+  lua_setfield(L, -2, "line");
+  lua_setfield(L, -2, name);
+  return 0;
+}
+
+/* Pushes the declared table of `name` (or nil) and returns its line. */
+int hs_loader_push_decl(hs_loader *ld, const char *name) {
+  lua_State *L = ld->L;
+  lua_getfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
+  lua_getfield(L, -1, name);
+  if (lua_isnil(L, -1)) {
+    lua_remove(L, -2);
+    return 0;
+  }
+  lua_getfield(L, -1, "line");
+  int line = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "table");
+  lua_remove(L, -2);
+  lua_remove(L, -2);
+  return line;
+}
+
+/* ---- --set overrides -------------------------------------------------------- */
+
+static void push_override_value(lua_State *L, const char *v) {
+  char *end;
+  double d = strtod(v, &end);
+  if (*v && *end == '\0') {
+    long long i = strtoll(v, &end, 10);
+    if (*end == '\0') lua_pushinteger(L, i);
+    else lua_pushnumber(L, d);
+  } else if (strcmp(v, "true") == 0) {
+    lua_pushboolean(L, 1);
+  } else if (strcmp(v, "false") == 0) {
+    lua_pushboolean(L, 0);
+  } else {
+    lua_pushstring(L, v);
+  }
+}
+
+static int apply_override(hs_loader *ld, const char *set) {
+  lua_State *L = ld->L;
+  const char *eq = strchr(set, '=');
+  if (!eq || eq == set) {
+    fprintf(stderr, "%s: --set %s: expected key.path=value\n", ld->path, set);
+    return HS_SCENARIO_EBAD;
+  }
+  char path[512];
+  snprintf(path, sizeof path, "%.*s", (int)(eq - set), set);
+  char *save = NULL;
+  char *part = strtok_r(path, ".", &save);
+  int known = 0;
+  for (int i = 0; declaration_names[i]; i++) known |= strcmp(declaration_names[i], part) == 0;
+  if (!known) {
+    fprintf(stderr, "%s: --set %s: '%s' is not a declaration (cluster, workload, algorithm, run, sim)\n",
+            ld->path, set, part);
+    return HS_SCENARIO_EBAD;
+  }
+  /* Make sure the declaration exists, then walk down creating tables. */
+  lua_getfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
+  lua_getfield(L, -1, part);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 2);
+    lua_newtable(L);
+    lua_setfield(L, -2, "table");
+    lua_pushinteger(L, 0);
+    lua_setfield(L, -2, "line");
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, part);
+  }
+  lua_getfield(L, -1, "table");
+  char *next = strtok_r(NULL, ".", &save);
+  if (!next) {
+    lua_pop(L, 3);
+    fprintf(stderr, "%s: --set %s: name a field, e.g. %s.key=value\n", ld->path, set, part);
+    return HS_SCENARIO_EBAD;
+  }
+  int depth = 3;
+  for (char *after; (after = strtok_r(NULL, ".", &save)); next = after) {
+    lua_getfield(L, -1, next);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+      lua_pushvalue(L, -1);
+      lua_setfield(L, -3, next);
+    } else if (!lua_istable(L, -1)) {
+      lua_pop(L, depth + 1);
+      fprintf(stderr, "%s: --set %s: '%s' is not a table\n", ld->path, set, next);
+      return HS_SCENARIO_EBAD;
+    }
+    depth++;
+  }
+  push_override_value(L, eq + 1);
+  lua_setfield(L, -2, next);
+  lua_pop(L, depth);
+  return 0;
+}
+
+/* ---- entry point ------------------------------------------------------------ */
+
+static void loader_close(hs_loader *ld) {
+  if (ld->L) lua_close(ld->L);
+  for (size_t i = 0; i < ld->n_lines; i++) free(ld->lines[i]);
+  free(ld->lines);
+}
+
+int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_scenario *out) {
+  memset(out, 0, sizeof *out);
+  hs_loader ld = {0};
+  ld.path = path;
+  ld.sets = sets;
+  ld.n_sets = n_sets;
+  ld.out = out;
+  snprintf(out->path, sizeof out->path, "%s", path);
+  const char *base = strrchr(path, '/');
+  snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : path);
+  char *dot = strrchr(out->name, '.');
+  if (dot && strcmp(dot, ".lua") == 0) *dot = '\0';
+
+  FILE *probe = fopen(path, "r");
+  if (!probe) {
+    fprintf(stderr, "%s: cannot open scenario file\n", path);
+    return HS_SCENARIO_EBAD;
+  }
+  fclose(probe);
+  read_source_lines(&ld);
+
+  lua_State *L = luaL_newstate();
+  ld.L = L;
+  luaL_openlibs(L);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
+  for (int i = 0; declaration_names[i]; i++) {
+    lua_pushstring(L, declaration_names[i]);
+    lua_pushcclosure(L, declare, 1);
+    lua_setglobal(L, declaration_names[i]);
+  }
+
+  int rc = 0;
+  if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
+    /* Lua's own message already reads "FILE:LINE: what went wrong". */
+    fprintf(stderr, "%s\n", lua_tostring(L, -1));
+    rc = HS_SCENARIO_EBAD;
+    goto done;
+  }
+  for (int i = 0; i < n_sets && rc == 0; i++) rc = apply_override(&ld, sets[i]);
+  if (rc) goto done;
+  for (int i = 0; required_declarations[i]; i++) {
+    int line = hs_loader_push_decl(&ld, required_declarations[i]);
+    int missing = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    (void)line;
+    if (missing) {
+      rc = hs_loader_fail(&ld, NULL, 0, "missing declaration: %s { ... }", required_declarations[i]);
+      goto done;
+    }
+  }
+  rc = hs_schema_validate(&ld);
+
+done:
+  loader_close(&ld);
+  if (rc) hs_scenario_free(out);
+  return rc;
+}
+
+void hs_scenario_free(hs_scenario *s) {
+  free(s->cluster.overrides);
+  free(s->cluster.speed);
+  free(s->workload.layers);
+  s->cluster.overrides = NULL;
+  s->cluster.speed = NULL;
+  s->workload.layers = NULL;
+}

@@ -1,0 +1,24 @@
+/* loader.h — turn a Lua scenario file into a validated hs_scenario.
+ *
+ * The file is a Lua 5.4 program that calls the declaration functions
+ * cluster{}, workload{}, algorithm{}, run{} and, optionally, sim{}. The
+ * loader runs it, applies `--set key.path=value` overrides, checks every
+ * field (unknown key, wrong type, missing, out of range, unknown algorithm
+ * or model) and converts units. On error it prints one message naming the
+ * file, the line and the key to stderr and returns HS_SCENARIO_EBAD (2),
+ * the exit code the commands use; nothing is written anywhere. */
+#ifndef HS_LOADER_H
+#define HS_LOADER_H
+
+#include "scenarios/scenario.h"
+
+#define HS_SCENARIO_EBAD 2
+
+/* sets: n strings "key.path=value". */
+int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_scenario *out);
+
+/* Where profile files (scenarios/models/NAME.lua) are looked up, after the
+ * scenario's own directory and its models/ subdirectory. */
+void hs_scenario_set_models_dir(const char *dir);
+
+#endif

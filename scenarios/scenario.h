@@ -1,0 +1,125 @@
+/* scenario.h — a scenario once loaded, validated and converted to base units.
+ *
+ * Plain C data, no Lua: the loader (scenarios/loader.c) fills it from a Lua
+ * file; the backends and the training loop read it. Units everywhere:
+ * bytes, seconds, bytes per second, flop per second. docs/scenarios.md is
+ * the user-facing reference of every field. */
+#ifndef HS_SCENARIO_H
+#define HS_SCENARIO_H
+
+#include <stdbool.h>
+
+#include "algos/options.h"
+
+#define HS_NAME_MAX 64
+#define HS_PATH_MAX 4096
+
+typedef struct {
+  double bandwidth; /* bytes/s */
+  double latency;   /* s */
+} hs_link_spec;
+
+typedef enum { HS_TOPO_FLAT, HS_TOPO_FAT_TREE } hs_topology;
+
+/* One `cluster.overrides` entry: changes the links of one node or of every
+ * node of one rack. Zero means "leave as is". */
+typedef struct {
+  int node; /* -1 when the entry names a rack */
+  int rack; /* -1 when the entry names a node */
+  hs_link_spec inter; /* the node's NIC */
+  hs_link_spec intra; /* the node's GPU links */
+  int line;
+} hs_net_override;
+
+/* One `cluster.gpu_speed` entry: a speed factor for one GPU or one node. */
+typedef struct {
+  int gpu;  /* -1 when the entry names a node */
+  int node; /* -1 when the entry names a GPU */
+  double factor;
+  int line;
+} hs_speed_override;
+
+typedef struct {
+  int nodes, gpus_per_node;
+  double gpu_flops;      /* peak flop/s */
+  double gpu_efficiency; /* fraction of peak reached by training kernels */
+  hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link */
+  hs_link_spec inter;    /* node NIC <-> first switch */
+  hs_topology topology;
+  int rack_size;           /* nodes under one leaf switch (fat_tree) */
+  double oversubscription; /* leaf downlink capacity / uplink capacity */
+  double uplink_latency;   /* leaf <-> spine link latency */
+  hs_net_override *overrides;
+  int n_overrides;
+  hs_speed_override *speed;
+  int n_speed;
+} hs_cluster_spec;
+
+typedef struct {
+  char name[HS_NAME_MAX];
+  double params;    /* parameter count */
+  double fwd_flops; /* per sample */
+  double bwd_flops; /* per sample */
+} hs_layer_spec;
+
+typedef enum { HS_PARTITION_IID, HS_PARTITION_DIRICHLET } hs_partition;
+
+typedef struct {
+  char model[HS_NAME_MAX]; /* "softmax" (numeric) or a profile name */
+  bool numeric;
+  /* numeric: softmax regression on a Gaussian mixture */
+  int classes, features;
+  long samples;      /* training samples, all workers together */
+  long test_samples; /* held-out samples */
+  double separation; /* distance scale between class means */
+  double noise;      /* per-feature standard deviation */
+  hs_partition partition;
+  double alpha; /* Dirichlet concentration (non-iid) */
+  /* timing-only profile */
+  hs_layer_spec *layers;
+  int n_layers;
+  int dtype_bytes; /* bytes per parameter on the wire (4: fp32) */
+  /* training */
+  int batch; /* per worker */
+  double lr, momentum, weight_decay;
+} hs_workload_spec;
+
+typedef struct {
+  char name[HS_NAME_MAX];
+  hs_options options;
+} hs_algorithm_spec;
+
+typedef struct {
+  int iterations;
+  long seed;
+  int eval_every;
+} hs_run_spec;
+
+typedef enum { HS_COLL_RING, HS_COLL_HIERARCHICAL } hs_coll_algo;
+
+typedef struct {
+  char network_model[HS_NAME_MAX]; /* SimGrid's network/model */
+  bool crosstraffic;
+  double tcp_gamma; /* bytes; 0 disables SimGrid's window cap */
+  double latency_factor, bandwidth_factor;
+  hs_coll_algo collectives;
+  double stack_size; /* bytes per actor stack */
+} hs_sim_spec;
+
+typedef struct {
+  char path[HS_PATH_MAX];  /* the scenario file */
+  char name[HS_NAME_MAX];  /* file name without directory and .lua */
+  hs_cluster_spec cluster;
+  hs_workload_spec workload;
+  hs_algorithm_spec algorithm;
+  hs_run_spec run;
+  hs_sim_spec sim;
+} hs_scenario;
+
+static inline int hs_scenario_gpus(const hs_scenario *s) {
+  return s->cluster.nodes * s->cluster.gpus_per_node;
+}
+
+void hs_scenario_free(hs_scenario *s);
+
+#endif

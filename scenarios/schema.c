@@ -1,0 +1,643 @@
+/* schema.c — every key a scenario may set, its type, unit, default and range,
+ * and the walk that checks a declared table against it.
+ *
+ * docs/scenarios.md documents the same table for users; keep them together. */
+#include <dirent.h>
+#include <lauxlib.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/algorithm.h"
+#include "scenarios/loader.h"
+#include "scenarios/loader_internal.h"
+#include "scenarios/units.h"
+
+typedef enum { F_INT, F_LONG, F_NUM, F_BOOL, F_STR, F_ENUM, F_BYTES, F_TIME, F_BW, F_FLOPS, F_TABLE, F_LIST } ftype;
+typedef enum { MIN_NONE, MIN_GE, MIN_GT } min_rule;
+
+typedef struct field {
+  const char *key;
+  ftype type;
+  size_t off;        /* into the struct being filled */
+  const char *def;   /* NULL: required (unless a table or list) */
+  min_rule rule;
+  double min;
+  double max;        /* 0: no upper bound */
+  const char *choices;        /* F_ENUM: "a|b|c", stored as its index */
+  const struct field *sub;    /* F_TABLE: fields of the nested table */
+} field;
+
+#define END {NULL, F_INT, 0, NULL, MIN_NONE, 0, 0, NULL, NULL}
+#define OFF(member) offsetof(hs_scenario, member)
+
+static const field gpu_fields[] = {
+    {"flops", F_FLOPS, OFF(cluster.gpu_flops), NULL, MIN_GT, 0, 0, NULL, NULL},
+    {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GT, 0, 1, NULL, NULL},
+    END};
+static const field intra_fields[] = {
+    {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GT, 0, 0, NULL, NULL},
+    {"latency", F_TIME, OFF(cluster.intra.latency), "1us", MIN_GE, 0, 0, NULL, NULL},
+    END};
+static const field inter_fields[] = {
+    {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GT, 0, 0, NULL, NULL},
+    {"latency", F_TIME, OFF(cluster.inter.latency), "5us", MIN_GE, 0, 0, NULL, NULL},
+    {"topology", F_ENUM, OFF(cluster.topology), "flat", MIN_NONE, 0, 0, "flat|fat_tree", NULL},
+    {"rack_size", F_INT, OFF(cluster.rack_size), "8", MIN_GE, 1, 0, NULL, NULL},
+    {"oversubscription", F_NUM, OFF(cluster.oversubscription), "1", MIN_GE, 1, 0, NULL, NULL},
+    {"uplink_latency", F_TIME, OFF(cluster.uplink_latency), "1us", MIN_GE, 0, 0, NULL, NULL},
+    END};
+static const field cluster_fields[] = {
+    {"nodes", F_INT, OFF(cluster.nodes), NULL, MIN_GE, 1, 0, NULL, NULL},
+    {"gpus_per_node", F_INT, OFF(cluster.gpus_per_node), "1", MIN_GE, 1, 0, NULL, NULL},
+    {"gpu", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, gpu_fields},
+    {"intra", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, intra_fields},
+    {"inter", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, inter_fields},
+    {"overrides", F_LIST, 0, NULL, MIN_NONE, 0, 0, NULL, NULL},
+    {"gpu_speed", F_LIST, 0, NULL, MIN_NONE, 0, 0, NULL, NULL},
+    END};
+static const field dataset_fields[] = {
+    {"kind", F_ENUM, 0, "gaussian_mixture", MIN_NONE, 0, 0, "gaussian_mixture", NULL},
+    {"classes", F_INT, OFF(workload.classes), "10", MIN_GE, 2, 0, NULL, NULL},
+    {"features", F_INT, OFF(workload.features), "64", MIN_GE, 1, 0, NULL, NULL},
+    {"samples", F_LONG, OFF(workload.samples), "20000", MIN_GE, 1, 0, NULL, NULL},
+    {"test_samples", F_LONG, OFF(workload.test_samples), "2000", MIN_GE, 1, 0, NULL, NULL},
+    {"separation", F_NUM, OFF(workload.separation), "4", MIN_GT, 0, 0, NULL, NULL},
+    {"noise", F_NUM, OFF(workload.noise), "1", MIN_GT, 0, 0, NULL, NULL},
+    {"partition", F_ENUM, OFF(workload.partition), "iid", MIN_NONE, 0, 0, "iid|dirichlet", NULL},
+    {"alpha", F_NUM, OFF(workload.alpha), "0.5", MIN_GT, 0, 0, NULL, NULL},
+    END};
+static const field workload_fields[] = {
+    {"model", F_STR, OFF(workload.model), NULL, MIN_NONE, 0, 0, NULL, NULL},
+    {"dataset", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, dataset_fields},
+    {"batch", F_INT, OFF(workload.batch), "32", MIN_GE, 1, 0, NULL, NULL},
+    {"lr", F_NUM, OFF(workload.lr), "0.1", MIN_GE, 0, 0, NULL, NULL},
+    {"momentum", F_NUM, OFF(workload.momentum), "0.9", MIN_GE, 0, 0, NULL, NULL},
+    {"weight_decay", F_NUM, OFF(workload.weight_decay), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"precision", F_ENUM, OFF(workload.dtype_bytes), "fp32", MIN_NONE, 0, 0, "fp32|fp16|bf16", NULL},
+    END};
+static const field run_fields[] = {
+    {"iterations", F_INT, OFF(run.iterations), NULL, MIN_GE, 1, 0, NULL, NULL},
+    {"seed", F_LONG, OFF(run.seed), "1", MIN_GE, 0, 0, NULL, NULL},
+    {"eval_every", F_INT, OFF(run.eval_every), "0", MIN_GE, 0, 0, NULL, NULL},
+    END};
+static const field sim_fields[] = {
+    {"network_model", F_STR, OFF(sim.network_model), "CM02", MIN_NONE, 0, 0, NULL, NULL},
+    {"crosstraffic", F_BOOL, OFF(sim.crosstraffic), "false", MIN_NONE, 0, 0, NULL, NULL},
+    {"tcp_gamma", F_BYTES, OFF(sim.tcp_gamma), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"collectives", F_ENUM, OFF(sim.collectives), "ring", MIN_NONE, 0, 0, "ring|hierarchical", NULL},
+    {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 0, NULL, NULL},
+    END};
+
+static const char *const network_models[] = {"CM02", "LV08", "SMPI", "Constant", NULL};
+
+/* ---- generic walk ------------------------------------------------------------ */
+
+static const char *lua_kind(lua_State *L, int idx) { return luaL_typename(L, idx); }
+
+static int enum_index(const char *choices, const char *s) {
+  int i = 0;
+  for (const char *p = choices; *p; i++) {
+    const char *bar = strchr(p, '|');
+    size_t n = bar ? (size_t)(bar - p) : strlen(p);
+    if (strlen(s) == n && strncmp(p, s, n) == 0) return i;
+    if (!bar) break;
+    p = bar + 1;
+  }
+  return -1;
+}
+
+static hs_unit_kind unit_of(ftype t) {
+  switch (t) {
+  case F_BYTES: return HS_UNIT_BYTES;
+  case F_TIME: return HS_UNIT_TIME;
+  case F_BW: return HS_UNIT_BANDWIDTH;
+  default: return HS_UNIT_FLOPS;
+  }
+}
+
+static int check_range(hs_loader *ld, const char *kp, int line, const field *f, double v) {
+  if (f->rule == MIN_GT && !(v > f->min))
+    return hs_loader_fail(ld, kp, line, "must be greater than %g (got %g)", f->min, v);
+  if (f->rule == MIN_GE && !(v >= f->min))
+    return hs_loader_fail(ld, kp, line, "must be at least %g (got %g)", f->min, v);
+  if (f->max != 0 && v > f->max)
+    return hs_loader_fail(ld, kp, line, "must be at most %g (got %g)", f->max, v);
+  return 0;
+}
+
+/* Converts the Lua value at idx (or the default when it is nil) and stores it. */
+static int store_field(hs_loader *ld, const char *kp, int line, const field *f, int idx, char *base) {
+  lua_State *L = ld->L;
+  int is_default = lua_isnil(L, idx);
+  if (is_default && !f->def) return hs_loader_fail(ld, kp, line, "required but missing");
+  char err[256];
+  double v = 0;
+  switch (f->type) {
+  case F_INT:
+  case F_LONG:
+  case F_NUM:
+    if (is_default) v = strtod(f->def, NULL);
+    else if (lua_type(L, idx) == LUA_TNUMBER) v = lua_tonumber(L, idx);
+    else return hs_loader_fail(ld, kp, line, "expected a number, got %s", lua_kind(L, idx));
+    if ((f->type == F_INT || f->type == F_LONG) && v != floor(v))
+      return hs_loader_fail(ld, kp, line, "expected an integer, got %g", v);
+    if (check_range(ld, kp, line, f, v)) return HS_SCENARIO_EBAD;
+    if (f->type == F_INT) {
+      *(int *)(base + f->off) = (int)v;
+    } else if (f->type == F_LONG) {
+      *(long *)(base + f->off) = (long)v;
+    } else {
+      *(double *)(base + f->off) = v;
+    }
+    return 0;
+  case F_BOOL:
+    if (is_default) *(bool *)(base + f->off) = strcmp(f->def, "true") == 0;
+    else if (lua_isboolean(L, idx)) *(bool *)(base + f->off) = lua_toboolean(L, idx);
+    else return hs_loader_fail(ld, kp, line, "expected true or false, got %s", lua_kind(L, idx));
+    return 0;
+  case F_STR:
+  case F_ENUM: {
+    const char *s = is_default ? f->def : NULL;
+    if (!is_default) {
+      if (lua_type(L, idx) != LUA_TSTRING)
+        return hs_loader_fail(ld, kp, line, "expected a string, got %s", lua_kind(L, idx));
+      s = lua_tostring(L, idx);
+    }
+    if (f->type == F_STR) {
+      if (strlen(s) >= HS_NAME_MAX) return hs_loader_fail(ld, kp, line, "too long (max %d)", HS_NAME_MAX - 1);
+      snprintf(base + f->off, HS_NAME_MAX, "%s", s);
+      return 0;
+    }
+    int i = enum_index(f->choices, s);
+    if (i < 0) return hs_loader_fail(ld, kp, line, "'%s' is not one of %s", s, f->choices);
+    if (f->off) *(int *)(base + f->off) = i;
+    return 0;
+  }
+  case F_BYTES:
+  case F_TIME:
+  case F_BW:
+  case F_FLOPS:
+    if (is_default) {
+      hs_parse_unit(f->def, unit_of(f->type), &v, err, sizeof err);
+    } else if (lua_type(L, idx) == LUA_TNUMBER) {
+      v = lua_tonumber(L, idx);
+    } else if (lua_type(L, idx) == LUA_TSTRING) {
+      if (hs_parse_unit(lua_tostring(L, idx), unit_of(f->type), &v, err, sizeof err))
+        return hs_loader_fail(ld, kp, line, "%s", err);
+    } else {
+      return hs_loader_fail(ld, kp, line, "expected %s, got %s", hs_unit_kind_name(unit_of(f->type)),
+                            lua_kind(L, idx));
+    }
+    if (check_range(ld, kp, line, f, v)) return HS_SCENARIO_EBAD;
+    *(double *)(base + f->off) = v;
+    return 0;
+  case F_TABLE:
+  case F_LIST:
+    return 0;
+  }
+  return 0;
+}
+
+static void list_keys(const field *fields, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (const field *f = fields; f->key; f++) {
+    strncat(buf, f->key, len - strlen(buf) - 1);
+    if (f[1].key) strncat(buf, ", ", len - strlen(buf) - 1);
+  }
+}
+
+/* Validates the table on top of the stack against fields; leaves it there. */
+static int walk_table(hs_loader *ld, const char *prefix, int line, const field *fields, char *base) {
+  lua_State *L = ld->L;
+  char kp[256];
+  int t = lua_gettop(L);
+  /* Unknown keys first: a typo is the most common mistake. */
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      lua_pop(L, 1);
+      return hs_loader_fail(ld, prefix, line, "has a non-name key; write key = value");
+    }
+    const char *k = lua_tostring(L, -1);
+    const field *f = fields;
+    while (f->key && strcmp(f->key, k) != 0) f++;
+    if (!f->key) {
+      char keys[512];
+      list_keys(fields, keys, sizeof keys);
+      snprintf(kp, sizeof kp, "%s.%s", prefix, k);
+      lua_pop(L, 1);
+      return hs_loader_fail(ld, kp, line, "unknown key (accepted: %s)", keys);
+    }
+  }
+  for (const field *f = fields; f->key; f++) {
+    snprintf(kp, sizeof kp, "%s.%s", prefix, f->key);
+    lua_getfield(L, t, f->key);
+    int rc;
+    if (f->type == F_TABLE) {
+      if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L); /* all defaults */
+      } else if (!lua_istable(L, -1)) {
+        rc = hs_loader_fail(ld, kp, line, "expected a table, got %s", lua_kind(L, -1));
+        lua_pop(L, 1);
+        return rc;
+      }
+      rc = walk_table(ld, kp, line, f->sub, base);
+    } else if (f->type == F_LIST) {
+      rc = lua_isnil(L, -1) || lua_istable(L, -1)
+               ? 0
+               : hs_loader_fail(ld, kp, line, "expected a list of tables, got %s", lua_kind(L, -1));
+    } else {
+      rc = store_field(ld, kp, line, f, -1, base);
+    }
+    lua_pop(L, 1);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ---- cluster lists ------------------------------------------------------------ */
+
+/* Reads an optional non-negative integer selector (node, rack, gpu). */
+static int read_selector(hs_loader *ld, const char *kp, int line, const char *key, int limit, int *out) {
+  lua_State *L = ld->L;
+  char k[256];
+  snprintf(k, sizeof k, "%s.%s", kp, key);
+  lua_getfield(L, -1, key);
+  *out = -1;
+  int rc = 0;
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isinteger(L, -1)) rc = hs_loader_fail(ld, k, line, "expected an integer index");
+    else {
+      lua_Integer v = lua_tointeger(L, -1);
+      if (v < 0 || v >= limit) rc = hs_loader_fail(ld, k, line, "%lld is out of range 0..%d", (long long)v, limit - 1);
+      else *out = (int)v;
+    }
+  }
+  lua_pop(L, 1);
+  return rc;
+}
+
+static int read_optional_unit(hs_loader *ld, const char *kp, int line, const char *key, ftype t, double *out) {
+  char k[256];
+  snprintf(k, sizeof k, "%s.%s", kp, key);
+  field f = {key, t, 0, "0", t == F_BW ? MIN_GT : MIN_GE, 0, 0, NULL, NULL};
+  lua_getfield(ld->L, -1, key);
+  int rc = 0;
+  if (!lua_isnil(ld->L, -1)) rc = store_field(ld, k, line, &f, -1, (char *)out);
+  lua_pop(ld->L, 1);
+  return rc;
+}
+
+static int check_keys(hs_loader *ld, const char *kp, int line, const char *const *allowed) {
+  lua_State *L = ld->L;
+  int t = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+    int ok = 0;
+    for (int i = 0; allowed[i]; i++) ok |= strcmp(allowed[i], k) == 0;
+    if (!ok) {
+      char full[256];
+      snprintf(full, sizeof full, "%s.%s", kp, k);
+      lua_pop(L, 1);
+      return hs_loader_fail(ld, full, line, "unknown key in this entry");
+    }
+  }
+  return 0;
+}
+
+static int read_overrides(hs_loader *ld, int line) {
+  lua_State *L = ld->L;
+  hs_cluster_spec *c = &ld->out->cluster;
+  int racks = (c->nodes + c->rack_size - 1) / c->rack_size;
+  lua_getfield(L, -1, "overrides");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); return 0; }
+  int n = (int)luaL_len(L, -1);
+  c->overrides = calloc(n > 0 ? n : 1, sizeof *c->overrides);
+  static const char *const allowed[] = {"node", "rack", "bandwidth", "latency", "intra_bandwidth", "intra_latency", NULL};
+  for (int i = 1; i <= n; i++) {
+    char kp[64];
+    snprintf(kp, sizeof kp, "cluster.overrides[%d]", i);
+    lua_rawgeti(L, -1, i);
+    hs_net_override *o = &c->overrides[c->n_overrides];
+    int rc = !lua_istable(L, -1) ? hs_loader_fail(ld, kp, line, "expected a table")
+             : check_keys(ld, kp, line, allowed) ? HS_SCENARIO_EBAD
+             : read_selector(ld, kp, line, "node", c->nodes, &o->node) ? HS_SCENARIO_EBAD
+             : read_selector(ld, kp, line, "rack", racks, &o->rack) ? HS_SCENARIO_EBAD
+             : read_optional_unit(ld, kp, line, "bandwidth", F_BW, &o->inter.bandwidth) ? HS_SCENARIO_EBAD
+             : read_optional_unit(ld, kp, line, "latency", F_TIME, &o->inter.latency) ? HS_SCENARIO_EBAD
+             : read_optional_unit(ld, kp, line, "intra_bandwidth", F_BW, &o->intra.bandwidth) ? HS_SCENARIO_EBAD
+             : read_optional_unit(ld, kp, line, "intra_latency", F_TIME, &o->intra.latency) ? HS_SCENARIO_EBAD
+             : 0;
+    if (!rc && (o->node < 0) == (o->rack < 0))
+      rc = hs_loader_fail(ld, kp, line, "name exactly one of node = N or rack = R");
+    o->line = line;
+    lua_pop(L, 1);
+    if (rc) { lua_pop(L, 1); return rc; }
+    c->n_overrides++;
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+static int read_gpu_speed(hs_loader *ld, int line) {
+  lua_State *L = ld->L;
+  hs_cluster_spec *c = &ld->out->cluster;
+  lua_getfield(L, -1, "gpu_speed");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); return 0; }
+  int n = (int)luaL_len(L, -1);
+  c->speed = calloc(n > 0 ? n : 1, sizeof *c->speed);
+  static const char *const allowed[] = {"gpu", "node", "factor", NULL};
+  for (int i = 1; i <= n; i++) {
+    char kp[64], fk[80];
+    snprintf(kp, sizeof kp, "cluster.gpu_speed[%d]", i);
+    snprintf(fk, sizeof fk, "%s.factor", kp);
+    lua_rawgeti(L, -1, i);
+    hs_speed_override *s = &c->speed[c->n_speed];
+    field ff = {"factor", F_NUM, 0, NULL, MIN_GT, 0, 0, NULL, NULL};
+    int rc = !lua_istable(L, -1) ? hs_loader_fail(ld, kp, line, "expected a table")
+             : check_keys(ld, kp, line, allowed) ? HS_SCENARIO_EBAD
+             : read_selector(ld, kp, line, "gpu", c->nodes * c->gpus_per_node, &s->gpu) ? HS_SCENARIO_EBAD
+             : read_selector(ld, kp, line, "node", c->nodes, &s->node) ? HS_SCENARIO_EBAD
+             : 0;
+    if (!rc) {
+      lua_getfield(L, -1, "factor");
+      rc = store_field(ld, fk, line, &ff, -1, (char *)&s->factor);
+      lua_pop(L, 1);
+    }
+    if (!rc && (s->gpu < 0) == (s->node < 0))
+      rc = hs_loader_fail(ld, kp, line, "name exactly one of gpu = G or node = N");
+    s->line = line;
+    lua_pop(L, 1);
+    if (rc) { lua_pop(L, 1); return rc; }
+    c->n_speed++;
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* ---- model profiles ------------------------------------------------------------ */
+
+static void list_models(char *buf, size_t len) {
+  snprintf(buf, len, "softmax");
+  DIR *d = opendir(hs_loader_models_dir());
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (n > 4 && strcmp(e->d_name + n - 4, ".lua") == 0) {
+      strncat(buf, ", ", len - strlen(buf) - 1);
+      strncat(buf, e->d_name, n - 4 < len - strlen(buf) - 1 ? n - 4 : len - strlen(buf) - 1);
+    }
+  }
+  closedir(d);
+}
+
+static int file_exists(const char *p) {
+  FILE *f = fopen(p, "r");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+/* snprintf that reports truncation, so an over-long path is "not found". */
+#define FITS(call, len) ((size_t)(call) < (len))
+
+static int find_profile(hs_loader *ld, const char *model, char *out, size_t len) {
+  char dir[HS_PATH_MAX];
+  if (!FITS(snprintf(dir, sizeof dir, "%s", ld->path), sizeof dir)) return 0;
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
+  if (strchr(model, '/') || strstr(model, ".lua")) {
+    const char *sep = model[0] == '/' ? "" : "/";
+    return FITS(snprintf(out, len, "%s%s%s", model[0] == '/' ? "" : dir, sep, model), len) && file_exists(out);
+  }
+  if (FITS(snprintf(out, len, "%s/models/%s.lua", dir, model), len) && file_exists(out)) return 1;
+  return FITS(snprintf(out, len, "%s/%s.lua", hs_loader_models_dir(), model), len) && file_exists(out);
+}
+
+/* Runs a profile file (which returns { layers = { {name=, params=,
+ * fwd_flops=, bwd_flops=}, ... } }) and copies its layers. */
+static int load_profile(hs_loader *ld, int line, const char *file) {
+  lua_State *L = ld->L;
+  hs_workload_spec *w = &ld->out->workload;
+  if (luaL_loadfile(L, file) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    int rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return rc;
+  }
+  int rc = 0;
+  if (!lua_istable(L, -1)) {
+    rc = hs_loader_fail(ld, "workload.model", line, "%s must return a table", file);
+    goto out;
+  }
+  lua_getfield(L, -1, "layers");
+  int n = lua_istable(L, -1) ? (int)luaL_len(L, -1) : 0;
+  if (n == 0) {
+    lua_pop(L, 1);
+    rc = hs_loader_fail(ld, "workload.model", line, "%s has no layers", file);
+    goto out;
+  }
+  w->layers = calloc(n, sizeof *w->layers);
+  w->n_layers = n;
+  for (int i = 1; i <= n && !rc; i++) {
+    hs_layer_spec *l = &w->layers[i - 1];
+    lua_rawgeti(L, -1, i);
+    lua_getfield(L, -1, "name");
+    snprintf(l->name, sizeof l->name, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "?");
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "params");
+    l->params = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "fwd_flops");
+    l->fwd_flops = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "bwd_flops");
+    l->bwd_flops = lua_isnil(L, -1) ? 2 * l->fwd_flops : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_pop(L, 1);
+    if (!(l->params >= 0) || !(l->fwd_flops >= 0) || !(l->bwd_flops >= 0))
+      rc = hs_loader_fail(ld, "workload.model", line, "%s: layer %d (%s) has a negative or missing size",
+                          file, i, l->name);
+  }
+  lua_pop(L, 1);
+out:
+  lua_pop(L, 1);
+  return rc;
+}
+
+static int resolve_model(hs_loader *ld, int line) {
+  hs_workload_spec *w = &ld->out->workload;
+  static const int precision_bytes[] = {4, 2, 2};
+  w->dtype_bytes = precision_bytes[w->dtype_bytes];
+  if (strcmp(w->model, "softmax") == 0) {
+    w->numeric = true;
+    w->n_layers = 1;
+    w->layers = calloc(1, sizeof *w->layers);
+    snprintf(w->layers[0].name, sizeof w->layers[0].name, "linear");
+    w->layers[0].params = (double)w->classes * w->features + w->classes;
+    w->layers[0].fwd_flops = 2.0 * w->classes * w->features;
+    w->layers[0].bwd_flops = 4.0 * w->classes * w->features;
+    if (w->dtype_bytes != 4)
+      return hs_loader_fail(ld, "workload.precision", line, "the numeric softmax workload runs in fp32");
+    return 0;
+  }
+  w->numeric = false;
+  lua_State *L = ld->L;
+  lua_getfield(L, -1, "dataset");
+  int has_dataset = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (has_dataset)
+    return hs_loader_fail(ld, "workload.dataset", line,
+                          "only the numeric model 'softmax' takes a dataset; '%s' is a timing-only profile", w->model);
+  char file[HS_PATH_MAX];
+  if (!find_profile(ld, w->model, file, sizeof file)) {
+    char models[1024];
+    list_models(models, sizeof models);
+    return hs_loader_fail(ld, "workload.model", line, "unknown model '%s' (known: %s)", w->model, models);
+  }
+  return load_profile(ld, line, file);
+}
+
+/* ---- algorithm ------------------------------------------------------------------ */
+
+/* hs_opt_type -> field type, in hs_opt_type's order. */
+static const ftype opt_field_types[] = {F_INT, F_NUM, F_BOOL, F_STR, F_BYTES, F_TIME, F_BW, F_FLOPS};
+
+static int validate_algorithm(hs_loader *ld) {
+  lua_State *L = ld->L;
+  int line = hs_loader_push_decl(ld, "algorithm");
+  hs_algorithm_spec *a = &ld->out->algorithm;
+  int rc = 0;
+  lua_getfield(L, -1, "name");
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    rc = hs_loader_fail(ld, "algorithm.name", line, lua_isnil(L, -1) ? "required but missing" : "expected a string");
+    lua_pop(L, 2);
+    return rc;
+  }
+  snprintf(a->name, sizeof a->name, "%s", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  const hs_algorithm_desc *d = hs_algorithm_find(a->name);
+  if (!d) {
+    char names[512] = "";
+    for (const hs_algorithm_desc *const *p = hs_algorithm_list(); *p; p++) {
+      strncat(names, (*p)->name, sizeof names - strlen(names) - 1);
+      if (p[1]) strncat(names, ", ", sizeof names - strlen(names) - 1);
+    }
+    rc = hs_loader_fail(ld, "algorithm.name", line, "unknown algorithm '%s' (known: %s)", a->name, names);
+    lua_pop(L, 1);
+    return rc;
+  }
+  /* Build a field table from the algorithm's option specs, plus "name". */
+  field fields[HS_MAX_OPTIONS + 2];
+  int n = 0;
+  fields[n++] = (field){"name", F_STR, 0, "", MIN_NONE, 0, 0, NULL, NULL};
+  for (const hs_option_spec *o = d->options; o && o->key; o++) {
+    if (n > HS_MAX_OPTIONS) break;
+    ftype ft = opt_field_types[o->type];
+    fields[n] = (field){o->key, ft, 0, o->def, MIN_GE, o->min, 0, NULL, NULL};
+    if (ft == F_STR || ft == F_BOOL) fields[n].rule = MIN_NONE;
+    n++;
+  }
+  fields[n] = (field)END;
+  /* Unknown keys and types through the generic walk, into scratch values. */
+  a->options.n = 0;
+  for (int i = 1; i < n; i++) {
+    hs_option_value *v = &a->options.v[a->options.n++];
+    v->key = d->options[i - 1].key;
+    v->type = d->options[i - 1].type;
+  }
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pop(L, 1);
+    const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+    int known = 0;
+    for (int i = 0; i < n; i++) known |= strcmp(fields[i].key, k) == 0;
+    if (!known) {
+      char kp[256], keys[512];
+      snprintf(kp, sizeof kp, "algorithm.%s", k);
+      list_keys(fields, keys, sizeof keys);
+      lua_pop(L, 2);
+      return hs_loader_fail(ld, kp, line, "unknown option of %s (accepted: %s)", a->name, keys);
+    }
+  }
+  for (int i = 1; i < n && !rc; i++) {
+    char kp[256];
+    snprintf(kp, sizeof kp, "algorithm.%s", fields[i].key);
+    hs_option_value *v = &a->options.v[i - 1];
+    lua_getfield(L, -1, fields[i].key);
+    if (fields[i].type == F_STR) {
+      fields[i].off = offsetof(hs_option_value, str);
+      rc = store_field(ld, kp, line, &fields[i], -1, (char *)v);
+      const char *choices = d->options[i - 1].choices;
+      if (!rc && choices && enum_index(choices, v->str) < 0)
+        rc = hs_loader_fail(ld, kp, line, "'%s' is not one of %s", v->str, choices);
+    } else if (fields[i].type == F_BOOL) {
+      bool b = false;
+      rc = store_field(ld, kp, line, &fields[i], -1, (char *)&b);
+      v->num = b;
+    } else if (fields[i].type == F_INT) {
+      fields[i].type = F_NUM; /* stored as double; integrality checked here */
+      rc = store_field(ld, kp, line, &fields[i], -1, (char *)&v->num);
+      if (!rc && v->num != floor(v->num)) rc = hs_loader_fail(ld, kp, line, "expected an integer");
+    } else {
+      rc = store_field(ld, kp, line, &fields[i], -1, (char *)&v->num);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return rc;
+}
+
+/* ---- top level ------------------------------------------------------------------ */
+
+static int validate_block(hs_loader *ld, const char *name, const field *fields, int *line_out) {
+  int line = hs_loader_push_decl(ld, name);
+  if (lua_isnil(ld->L, -1)) {
+    lua_pop(ld->L, 1);
+    lua_newtable(ld->L);
+  }
+  int rc = walk_table(ld, name, line, fields, (char *)ld->out);
+  if (line_out) *line_out = line;
+  return rc; /* table stays on the stack */
+}
+
+int hs_schema_validate(hs_loader *ld) {
+  lua_State *L = ld->L;
+  int line, rc;
+  hs_scenario *s = ld->out;
+
+  rc = validate_block(ld, "cluster", cluster_fields, &line);
+  if (!rc) rc = read_overrides(ld, line);
+  if (!rc) rc = read_gpu_speed(ld, line);
+  lua_pop(L, 1);
+  if (rc) return rc;
+
+  rc = validate_block(ld, "workload", workload_fields, &line);
+  if (!rc) rc = resolve_model(ld, line);
+  lua_pop(L, 1);
+  if (rc) return rc;
+
+  rc = validate_block(ld, "run", run_fields, &line);
+  lua_pop(L, 1);
+  if (rc) return rc;
+
+  rc = validate_block(ld, "sim", sim_fields, &line);
+  if (!rc) {
+    int ok = 0;
+    for (int i = 0; network_models[i]; i++) ok |= strcmp(network_models[i], s->sim.network_model) == 0;
+    if (!ok) rc = hs_loader_fail(ld, "sim.network_model", line, "'%s' is not one of CM02, LV08, SMPI, Constant",
+                                 s->sim.network_model);
+  }
+  lua_pop(L, 1);
+  if (rc) return rc;
+
+  return validate_algorithm(ld);
+}

@@ -1,0 +1,393 @@
+/* backend.c — the comm-op table of the SimGrid backend.
+ *
+ * Each (rank, communicator) pair gets a stream: a daemon actor on the rank's
+ * host that executes the operations posted on that communicator one after
+ * the other, as a CUDA stream executes NCCL calls. Posting returns at once,
+ * so the rank's main actor keeps computing (backward) while the stream
+ * communicates: that is where overlap comes from. A request is a semaphore
+ * the stream releases when its operation is done. */
+#include <simgrid/actor.h>
+#include <simgrid/barrier.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mutex.h>
+#include <simgrid/semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+#include "sim/sim_internal.h"
+
+/* ---- requests and streams ---------------------------------------------------- */
+
+struct hs_request {
+  int done;
+  sg_sem_t sem;
+};
+
+typedef enum { OP_ALLREDUCE, OP_REDUCE_SCATTER, OP_ALLGATHER, OP_BROADCAST, OP_REDUCE, OP_ALLTOALL, OP_BARRIER, OP_P2P } op_kind;
+
+typedef struct sim_op {
+  op_kind kind;
+  hs_buf send, recv;
+  hs_redop op;
+  int root;
+  hs_p2p *p2p;
+  int n_p2p;
+  hs_request *req;
+  struct sim_op *next;
+} sim_op;
+
+struct sim_stream {
+  hs_comm *comm;
+  sim_op *head, *tail;
+  sg_sem_t items;
+};
+
+static void run_op(hs_comm *c, sim_op *o) {
+  hs_coll_algo algo = c->g.self->world->sc->sim.collectives;
+  switch (o->kind) {
+  case OP_ALLREDUCE: hs_simcoll_allreduce(&c->g, o->send, o->recv, o->op, algo); break;
+  case OP_REDUCE_SCATTER: hs_simcoll_reduce_scatter(&c->g, o->send, o->recv, o->op); break;
+  case OP_ALLGATHER: hs_simcoll_allgather(&c->g, o->send, o->recv); break;
+  case OP_BROADCAST: hs_simcoll_broadcast(&c->g, o->send, o->recv, o->root, algo); break;
+  case OP_REDUCE: hs_simcoll_reduce(&c->g, o->send, o->recv, o->op, o->root, algo); break;
+  case OP_ALLTOALL: hs_simcoll_alltoall(&c->g, o->send, o->recv); break;
+  case OP_BARRIER: hs_simcoll_barrier(&c->g); break;
+  case OP_P2P: hs_simcoll_group_p2p(&c->g, o->p2p, o->n_p2p); break;
+  }
+}
+
+static void stream_main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  sim_stream *st = sg_actor_self_get_data();
+  sg_actor_daemonize(sg_actor_self());
+  for (;;) {
+    sg_sem_acquire(st->items);
+    sim_op *o = st->head;
+    st->head = o->next;
+    if (!st->head) st->tail = NULL;
+    run_op(st->comm, o);
+    o->req->done = 1;
+    sg_sem_release(o->req->sem);
+    free(o->p2p);
+    free(o);
+  }
+}
+
+static sim_stream *stream_of(hs_comm *c) {
+  if (c->stream) return c->stream;
+  sim_stream *st = calloc(1, sizeof *st);
+  st->comm = c;
+  st->items = sg_sem_init(0);
+  char name[64];
+  snprintf(name, sizeof name, "stream-%d-c%d", c->g.self->w.rank, c->ctx);
+  sg_actor_t a = sg_actor_init(name, c->g.self->host);
+  sg_actor_set_data(a, st);
+  sg_actor_start_(a, stream_main, 0, NULL);
+  c->stream = st;
+  return st;
+}
+
+static int post(hs_comm *c, sim_op *o, hs_request **req) {
+  if (!c) {
+    *req = NULL;
+    return HS_EINVAL;
+  }
+  hs_request *r = malloc(sizeof *r);
+  r->done = 0;
+  r->sem = sg_sem_init(0);
+  o->req = r;
+  o->next = NULL;
+  sim_stream *st = stream_of(c);
+  if (st->tail) st->tail->next = o;
+  else st->head = o;
+  st->tail = o;
+  sg_sem_release(st->items);
+  *req = r;
+  return HS_OK;
+}
+
+static sim_op *new_op(op_kind kind, hs_buf s, hs_buf r, hs_redop op, int root) {
+  sim_op *o = calloc(1, sizeof *o);
+  o->kind = kind;
+  o->send = s;
+  o->recv = r;
+  o->op = op;
+  o->root = root;
+  return o;
+}
+
+static int valid_op(hs_buf b, hs_redop op) {
+  int floating = b.dtype == HS_F32 || b.dtype == HS_F64;
+  return op != HS_AVG || floating || !b.data;
+}
+
+static int sim_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
+  if (s.count != r.count || !valid_op(r, op)) return *q = NULL, HS_EINVAL;
+  return post(c, new_op(OP_ALLREDUCE, s, r, op, 0), q);
+}
+static int sim_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
+  if (!c || s.count != r.count * (size_t)c->g.size || !valid_op(r, op)) return *q = NULL, HS_EINVAL;
+  return post(c, new_op(OP_REDUCE_SCATTER, s, r, op, 0), q);
+}
+static int sim_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
+  if (!c || r.count != s.count * (size_t)c->g.size) return *q = NULL, HS_EINVAL;
+  return post(c, new_op(OP_ALLGATHER, s, r, HS_SUM, 0), q);
+}
+static int sim_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **q) {
+  if (!c || root < 0 || root >= c->g.size) return *q = NULL, HS_EINVAL;
+  return post(c, new_op(OP_BROADCAST, s, r, HS_SUM, root), q);
+}
+static int sim_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **q) {
+  if (!c || root < 0 || root >= c->g.size || !valid_op(s, op)) return *q = NULL, HS_EINVAL;
+  return post(c, new_op(OP_REDUCE, s, r, op, root), q);
+}
+static int sim_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
+  if (!c || s.count != r.count || s.count % (size_t)c->g.size) return *q = NULL, HS_EINVAL;
+  return post(c, new_op(OP_ALLTOALL, s, r, HS_SUM, 0), q);
+}
+static int sim_barrier(hs_comm *c, hs_request **q) {
+  hs_buf none = hs_buf_virtual(0, HS_U8);
+  return post(c, new_op(OP_BARRIER, none, none, HS_SUM, 0), q);
+}
+static int sim_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
+  for (int i = 0; i < n; i++)
+    if (!c || ops[i].peer < 0 || ops[i].peer >= c->g.size) return *q = NULL, HS_EINVAL;
+  hs_buf none = hs_buf_virtual(0, HS_U8);
+  sim_op *o = new_op(OP_P2P, none, none, HS_SUM, 0);
+  o->p2p = malloc((n + 1) * sizeof *o->p2p);
+  memcpy(o->p2p, ops, n * sizeof *ops);
+  o->n_p2p = n;
+  return post(c, o, q);
+}
+
+static int sim_wait(hs_request **q) {
+  if (!*q) return HS_OK;
+  sg_sem_acquire((*q)->sem);
+  sg_sem_destroy((*q)->sem);
+  free(*q);
+  *q = NULL;
+  return HS_OK;
+}
+
+static int sim_test(hs_request **q) {
+  if (!*q) return 1;
+  if (!(*q)->done) return 0;
+  sim_wait(q);
+  return 1;
+}
+
+static int sim_waitall(hs_request **q, int n) {
+  for (int i = 0; i < n; i++) sim_wait(&q[i]);
+  return HS_OK;
+}
+
+/* ---- communicators ----------------------------------------------------------- */
+
+/* Every member of the parent registers (color, key); the last to arrive
+ * lets all through a SimGrid barrier, then each computes its own group from
+ * the complete table. Costs no simulated time. */
+struct sim_rendezvous {
+  int ctx, seq;
+  int size, left;
+  int *color, *key;
+  int ctx_base;
+  sim_members **groups; /* one per parent rank, shared per color */
+  sg_bar_t barrier;
+  struct sim_rendezvous *next;
+};
+
+static sim_rendezvous *rendezvous_get(sim_world *w, hs_comm *c) {
+  for (sim_rendezvous *r = w->rendezvous; r; r = r->next)
+    if (r->ctx == c->ctx && r->seq == c->split_seq) return r;
+  sim_rendezvous *r = calloc(1, sizeof *r);
+  r->ctx = c->ctx;
+  r->seq = c->split_seq;
+  r->size = r->left = c->g.size;
+  r->color = malloc(r->size * sizeof(int));
+  r->key = malloc(r->size * sizeof(int));
+  r->groups = calloc(r->size, sizeof *r->groups);
+  r->ctx_base = w->next_ctx;
+  w->next_ctx += r->size;
+  r->barrier = sg_barrier_init(r->size);
+  r->next = w->rendezvous;
+  w->rendezvous = r;
+  return r;
+}
+
+static void rendezvous_done(sim_world *w, sim_rendezvous *r) {
+  if (--r->left > 0) return;
+  sim_rendezvous **p = &w->rendezvous;
+  while (*p != r) p = &(*p)->next;
+  *p = r->next;
+  sg_barrier_destroy(r->barrier);
+  free(r->color);
+  free(r->key);
+  free(r->groups);
+  free(r);
+}
+
+static hs_comm *comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
+  hs_comm *c = calloc(1, sizeof *c);
+  c->ctx = ctx;
+  c->members = m;
+  m->refs++;
+  snprintf(c->g.tag, sizeof c->g.tag, "c%d", ctx);
+  c->g.size = m->n;
+  c->g.me = me;
+  c->g.members = m->ranks;
+  c->g.self = self;
+  return c;
+}
+
+hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all) { return comm_new(self, 0, all, self->w.rank); }
+
+static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
+  sim_world *w = c->g.self->world;
+  sim_rendezvous *r = rendezvous_get(w, c);
+  c->split_seq++;
+  r->color[c->g.me] = color;
+  r->key[c->g.me] = key;
+  sg_barrier_wait(r->barrier);
+  *out = NULL;
+  if (color >= 0) {
+    /* Group index: order of first appearance of the color among parent ranks. */
+    int group_idx = 0, first = -1;
+    for (int i = 0; i < r->size && first < 0; i++)
+      if (r->color[i] == color) first = i;
+    for (int i = 0; i < first; i++) {
+      int seen = 0;
+      for (int j = 0; j < i && !seen; j++) seen = r->color[j] == r->color[i];
+      if (!seen && r->color[i] >= 0) group_idx++;
+    }
+    if (!r->groups[first]) {
+      int n = 0;
+      for (int i = 0; i < r->size; i++) n += r->color[i] == color;
+      sim_members *m = malloc(sizeof *m + n * sizeof(int));
+      m->refs = 0;
+      m->n = 0;
+      /* Members sorted by (key, parent rank): insertion sort, stable. */
+      int *order = malloc(n * sizeof(int));
+      for (int i = 0; i < r->size; i++) {
+        if (r->color[i] != color) continue;
+        int k = m->n++;
+        while (k > 0 && r->key[order[k - 1]] > r->key[i]) order[k] = order[k - 1], k--;
+        order[k] = i;
+      }
+      for (int k = 0; k < n; k++) m->ranks[k] = c->g.members[order[k]];
+      free(order);
+      r->groups[first] = m;
+    }
+    sim_members *m = r->groups[first];
+    int me = 0;
+    while (m->ranks[me] != c->g.members[c->g.me]) me++;
+    *out = comm_new(c->g.self, r->ctx_base + group_idx, m, me);
+  }
+  rendezvous_done(w, r);
+  return HS_OK;
+}
+
+static void sim_comm_free(hs_comm *c) {
+  if (!c) return;
+  /* The stream actor is a daemon blocked on its queue; it ends with the
+   * simulation. Its state stays allocated until then. */
+  if (--c->members->refs == 0 && c->ctx != 0) free(c->members);
+  if (!c->stream) free(c);
+}
+
+static int sim_comm_rank(const hs_comm *c) { return c ? c->g.me : -1; }
+static int sim_comm_size(const hs_comm *c) { return c ? c->g.size : 0; }
+
+/* ---- time, compute, threads ---------------------------------------------------- */
+
+static double sim_now(hs_worker *w) {
+  (void)w;
+  return simgrid_get_clock();
+}
+
+static void sim_compute(hs_worker *w, double flops) {
+  (void)w;
+  if (flops > 0) sg_actor_execute(flops);
+}
+
+struct hs_thread {
+  sg_actor_t actor;
+  void (*fn)(void *);
+  void *arg;
+};
+
+static void thread_main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  hs_thread *t = sg_actor_self_get_data();
+  t->fn(t->arg);
+}
+
+static int sim_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
+  sim_rank *self = w->impl;
+  static int serial = 0;
+  hs_thread *t = calloc(1, sizeof *t);
+  t->fn = fn;
+  t->arg = arg;
+  char name[64];
+  snprintf(name, sizeof name, "thread-%d-%d", w->rank, serial++);
+  t->actor = sg_actor_init(name, self->host);
+  sg_actor_ref(t->actor);
+  sg_actor_set_data(t->actor, t);
+  sg_actor_start_(t->actor, thread_main, 0, NULL);
+  *out = t;
+  return HS_OK;
+}
+
+static void sim_thread_join(hs_thread *t) {
+  sg_actor_join(t->actor, -1);
+  sg_actor_unref(t->actor);
+  free(t);
+}
+
+struct hs_mutex {
+  sg_mutex_t m;
+};
+
+static hs_mutex *sim_mutex_create(hs_worker *w) {
+  (void)w;
+  hs_mutex *m = malloc(sizeof *m);
+  m->m = sg_mutex_init();
+  return m;
+}
+static void sim_mutex_lock(hs_mutex *m) { sg_mutex_lock(m->m); }
+static void sim_mutex_unlock(hs_mutex *m) { sg_mutex_unlock(m->m); }
+static void sim_mutex_destroy(hs_mutex *m) {
+  sg_mutex_destroy(m->m);
+  free(m);
+}
+
+const hs_backend hs_sim_backend = {
+    .name = "sim",
+    .allreduce = sim_allreduce,
+    .reduce_scatter = sim_reduce_scatter,
+    .allgather = sim_allgather,
+    .broadcast = sim_broadcast,
+    .reduce = sim_reduce,
+    .alltoall = sim_alltoall,
+    .barrier = sim_barrier,
+    .group_p2p = sim_group_p2p,
+    .wait = sim_wait,
+    .test = sim_test,
+    .waitall = sim_waitall,
+    .comm_split = sim_comm_split,
+    .comm_free = sim_comm_free,
+    .comm_rank = sim_comm_rank,
+    .comm_size = sim_comm_size,
+    .now = sim_now,
+    .compute = sim_compute,
+    .thread_spawn = sim_thread_spawn,
+    .thread_join = sim_thread_join,
+    .mutex_create = sim_mutex_create,
+    .mutex_lock = sim_mutex_lock,
+    .mutex_unlock = sim_mutex_unlock,
+    .mutex_destroy = sim_mutex_destroy,
+};

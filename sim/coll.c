@@ -1,0 +1,340 @@
+/* coll.c — collectives lowered onto point-to-point messages, step by step.
+ *
+ * This is the one seam where sim/ decides how a collective becomes traffic
+ * (sim.collectives selects ring or hierarchical). Every step of every
+ * algorithm is a real SimGrid message, so contention, heterogeneous links
+ * and late arrivals shape the result without any formula:
+ *   ring allreduce      = ring reduce-scatter + ring allgather, 2(n-1) steps
+ *   reduce-scatter,
+ *   allgather           = n-1 ring steps
+ *   broadcast, reduce   = binomial tree, ceil(log2 n) rounds
+ *   alltoall            = n-1 pairwise exchanges
+ *   barrier             = dissemination, ceil(log2 n) rounds of empty messages
+ *   hierarchical        = node reduce-scatter, allreduce across nodes on one
+ *                         chunk per GPU (rails), node allgather; leaders
+ *                         (reduce, allreduce, broadcast) when nodes differ.
+ * Numeric results: a chunk is reduced once, by its owner, in ring order, and
+ * then copied, so every rank ends with the same bits. AVG is a SUM followed
+ * by one exact division by the group size. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "sim/sim_internal.h"
+
+typedef struct {
+  size_t off, cnt;
+} chunk;
+
+static size_t esz(hs_buf b) { return hs_dtype_size(b.dtype); }
+static void *at(hs_buf b, size_t off) { return b.data ? (char *)b.data + off * esz(b) : NULL; }
+static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+static void split_even(size_t count, int n, chunk *ch) {
+  size_t off = 0;
+  for (int i = 0; i < n; i++) {
+    ch[i].off = off;
+    ch[i].cnt = count / n + ((size_t)i < count % n);
+    off += ch[i].cnt;
+  }
+}
+
+static void split_blocks(size_t block, int n, chunk *ch) {
+  for (int i = 0; i < n; i++) {
+    ch[i].off = (size_t)i * block;
+    ch[i].cnt = block;
+  }
+}
+
+static void send_recv(sim_group *g, int to, hs_buf b, chunk sc, int from, chunk rc, int reduce, hs_redop op) {
+  sim_send s = {to, at(b, sc.off), sc.cnt * esz(b)};
+  sim_recv r = {from, at(b, rc.off), rc.cnt * esz(b), reduce, b.dtype, op};
+  hs_sim_exchange(g, &s, 1, &r, 1);
+}
+
+static void send_to(sim_group *g, int to, hs_buf b) {
+  sim_send s = {to, b.data, hs_buf_bytes(b)};
+  hs_sim_exchange(g, &s, 1, NULL, 0);
+}
+
+static void recv_from(sim_group *g, int from, hs_buf b, int reduce, hs_redop op) {
+  sim_recv r = {from, b.data, hs_buf_bytes(b), reduce, b.dtype, op};
+  hs_sim_exchange(g, NULL, 0, &r, 1);
+}
+
+static void copy_buf(hs_buf dst, hs_buf src) {
+  if (dst.data && src.data && dst.data != src.data) memcpy(dst.data, src.data, hs_buf_bytes(src));
+}
+
+static void divide(hs_buf b, size_t off, size_t cnt, int n) {
+  if (b.data) hs_k_divide((hs_k_type)b.dtype, at(b, off), cnt, n);
+}
+
+/* A scratch buffer shaped like b (virtual if b is). */
+static hs_buf scratch(hs_buf like, size_t count) {
+  hs_buf s = like;
+  s.count = count;
+  s.data = like.data ? malloc(count * esz(like) + 1) : NULL;
+  return s;
+}
+
+/* After it, rank r holds chunk r reduced over the whole group. */
+static void ring_rs_phase(sim_group *g, hs_buf work, const chunk *ch, hs_redop op) {
+  int n = g->size, r = g->me;
+  for (int s = 0; s < n - 1; s++)
+    send_recv(g, mod(r + 1, n), work, ch[mod(r - 1 - s, n)], mod(r - 1, n), ch[mod(r - 2 - s, n)], 1, op);
+}
+
+/* Starting from chunk r on rank r, every rank ends with every chunk. */
+static void ring_ag_phase(sim_group *g, hs_buf work, const chunk *ch) {
+  int n = g->size, r = g->me;
+  for (int s = 0; s < n - 1; s++)
+    send_recv(g, mod(r + 1, n), work, ch[mod(r - s, n)], mod(r - 1, n), ch[mod(r - s - 1, n)], 0, HS_SUM);
+}
+
+/* In-place ring allreduce of buf with SUM/MIN/MAX; divides by `avg_over`
+ * (when > 0) on the owned chunk before the allgather. */
+static void ring_allreduce_inplace(sim_group *g, hs_buf buf, hs_redop op, int avg_over) {
+  int n = g->size;
+  if (n == 1) {
+    if (avg_over > 0) divide(buf, 0, buf.count, avg_over);
+    return;
+  }
+  chunk *ch = malloc(n * sizeof *ch);
+  split_even(buf.count, n, ch);
+  ring_rs_phase(g, buf, ch, op);
+  if (avg_over > 0) divide(buf, ch[g->me].off, ch[g->me].cnt, avg_over);
+  ring_ag_phase(g, buf, ch);
+  free(ch);
+}
+
+/* Binomial tree broadcast of buf from root (group index). */
+static void tree_broadcast(sim_group *g, hs_buf buf, int root) {
+  int n = g->size, vr = mod(g->me - root, n);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (vr < mask) {
+      if (vr + mask < n) send_to(g, mod(vr + mask + root, n), buf);
+    } else if (vr < 2 * mask) {
+      recv_from(g, mod(vr - mask + root, n), buf, 0, HS_SUM);
+    }
+  }
+}
+
+/* Binomial tree reduction into acc at root; acc is clobbered elsewhere. */
+static void tree_reduce(sim_group *g, hs_buf acc, hs_redop op, int root) {
+  int n = g->size, vr = mod(g->me - root, n);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (vr & mask) {
+      send_to(g, mod(vr - mask + root, n), acc);
+      break;
+    }
+    if (vr + mask < n) recv_from(g, mod(vr + mask + root, n), acc, 1, op);
+  }
+}
+
+/* ---- hierarchy: which members share a node ----------------------------------- */
+
+typedef struct {
+  sim_group node;    /* members on my node */
+  sim_group rail;    /* members with my local index, one per node (uniform only) */
+  sim_group leaders; /* one member per node */
+  int n_nodes;
+  int uniform; /* every node holds the same number of members */
+  int *buf;
+} hierarchy;
+
+static int node_of(const sim_group *g, int idx) { return g->members[idx] / g->self->world->gpus_per_node; }
+
+static void derive(sim_group *out, const sim_group *parent, const char *kind, int id, int *members, int size, int me) {
+  /* Tags nest one level ("c3/n5"); a longer one would be a bug here. */
+  if ((size_t)snprintf(out->tag, sizeof out->tag, "%s/%s%d", parent->tag, kind, id) >= sizeof out->tag) abort();
+  out->members = members;
+  out->size = size;
+  out->me = me;
+  out->self = parent->self;
+}
+
+/* Leader of a node: `prefer` (a group index) if it is on that node, else
+ * the node's first member. */
+static void hierarchy_build(hierarchy *h, const sim_group *g, int prefer) {
+  int n = g->size;
+  h->buf = malloc(3 * n * sizeof(int));
+  int *node_m = h->buf, *rail_m = h->buf + n, *lead_m = h->buf + 2 * n;
+  int my_node = node_of(g, g->me), local = 0, k = 0;
+  for (int i = 0; i < n; i++)
+    if (node_of(g, i) == my_node) {
+      if (i == g->me) local = k;
+      node_m[k++] = g->members[i];
+    }
+  /* Nodes in order of first appearance; count members per node. */
+  int n_nodes = 0, uniform = 1, rail_n = 0, rail_me = 0, lead_me = -1;
+  for (int i = 0; i < n; i++) {
+    int nd = node_of(g, i), first = 1;
+    for (int j = 0; j < i && first; j++) first = node_of(g, j) != nd;
+    if (!first) continue;
+    int cnt = 0, pick = i, li = 0, rail_pick = -1;
+    for (int j = i; j < n; j++)
+      if (node_of(g, j) == nd) {
+        if (j == prefer) pick = j;
+        if (li == local) rail_pick = j;
+        li++, cnt++;
+      }
+    if (cnt != k) uniform = 0;
+    if (pick == g->me) lead_me = n_nodes;
+    lead_m[n_nodes] = g->members[pick];
+    if (rail_pick >= 0) {
+      if (rail_pick == g->me) rail_me = rail_n;
+      rail_m[rail_n++] = g->members[rail_pick];
+    }
+    n_nodes++;
+  }
+  h->n_nodes = n_nodes;
+  h->uniform = uniform;
+  derive(&h->node, g, "n", my_node, node_m, k, local);
+  derive(&h->rail, g, "r", local, rail_m, rail_n, rail_me);
+  derive(&h->leaders, g, "L", 0, lead_m, n_nodes, lead_me);
+}
+
+/* Index, in my node group, of my node's leader. */
+static int node_leader_index(const hierarchy *h) {
+  for (int j = 0; j < h->node.size; j++)
+    for (int l = 0; l < h->leaders.size; l++)
+      if (h->node.members[j] == h->leaders.members[l]) return j;
+  return 0;
+}
+
+static int worth_hierarchy(const hierarchy *h, int n) { return h->n_nodes > 1 && h->n_nodes < n; }
+
+/* ---- the collectives ------------------------------------------------------------ */
+
+void hs_simcoll_allreduce(sim_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll_algo algo) {
+  copy_buf(r, s);
+  int avg = op == HS_AVG ? g->size : 0;
+  hs_redop red = op == HS_AVG ? HS_SUM : op;
+  if (algo != HS_COLL_HIERARCHICAL) {
+    ring_allreduce_inplace(g, r, red, avg);
+    return;
+  }
+  hierarchy h;
+  hierarchy_build(&h, g, 0);
+  if (!worth_hierarchy(&h, g->size)) {
+    ring_allreduce_inplace(g, r, red, avg);
+  } else if (h.uniform) {
+    int k = h.node.size;
+    chunk *ch = malloc(k * sizeof *ch);
+    split_even(r.count, k, ch);
+    ring_rs_phase(&h.node, r, ch, red);
+    hs_buf mine = hs_buf_slice(r, ch[h.node.me].off, ch[h.node.me].cnt);
+    ring_allreduce_inplace(&h.rail, mine, red, avg);
+    ring_ag_phase(&h.node, r, ch);
+    free(ch);
+  } else {
+    int lead = node_leader_index(&h);
+    tree_reduce(&h.node, r, red, lead);
+    if (h.leaders.me >= 0) ring_allreduce_inplace(&h.leaders, r, red, avg);
+    tree_broadcast(&h.node, r, lead);
+  }
+  free(h.buf);
+}
+
+void hs_simcoll_reduce_scatter(sim_group *g, hs_buf s, hs_buf r, hs_redop op) {
+  int n = g->size;
+  hs_buf tmp = scratch(s, s.count);
+  copy_buf(tmp, s);
+  chunk *ch = malloc(n * sizeof *ch);
+  split_blocks(r.count, n, ch);
+  hs_redop red = op == HS_AVG ? HS_SUM : op;
+  if (n > 1) ring_rs_phase(g, tmp, ch, red);
+  if (r.data) memcpy(r.data, at(tmp, ch[g->me].off), hs_buf_bytes(r));
+  if (op == HS_AVG) divide(r, 0, r.count, n);
+  free(ch);
+  free(tmp.data);
+}
+
+void hs_simcoll_allgather(sim_group *g, hs_buf s, hs_buf r) {
+  int n = g->size;
+  chunk *ch = malloc(n * sizeof *ch);
+  split_blocks(s.count, n, ch);
+  if (r.data && s.data && at(r, ch[g->me].off) != s.data) memcpy(at(r, ch[g->me].off), s.data, hs_buf_bytes(s));
+  if (n > 1) ring_ag_phase(g, r, ch);
+  free(ch);
+}
+
+void hs_simcoll_broadcast(sim_group *g, hs_buf s, hs_buf r, int root, hs_coll_algo algo) {
+  if (g->me == root) copy_buf(r, s);
+  if (algo != HS_COLL_HIERARCHICAL) {
+    tree_broadcast(g, r, root);
+    return;
+  }
+  hierarchy h;
+  hierarchy_build(&h, g, root);
+  if (!worth_hierarchy(&h, g->size)) {
+    tree_broadcast(g, r, root);
+  } else {
+    int root_leader = 0; /* the leader list holds root for root's node */
+    for (int l = 0; l < h.leaders.size; l++)
+      if (h.leaders.members[l] == g->members[root]) root_leader = l;
+    if (h.leaders.me >= 0) tree_broadcast(&h.leaders, r, root_leader);
+    tree_broadcast(&h.node, r, node_leader_index(&h));
+  }
+  free(h.buf);
+}
+
+void hs_simcoll_reduce(sim_group *g, hs_buf s, hs_buf r, hs_redop op, int root, hs_coll_algo algo) {
+  hs_redop red = op == HS_AVG ? HS_SUM : op;
+  /* Accumulate in place at the root, in scratch elsewhere: a non-root's
+   * receive buffer is not ours to touch. */
+  hs_buf acc = g->me == root ? r : scratch(s, s.count);
+  copy_buf(acc, s);
+  hierarchy h = {0};
+  if (algo == HS_COLL_HIERARCHICAL) hierarchy_build(&h, g, root);
+  if (algo != HS_COLL_HIERARCHICAL || !worth_hierarchy(&h, g->size)) {
+    tree_reduce(g, acc, red, root);
+  } else {
+    int root_leader = 0;
+    for (int l = 0; l < h.leaders.size; l++)
+      if (h.leaders.members[l] == g->members[root]) root_leader = l;
+    tree_reduce(&h.node, acc, red, node_leader_index(&h));
+    if (h.leaders.me >= 0) tree_reduce(&h.leaders, acc, red, root_leader);
+  }
+  if (g->me == root && op == HS_AVG) divide(r, 0, r.count, g->size);
+  if (g->me != root) free(acc.data);
+  free(h.buf);
+}
+
+void hs_simcoll_alltoall(sim_group *g, hs_buf s, hs_buf r) {
+  int n = g->size, me = g->me;
+  size_t block = s.count / n;
+  if (r.data) memcpy(at(r, me * block), at(s, me * block), block * esz(s));
+  for (int k = 1; k < n; k++) {
+    int to = mod(me + k, n), from = mod(me - k, n);
+    sim_send snd = {to, at(s, to * block), block * esz(s)};
+    sim_recv rcv = {from, at(r, from * block), block * esz(r), 0, r.dtype, HS_SUM};
+    hs_sim_exchange(g, &snd, 1, &rcv, 1);
+  }
+}
+
+void hs_simcoll_barrier(sim_group *g) {
+  int n = g->size;
+  for (int k = 1; k < n; k <<= 1) {
+    sim_send s = {mod(g->me + k, n), NULL, 0};
+    sim_recv r = {mod(g->me - k, n), NULL, 0, 0, HS_U8, HS_SUM};
+    hs_sim_exchange(g, &s, 1, &r, 1);
+  }
+}
+
+void hs_simcoll_group_p2p(sim_group *g, const hs_p2p *ops, int n) {
+  sim_send *s = malloc((n + 1) * sizeof *s);
+  sim_recv *r = malloc((n + 1) * sizeof *r);
+  int ns = 0, nr = 0;
+  for (int i = 0; i < n; i++) {
+    if (ops[i].kind == HS_P2P_SEND)
+      s[ns++] = (sim_send){ops[i].peer, ops[i].buf.data, hs_buf_bytes(ops[i].buf)};
+    else
+      r[nr++] = (sim_recv){ops[i].peer, ops[i].buf.data, hs_buf_bytes(ops[i].buf), 0, ops[i].buf.dtype, HS_SUM};
+  }
+  hs_sim_exchange(g, s, ns, r, nr);
+  free(s);
+  free(r);
+}

@@ -1,0 +1,29 @@
+/* platform.h — the SimGrid platform (XML 4.1) built from a scenario's cluster.
+ *
+ * Shape (docs/scenarios.md has the picture):
+ *  - one zone per node, routing "Cluster": each GPU is a host with a private
+ *    split-duplex link (intra.bandwidth, intra.latency/2) to the node's
+ *    NVSwitch, which is non-blocking (no backbone);
+ *  - each node's NIC is a split-duplex link (inter.bandwidth,
+ *    inter.latency/2) from the node's switch to the fabric;
+ *  - fabric "flat": one non-blocking switch; "fat_tree": leaf switches of
+ *    rack_size nodes, each with one aggregated uplink of
+ *    rack_size*inter.bandwidth/oversubscription (uplink_latency) to a
+ *    non-blocking spine.
+ * So a message inside a node sees intra.latency, between nodes
+ * intra.latency + inter.latency (+ 2*uplink_latency across racks), at the
+ * bandwidth of the narrowest link on the way. Host of GPU r is "gpu<r>". */
+#ifndef HS_SIM_PLATFORM_H
+#define HS_SIM_PLATFORM_H
+
+#include <stdio.h>
+
+#include "scenarios/scenario.h"
+
+/* Writes the platform; returns 0, or -1 if the stream failed. */
+int hs_platform_write(const hs_cluster_spec *c, FILE *out);
+
+/* Effective speed factor of GPU r after every gpu_speed entry (product). */
+double hs_platform_speed_factor(const hs_cluster_spec *c, int gpu);
+
+#endif

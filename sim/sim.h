@@ -1,0 +1,33 @@
+/* sim.h — run ranks on the SimGrid backend.
+ *
+ * hs_sim_run starts SimGrid with the scenario's network model, loads the
+ * platform, gives each GPU one actor running `main`, and runs the
+ * simulation to its end. SimGrid allows one simulation per process: callers
+ * that need several (tests, sweeps) run each in a child process. */
+#ifndef HS_SIM_H
+#define HS_SIM_H
+
+#include "algos/comm.h"
+#include "scenarios/scenario.h"
+
+typedef void (*hs_rank_main)(hs_worker *w, void *arg);
+
+typedef struct {
+  const hs_scenario *sc;
+  const char *platform_file; /* written by hs_platform_write */
+  hs_rank_main main;
+  void *arg;
+} hs_sim_config;
+
+typedef struct {
+  double simulated_time; /* clock at the end */
+  double wall_time;      /* seconds the simulation took */
+  long messages;         /* point-to-point messages simulated */
+} hs_sim_stats;
+
+int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats);
+
+/* The comm-op table of this backend. */
+extern const hs_backend hs_sim_backend;
+
+#endif
