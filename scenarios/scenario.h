@@ -44,7 +44,8 @@ typedef struct {
   double gpu_flops;      /* peak flop/s */
   double gpu_efficiency; /* fraction of peak reached by training kernels */
   hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link */
-  hs_link_spec inter;    /* node NIC <-> first switch */
+  hs_link_spec inter;    /* one NIC <-> first switch */
+  int nics_per_node;     /* NICs of a node, modelled as one aggregated link */
   hs_topology topology;
   int rack_size;           /* nodes under one leaf switch (fat_tree) */
   double oversubscription; /* leaf downlink capacity / uplink capacity */

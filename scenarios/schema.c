@@ -44,6 +44,7 @@ static const field intra_fields[] = {
 static const field inter_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GT, 0, 0, NULL, NULL},
     {"latency", F_TIME, OFF(cluster.inter.latency), "5us", MIN_GE, 0, 0, NULL, NULL},
+    {"nics_per_node", F_INT, OFF(cluster.nics_per_node), "1", MIN_GE, 1, 0, NULL, NULL},
     {"topology", F_ENUM, OFF(cluster.topology), "flat", MIN_NONE, 0, 0, "flat|fat_tree", NULL},
     {"rack_size", F_INT, OFF(cluster.rack_size), "8", MIN_GE, 1, 0, NULL, NULL},
     {"oversubscription", F_NUM, OFF(cluster.oversubscription), "1", MIN_GE, 1, 0, NULL, NULL},

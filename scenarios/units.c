@@ -8,28 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* value = number * factor / divisor: sub-units divide so that "5us" is the
+ * double nearest to 5e-6, exactly as the literal 5e-6 would be. */
 typedef struct {
   const char *suffix;
   double factor;
+  double divisor;
 } unit_entry;
 
 /* Decimal prefixes are powers of 1000, binary ones powers of 1024; bits are
  * divided by 8 to give bytes. Case matters: b is a bit, B a byte. */
 static const unit_entry byte_units[] = {
-    {"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-    {NULL, 0}};
+    {"B", 1, 1}, {"KB", 1e3, 1}, {"MB", 1e6, 1}, {"GB", 1e9, 1}, {"TB", 1e12, 1},
+    {"KiB", 1024.0, 1}, {"MiB", 1048576.0, 1}, {"GiB", 1073741824.0, 1}, {"TiB", 1099511627776.0, 1},
+    {NULL, 0, 0}};
 static const unit_entry bandwidth_units[] = {
-    {"bps", 1.0 / 8}, {"Kbps", 1e3 / 8}, {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8},
-    {"Bps", 1}, {"KBps", 1e3}, {"MBps", 1e6}, {"GBps", 1e9}, {"TBps", 1e12},
-    {"KiBps", 1024.0}, {"MiBps", 1048576.0}, {"GiBps", 1073741824.0},
-    {NULL, 0}};
+    {"bps", 1, 8}, {"Kbps", 1e3, 8}, {"Mbps", 1e6, 8}, {"Gbps", 1e9, 8}, {"Tbps", 1e12, 8},
+    {"Bps", 1, 1}, {"KBps", 1e3, 1}, {"MBps", 1e6, 1}, {"GBps", 1e9, 1}, {"TBps", 1e12, 1},
+    {"KiBps", 1024.0, 1}, {"MiBps", 1048576.0, 1}, {"GiBps", 1073741824.0, 1},
+    {NULL, 0, 0}};
 static const unit_entry time_units[] = {
-    {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"min", 60}, {"h", 3600}, {NULL, 0}};
+    {"s", 1, 1}, {"ms", 1, 1e3}, {"us", 1, 1e6}, {"ns", 1, 1e9}, {"min", 60, 1}, {"h", 3600, 1}, {NULL, 0, 0}};
 static const unit_entry flops_units[] = {
-    {"F", 1}, {"KF", 1e3}, {"MF", 1e6}, {"GF", 1e9}, {"TF", 1e12}, {"PF", 1e15},
-    {"f", 1}, {"Kf", 1e3}, {"Mf", 1e6}, {"Gf", 1e9}, {"Tf", 1e12}, {"Pf", 1e15},
-    {NULL, 0}};
+    {"F", 1, 1}, {"KF", 1e3, 1}, {"MF", 1e6, 1}, {"GF", 1e9, 1}, {"TF", 1e12, 1}, {"PF", 1e15, 1},
+    {"f", 1, 1}, {"Kf", 1e3, 1}, {"Mf", 1e6, 1}, {"Gf", 1e9, 1}, {"Tf", 1e12, 1}, {"Pf", 1e15, 1},
+    {NULL, 0, 0}};
 
 static const unit_entry *table_for(hs_unit_kind kind) {
   switch (kind) {
@@ -68,7 +71,7 @@ int hs_parse_unit(const char *text, hs_unit_kind kind, double *out, char *err, s
   while (len > 0 && isspace((unsigned char)end[len - 1])) len--;
   for (const unit_entry *u = table_for(kind); u->suffix; u++) {
     if (strlen(u->suffix) == len && strncmp(u->suffix, end, len) == 0) {
-      *out = v * u->factor;
+      *out = v * u->factor / u->divisor;
       return 0;
     }
   }

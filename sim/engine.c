@@ -56,7 +56,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   simgrid_init(&argc, argv);
   simgrid_load_platform(cfg->platform_file);
 
-  int n = hs_scenario_gpus(sc);
+  int n = cfg->n_ranks > 0 && cfg->n_ranks < hs_scenario_gpus(sc) ? cfg->n_ranks : hs_scenario_gpus(sc);
   sim_world *w = calloc(1, sizeof *w);
   w->sc = sc;
   w->n = n;

@@ -26,6 +26,7 @@ static void node_links(const hs_cluster_spec *c, int node, hs_link_spec *intra, 
       if (o->intra.bandwidth > 0) intra->bandwidth = o->intra.bandwidth;
       if (o->intra.latency > 0) intra->latency = o->intra.latency;
     }
+  inter->bandwidth *= c->nics_per_node;
 }
 
 static void link(FILE *f, const char *id, double bw, double lat) {

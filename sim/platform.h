@@ -4,8 +4,8 @@
  *  - one zone per node, routing "Cluster": each GPU is a host with a private
  *    split-duplex link (intra.bandwidth, intra.latency/2) to the node's
  *    NVSwitch, which is non-blocking (no backbone);
- *  - each node's NIC is a split-duplex link (inter.bandwidth,
- *    inter.latency/2) from the node's switch to the fabric;
+ *  - a node's NICs are one split-duplex link (inter.bandwidth *
+ *    nics_per_node, inter.latency/2) from the node's switch to the fabric;
  *  - fabric "flat": one non-blocking switch; "fat_tree": leaf switches of
  *    rack_size nodes, each with one aggregated uplink of
  *    rack_size*inter.bandwidth/oversubscription (uplink_latency) to a

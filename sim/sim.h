@@ -17,6 +17,7 @@ typedef struct {
   const char *platform_file; /* written by hs_platform_write */
   hs_rank_main main;
   void *arg;
+  int n_ranks; /* ranks on GPUs 0..n_ranks-1; 0: one per GPU */
 } hs_sim_config;
 
 typedef struct {

@@ -1,0 +1,25 @@
+-- bert-large.lua — BERT-Large (Devlin et al. 2019): 24 layers, hidden 1024,
+-- 16 heads, FFN 4096, WordPiece vocabulary 30522, pre-training head (MLM
+-- transform, decoder tied to the embeddings) and pooler. FLOPs per sample
+-- at sequence length `seq`: 2 per weight per token, plus attention scores
+-- and weighted sums (2 * 2 * seq^2 * hidden per layer). Published: 340M.
+local seq, hidden, ffn, n_layers, vocab = 128, 1024, 4096, 24, 30522
+local layers = {}
+local function add(name, params, flops)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops }
+end
+-- Embedding lookups cost no multiply-adds; their layer norm is negligible.
+add("embeddings", vocab * hidden + 512 * hidden + 2 * hidden + 2 * hidden, 0)
+for l = 0, n_layers - 1 do
+  local p = "encoder." .. l .. "."
+  add(p .. "attention.qkv", 3 * (hidden * hidden + hidden), 2 * 3 * hidden * hidden * seq)
+  add(p .. "attention.scores", 0, 2 * 2 * seq * seq * hidden)
+  add(p .. "attention.output", hidden * hidden + hidden + 2 * hidden, 2 * hidden * hidden * seq)
+  add(p .. "ffn.in", hidden * ffn + ffn, 2 * hidden * ffn * seq)
+  add(p .. "ffn.out", ffn * hidden + hidden + 2 * hidden, 2 * ffn * hidden * seq)
+end
+add("pooler", hidden * hidden + hidden, 2 * hidden * hidden)
+-- MLM head: transform + layer norm, decoder weights tied to the embeddings
+-- (only its bias is new), applied to every token.
+add("mlm_head", hidden * hidden + hidden + 2 * hidden + vocab, 2 * (hidden * hidden + hidden * vocab) * seq)
+return { name = "bert-large", published_params = 340e6, layers = layers }

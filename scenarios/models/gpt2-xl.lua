@@ -1,0 +1,22 @@
+-- gpt2-xl.lua — GPT-2 XL (Radford et al. 2019): 48 layers, d_model 1600,
+-- 25 heads, context 1024, vocabulary 50257, LM head tied to the token
+-- embedding. FLOPs per sample at sequence length `seq`. The paper's Table 2
+-- gives 1542M parameters (named "1.5B"); counting the learned position
+-- embeddings and layer-norm parameters as Hugging Face does gives 1558M.
+local seq, d, n_layers, vocab, ctx = 1024, 1600, 48, 50257, 1024
+local layers = {}
+local function add(name, params, flops)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops }
+end
+add("wte+wpe", vocab * d + ctx * d, 0)
+for l = 0, n_layers - 1 do
+  local p = "h." .. l .. "."
+  add(p .. "ln_1+attn.c_attn", 2 * d + 3 * d * d + 3 * d, 2 * 3 * d * d * seq)
+  add(p .. "attn.scores", 0, 2 * 2 * seq * seq * d)
+  add(p .. "attn.c_proj", d * d + d, 2 * d * d * seq)
+  add(p .. "ln_2+mlp.c_fc", 2 * d + 4 * d * d + 4 * d, 2 * 4 * d * d * seq)
+  add(p .. "mlp.c_proj", 4 * d * d + d, 2 * 4 * d * d * seq)
+end
+-- Final layer norm; the LM head reuses wte (no new weights) but costs FLOPs.
+add("ln_f+lm_head", 2 * d, 2 * d * vocab * seq)
+return { name = "gpt2-xl", published_params = 1542e6, layers = layers }

@@ -1,0 +1,20 @@
+-- vgg16.lua — VGG-16 (Simonyan & Zisserman 2015, configuration D), 224x224.
+-- 13 3x3 convolutions with bias, then three fully connected layers.
+-- Published: 138M params.
+local layers = {}
+local function add(name, params, flops)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops }
+end
+local cfg = { {64, 2, 224}, {128, 2, 112}, {256, 3, 56}, {512, 3, 28}, {512, 3, 14} }
+local cin = 3
+for s, st in ipairs(cfg) do
+  local cout, n, hw = st[1], st[2], st[3]
+  for i = 1, n do
+    add(string.format("conv%d_%d", s, i), 9 * cin * cout + cout, 2 * 9 * cin * cout * hw * hw)
+    cin = cout
+  end
+end
+add("fc6", 512 * 7 * 7 * 4096 + 4096, 2 * 512 * 7 * 7 * 4096)
+add("fc7", 4096 * 4096 + 4096, 2 * 4096 * 4096)
+add("fc8", 4096 * 1000 + 1000, 2 * 4096 * 1000)
+return { name = "vgg16", published_params = 138e6, layers = layers }

@@ -1,0 +1,38 @@
+/* harness.h — helpers shared by hearsay's TAP tests.
+ *
+ * SimGrid runs one simulation per process, so every simulated check runs in
+ * a forked child that writes one line per check ("1 text" or "0 text") into
+ * a pipe; the parent turns each into a TAP line. A child that crashes or
+ * hangs past its deadline is itself a failed check. */
+#ifndef HS_TEST_HARNESS_H
+#define HS_TEST_HARNESS_H
+
+#include <stdio.h>
+
+#include "scenarios/scenario.h"
+#include "sim/sim.h"
+
+/* Writes lua to a fresh temporary file and loads it; returns the loader's
+ * code (0 on success). The file's path is kept in sc->path. */
+int hs_test_load(const char *lua, hs_scenario *sc);
+/* Same, with --set overrides. */
+int hs_test_load_sets(const char *lua, const char *const *sets, int n_sets, hs_scenario *sc);
+
+/* Runs fn(arg, report) in a child; each line the child writes to report
+ * becomes a TAP check in the parent. Returns the number of failed checks. */
+int hs_test_in_child(const char *what, void (*fn)(void *arg, FILE *report), void *arg, int timeout_s);
+
+/* In a child: writes the scenario's platform and runs the simulation. */
+void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, void *arg, hs_sim_stats *stats);
+
+/* Runs a shell command, capturing stderr into err (truncated); returns the
+ * exit status, or -1 if it could not run. */
+int hs_test_command(const char *cmd, char *err, size_t errlen);
+
+/* A fresh empty directory under $TMPDIR (or /tmp). */
+const char *hs_test_tmpdir(void);
+
+/* Reports a check from inside a child. */
+void hs_report(FILE *report, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

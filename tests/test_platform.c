@@ -1,0 +1,64 @@
+/* test_platform.c — the generated platform has the routes docs/scenarios.md
+ * promises: latencies add up link by link, the narrowest link sets the
+ * bandwidth, overrides and speed factors land where they say. */
+#include <math.h>
+#include <simgrid/host.h>
+
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+typedef struct {
+  FILE *report;
+} ctx;
+
+static const char *lua =
+    "cluster { nodes = 6, gpus_per_node = 2,\n"
+    "  gpu = { flops = \"100TF\", efficiency = 0.5 },\n"
+    "  intra = { bandwidth = \"200GBps\", latency = \"2us\" },\n"
+    "  inter = { bandwidth = \"100Gbps\", latency = \"6us\", topology = \"fat_tree\", rack_size = 2,\n"
+    "            oversubscription = 4, uplink_latency = \"3us\" },\n"
+    "  overrides = { { rack = 2, bandwidth = \"10Gbps\" }, { node = 1, latency = \"10us\" } },\n"
+    "  gpu_speed = { { gpu = 3, factor = 0.5 }, { node = 2, factor = 0.25 } } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n";
+
+static void close_to(FILE *r, double got, double want, const char *what) {
+  hs_report(r, fabs(got - want) <= 1e-12 * fabs(want) + 1e-15, "%s: %.6g (want %.6g)", what, got, want);
+}
+
+static void probe(hs_worker *w, void *arg) {
+  if (w->rank != 0) return;
+  FILE *r = ((ctx *)arg)->report;
+  sg_host_t g[12];
+  for (int i = 0; i < 12; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "gpu%d", i);
+    g[i] = sg_host_by_name(name);
+  }
+  close_to(r, sg_host_get_route_latency(g[0], g[1]), 2e-6, "same node: latency = intra.latency");
+  close_to(r, sg_host_get_route_bandwidth(g[0], g[1]), 200e9, "same node: bandwidth = intra.bandwidth");
+  close_to(r, sg_host_get_route_latency(g[0], g[2]), 2e-6 + 0.5 * 6e-6 + 0.5 * 10e-6,
+           "same rack, node 1 overridden to 10us: intra + half of each NIC's latency");
+  close_to(r, sg_host_get_route_latency(g[0], g[4]), 2e-6 + 6e-6 + 2 * 3e-6, "across racks: + 2 uplinks");
+  close_to(r, sg_host_get_route_bandwidth(g[0], g[4]), 12.5e9 * 2 / 4,
+           "across racks: the uplink (2 nodes x 12.5 GB/s / oversubscription 4) is the narrowest");
+  close_to(r, sg_host_get_route_bandwidth(g[0], g[2]), 12.5e9, "same rack: the NIC is the narrowest");
+  close_to(r, sg_host_get_route_bandwidth(g[8], g[10]), 1.25e9, "rack 2 override: 10 Gbps NICs");
+  close_to(r, sg_host_get_speed(g[0]), 50e12, "GPU speed = flops x efficiency");
+  close_to(r, sg_host_get_speed(g[3]), 25e12, "gpu 3 at factor 0.5");
+  close_to(r, sg_host_get_speed(g[4]), 12.5e12, "node 2's GPUs at factor 0.25");
+}
+
+static void child(void *arg, FILE *report) {
+  hs_scenario sc;
+  if (hs_test_load((const char *)arg, &sc)) {
+    hs_report(report, 0, "scenario loads");
+    return;
+  }
+  ctx c = {report};
+  hs_test_simulate(&sc, 0, probe, &c, NULL);
+}
+
+int main(void) {
+  hs_test_in_child("platform", child, (void *)lua, 60);
+  return tap_done(0);
+}
