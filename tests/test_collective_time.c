@@ -1,0 +1,124 @@
+/* test_collective_time.c — at step fidelity, on a homogeneous cluster, the
+ * simulated time of each collective is its closed form (REFERENCE.md):
+ *   ring allreduce        2(n-1)a + 2(n-1)/n M/B
+ *   ring reduce-scatter,
+ *   ring allgather        (n-1)a + (n-1)/n M/B          (M: the full vector)
+ *   binomial broadcast,
+ *   binomial reduce       ceil(log2 n)(a + M/B)
+ * for n in {8, 64} and M in {1 MiB, 100 MiB}, within 1%. The cluster is one
+ * GPU per node on a flat switch with CM02 (plain alpha-beta): a is the route
+ * latency intra.latency + inter.latency, B the narrowest link. Also the
+ * hierarchical allreduce against intra RS + inter allreduce of M/g + intra
+ * AG on an 8 x 8 cluster with one NIC per GPU. Each measurement is its own
+ * simulation, so every rank starts at t = 0. */
+#include <math.h>
+#include <string.h>
+
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+typedef enum { ALLREDUCE, REDUCE_SCATTER, ALLGATHER, BROADCAST, REDUCE } kind;
+static const char *const kind_name[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce"};
+
+typedef struct {
+  kind k;
+  size_t bytes; /* M */
+  double finish; /* latest end over ranks */
+} measure;
+
+static void rank_main(hs_worker *w, void *arg) {
+  measure *m = arg;
+  size_t count = m->bytes / 4, n = (size_t)w->size;
+  hs_request *q = NULL;
+  switch (m->k) {
+  case ALLREDUCE:
+    hs_allreduce(w, w->world, hs_buf_virtual(count, HS_F32), hs_buf_virtual(count, HS_F32), HS_SUM, &q);
+    break;
+  case REDUCE_SCATTER:
+    hs_reduce_scatter(w, w->world, hs_buf_virtual(count, HS_F32), hs_buf_virtual(count / n, HS_F32), HS_SUM, &q);
+    break;
+  case ALLGATHER:
+    hs_allgather(w, w->world, hs_buf_virtual(count / n, HS_F32), hs_buf_virtual(count, HS_F32), &q);
+    break;
+  case BROADCAST:
+    hs_broadcast(w, w->world, hs_buf_virtual(count, HS_F32), hs_buf_virtual(count, HS_F32), 0, &q);
+    break;
+  case REDUCE:
+    hs_reduce(w, w->world, hs_buf_virtual(count, HS_F32), hs_buf_virtual(count, HS_F32), HS_SUM, 0, &q);
+    break;
+  }
+  hs_wait(w, &q);
+  if (hs_now(w) > m->finish) m->finish = hs_now(w);
+}
+
+typedef struct {
+  const char *lua;
+  const char *set;
+  measure m;
+  double want;
+  const char *label;
+} timed_case;
+
+static void child(void *arg, FILE *report) {
+  timed_case *tc = arg;
+  hs_scenario sc;
+  const char *sets[] = {tc->set};
+  if (hs_test_load_sets(tc->lua, sets, tc->set ? 1 : 0, &sc)) {
+    hs_report(report, 0, "scenario loads");
+    return;
+  }
+  hs_test_simulate(&sc, 0, rank_main, &tc->m, NULL);
+  double err = fabs(tc->m.finish - tc->want) / tc->want;
+  hs_report(report, err <= 0.01, "simulated %.6g s, closed form %.6g s, error %.3g%% (bound 1%%)",
+            tc->m.finish, tc->want, 100 * err);
+}
+
+int main(void) {
+  const double a = 1e-6 + 5e-6, B = 12.5e9; /* route latency, narrowest link */
+  const int ns[] = {8, 64};
+  const size_t Ms[] = {1u << 20, 100u << 20};
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++)
+      for (int k = ALLREDUCE; k <= REDUCE; k++) {
+        int n = ns[i];
+        double M = (double)Ms[j], want;
+        double steps = ceil(log2(n));
+        switch (k) {
+        case ALLREDUCE: want = 2 * (n - 1) * a + 2.0 * (n - 1) / n * M / B; break;
+        case REDUCE_SCATTER:
+        case ALLGATHER: want = (n - 1) * a + (double)(n - 1) / n * M / B; break;
+        default: want = steps * (a + M / B); break;
+        }
+        char lua[1024], label[128];
+        snprintf(lua, sizeof lua,
+                 "cluster { nodes = %d, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
+                 "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
+                 "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
+                 "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
+                 "run { iterations = 1 }\n",
+                 n);
+        snprintf(label, sizeof label, "%s n=%d M=%s", kind_name[k], n, j ? "100MiB" : "1MiB");
+        timed_case tc = {lua, NULL, {(kind)k, Ms[j], 0}, want, label};
+        hs_test_in_child(label, child, &tc, 120);
+      }
+
+  /* Hierarchical allreduce, 8 nodes x 8 GPUs, one 100 Gbps NIC per GPU:
+   * intra ring RS (g-1 steps of M/g over NVLink), a ring allreduce across
+   * the 8 nodes on each GPU's M/g chunk (8 rails in parallel, each with its
+   * own NIC's worth of bandwidth), intra ring AG. */
+  {
+    int g = 8, N = 8;
+    double M = 100.0 * 1048576, Bi = 300e9, ai = 2e-6, Be = 12.5e9, ae = 2e-6 + 5e-6;
+    double want = 2 * ((g - 1) * ai + (double)(g - 1) / g * M / Bi) +
+                  2 * (N - 1) * ae + 2.0 * (N - 1) / N * (M / g) / Be;
+    const char *lua = "cluster { nodes = 8, gpus_per_node = 8, gpu = { flops = \"100TF\" },\n"
+                      "  intra = { bandwidth = \"300GBps\", latency = \"2us\" },\n"
+                      "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8 } }\n"
+                      "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
+                      "run { iterations = 1 }\n";
+    timed_case tc = {lua, "sim.collectives=hierarchical", {ALLREDUCE, 100u << 20, 0}, want,
+                     "hierarchical allreduce 8x8 M=100MiB"};
+    hs_test_in_child(tc.label, child, &tc, 120);
+  }
+  return tap_done(0);
+}
