@@ -480,12 +480,17 @@ static int resolve_model(hs_loader *ld, int line) {
   w->dtype_bytes = precision_bytes[w->dtype_bytes];
   if (strcmp(w->model, "softmax") == 0) {
     w->numeric = true;
-    w->n_layers = 1;
-    w->layers = calloc(1, sizeof *w->layers);
-    snprintf(w->layers[0].name, sizeof w->layers[0].name, "linear");
-    w->layers[0].params = (double)w->classes * w->features + w->classes;
-    w->layers[0].fwd_flops = 2.0 * w->classes * w->features;
-    w->layers[0].bwd_flops = 4.0 * w->classes * w->features;
+    /* Two layers, so buckets can split the model. The flat layout is in
+     * reverse layer order, which puts the weight matrix first and the bias
+     * after it: the layout algos/softmax.c computes on. */
+    w->n_layers = 2;
+    w->layers = calloc(2, sizeof *w->layers);
+    snprintf(w->layers[0].name, sizeof w->layers[0].name, "linear.bias");
+    w->layers[0].params = w->classes;
+    snprintf(w->layers[1].name, sizeof w->layers[1].name, "linear.weight");
+    w->layers[1].params = (double)w->classes * w->features;
+    w->layers[1].fwd_flops = 2.0 * w->classes * w->features;
+    w->layers[1].bwd_flops = 4.0 * w->classes * w->features;
     if (w->dtype_bytes != 4)
       return hs_loader_fail(ld, "workload.precision", line, "the numeric softmax workload runs in fp32");
     return 0;
