@@ -5,12 +5,15 @@
 
 #include "algos/algorithm.h"
 #include "scenarios/loader.h"
+#include "scenarios/units.h"
+#include "sim/collective_cmd.h"
 #include "sim/run.h"
 
 #define MAX_SETS 256
 
 static void usage(FILE *f) {
   fputs("usage: hearsay run SCENARIO.lua [--set key.path=value]... [--out DIR] [--quiet]\n"
+        "       hearsay collective SCENARIO.lua [--op allreduce] [--bytes 100MiB] [--set k=v]...\n"
         "       hearsay algorithms\n"
         "       hearsay --help\n"
         "\n"
@@ -27,6 +30,10 @@ static void usage(FILE *f) {
         "              --set cluster.inter.bandwidth=25Gbps --set algorithm.overlap=false\n"
         "  --out DIR   where to write the outputs\n"
         "  --quiet     print nothing on success\n"
+        "\n"
+        "`hearsay collective` times one timing-only collective over every GPU of\n"
+        "the scenario's cluster and prints the simulated time, algbw/busbw, the\n"
+        "ring bound, and the wall time and memory the simulation took.\n"
         "\n"
         "A scenario declares cluster{}, workload{}, algorithm{}, run{} and optionally\n"
         "sim{}; docs/scenarios.md lists every key, its unit and default. A bad\n"
@@ -50,7 +57,8 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "algorithms") == 0) return cmd_algorithms();
-  if (strcmp(argv[1], "run") != 0) {
+  int collective = strcmp(argv[1], "collective") == 0;
+  if (strcmp(argv[1], "run") != 0 && !collective) {
     fprintf(stderr, "hearsay: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;
@@ -59,6 +67,7 @@ int main(int argc, char **argv) {
   const char *sets[MAX_SETS];
   int n_sets = 0;
   hs_run_options opt = {0};
+  const char *op = "allreduce", *bytes_text = "100MiB";
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
       if (n_sets == MAX_SETS) {
@@ -70,6 +79,10 @@ int main(int argc, char **argv) {
       sets[n_sets++] = argv[i] + 6;
     } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
       opt.out_dir = argv[++i];
+    } else if (collective && strcmp(argv[i], "--op") == 0 && i + 1 < argc) {
+      op = argv[++i];
+    } else if (collective && strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
+      bytes_text = argv[++i];
     } else if (strcmp(argv[i], "--quiet") == 0) {
       opt.quiet = 1;
     } else if (strcmp(argv[i], "--help") == 0) {
@@ -90,7 +103,18 @@ int main(int argc, char **argv) {
   hs_scenario sc;
   int rc = hs_scenario_load(scenario, sets, n_sets, &sc);
   if (rc) return rc;
-  rc = hs_cmd_run(&sc, &opt);
+  if (collective) {
+    double bytes;
+    char err[256];
+    if (hs_parse_unit(bytes_text, HS_UNIT_BYTES, &bytes, err, sizeof err) || bytes <= 0) {
+      fprintf(stderr, "hearsay collective: --bytes %s\n", err[0] ? err : "must be positive");
+      rc = 2;
+    } else {
+      rc = hs_cmd_collective(&sc, op, bytes);
+    }
+  } else {
+    rc = hs_cmd_run(&sc, &opt);
+  }
   hs_scenario_free(&sc);
   return rc;
 }

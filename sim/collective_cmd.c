@@ -1,0 +1,112 @@
+/* collective_cmd.c — one timing-only collective over every GPU of a cluster.
+ *
+ * Prints the simulated time, algorithm and bus bandwidth (nccl-tests'
+ * definitions), the ring bound 2(n-1)(a + M/(nB)) taken over the slowest
+ * hop of the ring (the lock-step limit of a ring on a heterogeneous path),
+ * and what the simulation cost: wall time, peak memory, messages. */
+#include "sim/collective_cmd.h"
+
+#include <math.h>
+#include <simgrid/host.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "scenarios/units.h"
+#include "sim/platform.h"
+#include "sim/sim.h"
+
+typedef struct {
+  int op;
+  size_t count;
+  double finish;
+  double hop_latency, hop_bandwidth; /* slowest ring hop */
+} coll_job;
+
+static const char *const ops[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall", NULL};
+
+static void rank_main(hs_worker *w, void *arg) {
+  coll_job *j = arg;
+  size_t n = (size_t)w->size, c = j->count;
+  if (w->rank == 0) {
+    /* The ring's slowest hop, from SimGrid's own routes. */
+    j->hop_latency = 0;
+    j->hop_bandwidth = INFINITY;
+    for (int r = 0; r < w->size; r++) {
+      char a[32], b[32];
+      snprintf(a, sizeof a, "gpu%d", r);
+      snprintf(b, sizeof b, "gpu%d", (r + 1) % w->size);
+      sg_host_t ha = sg_host_by_name(a), hb = sg_host_by_name(b);
+      if (ha == hb) continue;
+      double lat = sg_host_get_route_latency(ha, hb), bw = sg_host_get_route_bandwidth(ha, hb);
+      if (lat > j->hop_latency) j->hop_latency = lat;
+      if (bw < j->hop_bandwidth) j->hop_bandwidth = bw;
+    }
+  }
+  hs_request *q = NULL;
+  hs_buf full = hs_buf_virtual(c, HS_F32), part = hs_buf_virtual(c / n, HS_F32);
+  switch (j->op) {
+  case 0: hs_allreduce(w, w->world, full, full, HS_SUM, &q); break;
+  case 1: hs_reduce_scatter(w, w->world, full, part, HS_SUM, &q); break;
+  case 2: hs_allgather(w, w->world, part, full, &q); break;
+  case 3: hs_broadcast(w, w->world, full, full, 0, &q); break;
+  case 4: hs_reduce(w, w->world, full, full, HS_SUM, 0, &q); break;
+  default: hs_alltoall(w, w->world, full, full, &q); break;
+  }
+  hs_wait(w, &q);
+  if (hs_now(w) > j->finish) j->finish = hs_now(w);
+}
+
+int hs_cmd_collective(const hs_scenario *sc, const char *op, double bytes) {
+  coll_job j = {0};
+  j.op = -1;
+  for (int i = 0; ops[i]; i++)
+    if (strcmp(ops[i], op) == 0) j.op = i;
+  if (j.op < 0) {
+    fprintf(stderr, "hearsay collective: unknown --op '%s' (allreduce, reduce_scatter, allgather, broadcast, "
+                    "reduce, alltoall)\n", op);
+    return 2;
+  }
+  int n = hs_scenario_gpus(sc);
+  /* Whole elements, a multiple of n so every rank's share is equal. */
+  j.count = (size_t)(bytes / 4) / n * n;
+  if (j.count == 0) j.count = n;
+  double M = 4.0 * j.count;
+
+  char platform[] = "/tmp/hearsay-platform-XXXXXX";
+  int fd = mkstemp(platform);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f || hs_platform_write(&sc->cluster, f) || fclose(f)) {
+    fprintf(stderr, "hearsay collective: cannot write a platform file\n");
+    return 1;
+  }
+  hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = rank_main, .arg = &j};
+  hs_sim_stats st = {0};
+  hs_sim_run(&cfg, &st);
+  remove(platform);
+
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  double rss_mib = ru.ru_maxrss / 1024.0;
+  double steps = j.op == 0 ? 2.0 * (n - 1) : (j.op <= 2 ? n - 1.0 : NAN);
+  double bound = steps * (j.hop_latency + M / n / j.hop_bandwidth);
+  int ring = sc->sim.collectives == HS_COLL_RING && j.op <= 2 && n > 1;
+  static const double bus_factor_num[] = {2, 1, 1, 0, 0, 1};
+  double factor = j.op == 3 || j.op == 4 ? 1 : bus_factor_num[j.op] * (n - 1) / n;
+  char tb[32], tp[32], mb[32];
+  hs_format_time(j.finish, tb, sizeof tb);
+  hs_format_time(bound, tp, sizeof tp);
+  hs_format_bytes(M, mb, sizeof mb);
+  printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s lowering, step fidelity\n", ops[j.op], mb, n,
+         sc->cluster.nodes, sc->cluster.gpus_per_node, sc->sim.collectives == HS_COLL_RING ? "ring" : "hierarchical");
+  printf("  simulated time   %s\n", tb);
+  if (ring)
+    printf("  ring bound       %s  (slowest hop: %.3g us, %.4g GB/s; simulated/bound = %.6f)\n", tp,
+           j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
+  printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
+  printf("  simulation cost  %.3f s wall, %.1f MiB peak RSS, %ld messages\n", st.wall_time, rss_mib, st.messages);
+  printf("result op=%s ranks=%d bytes=%.0f sim_s=%.9g bound_s=%.9g wall_s=%.4f rss_mib=%.1f messages=%ld\n", ops[j.op],
+         n, M, j.finish, ring ? bound : NAN, st.wall_time, rss_mib, st.messages);
+  return 0;
+}
