@@ -1,0 +1,22 @@
+/* test_dependency_rule.c — algos/ cannot include backend headers: the build
+ * refuses a file that tries (the probe target), and no file in algos/ does. */
+#include <string.h>
+
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+int main(void) {
+  char out[8192];
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "cmake --build %s --target hs_algos_rule_probe 2>&1 1>&2", HS_BUILD_DIR);
+  int rc = hs_test_command(cmd, out, sizeof out);
+  tap_ok(rc != 0, "building an algos/ file that includes <simgrid/actor.h> fails (exit %d)", rc);
+  tap_ok(strstr(out, "algos/ must not include simgrid/actor.h") != NULL, "with a message that says why");
+  snprintf(cmd, sizeof cmd,
+           "grep -rlE '#include[[:space:]]*[<\"](simgrid/|mpi\\.h|cuda|nccl\\.h)' %s/algos --include='*.c' "
+           "--include='*.h' --exclude-dir=rule_probe 1>&2",
+           HS_SOURCE_DIR);
+  rc = hs_test_command(cmd, out, sizeof out);
+  tap_ok(rc == 1 && out[0] == '\0', "no algos/ source includes a backend header %s", out);
+  return tap_done(0);
+}
