@@ -53,9 +53,9 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "  \"config\": {\n    \"cluster\": {\"nodes\": %d, \"gpus_per_node\": %d, ", c->nodes, c->gpus_per_node);
   fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, ", c->gpu_flops, c->gpu_efficiency);
   fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g}, ", c->intra.bandwidth, c->intra.latency);
-  fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"topology\": \"%s\", \"rack_size\": %d, "
-             "\"oversubscription\": %.9g, \"uplink_latency_s\": %.9g}, ",
-          c->inter.bandwidth, c->inter.latency, c->topology == HS_TOPO_FLAT ? "flat" : "fat_tree", c->rack_size,
+  fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"nics_per_node\": %d, \"latency_s\": %.9g, \"topology\": "
+             "\"%s\", \"rack_size\": %d, \"oversubscription\": %.9g, \"uplink_latency_s\": %.9g}, ",
+          c->inter.bandwidth, c->nics_per_node, c->inter.latency, c->topology == HS_TOPO_FLAT ? "flat" : "fat_tree", c->rack_size,
           c->oversubscription, c->uplink_latency);
   fprintf(f, "\"overrides\": [");
   for (int i = 0; i < c->n_overrides; i++) {
@@ -186,7 +186,9 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
           sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, sc->algorithm.name);
   fprintf(out, "  iterations  %d in %s simulated time\n", m->iterations, t3);
   fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%)\n", t1, t2, 100 * s.comm_share);
-  fprintf(out, "  throughput  %.6g samples/s\n", s.time_per_iter > 0 ? samples / s.time_per_iter : 0);
+  double tput = s.time_per_iter > 0 ? samples / s.time_per_iter : 0;
+  fprintf(out, "  throughput  %.4g %ssamples/s\n", tput >= 1e6 ? tput / 1e6 : tput >= 1e3 ? tput / 1e3 : tput,
+          tput >= 1e6 ? "M " : tput >= 1e3 ? "k " : "");
   fprintf(out, "  traffic     %s sent per rank per iteration\n", b1);
   if (sc->workload.numeric)
     fprintf(out, "  final       training loss %.4f, held-out loss %.4f, accuracy %.2f%%\n", s.final_loss,

@@ -18,4 +18,4 @@ workload {
 
 algorithm { name = "gradient_allreduce", bucket_size = "25MiB", overlap = true }
 
-run { iterations = 200, seed = 7, eval_every = 20 }
+run { iterations = 150, seed = 7, eval_every = 25 }
