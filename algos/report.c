@@ -109,27 +109,27 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
   fprintf(f, ",\n  \"mode\": \"%s\",\n  \"backend\": \"%s\",\n  \"fidelity\": \"%s\",\n", info->mode, info->backend,
           info->fidelity);
   fprintf(f, "  \"ranks\": %d,\n  \"iterations\": %d,\n", info->ranks, m->iterations);
-  fprintf(f, "  \"total_time_s\": ");
-  json_num(f, s.total_time);
-  fprintf(f, ",\n  \"time_per_iteration_s\": ");
-  json_num(f, s.time_per_iter);
-  fprintf(f, ",\n  \"compute_per_iteration_s\": ");
-  json_num(f, s.compute_per_iter);
-  fprintf(f, ",\n  \"throughput_samples_per_s\": ");
-  json_num(f, s.time_per_iter > 0 ? samples / s.time_per_iter : NAN);
-  fprintf(f, ",\n  \"comm_share\": ");
-  json_num(f, s.comm_share);
-  fprintf(f, ",\n  \"bytes_per_iteration\": ");
-  json_num(f, s.bytes_per_iter);
-  fprintf(f, ",\n  \"final_loss\": ");
-  json_num(f, s.final_loss);
-  fprintf(f, ",\n  \"final_test_loss\": ");
-  json_num(f, s.final_test_loss);
-  fprintf(f, ",\n  \"final_accuracy\": ");
-  json_num(f, s.final_accuracy);
-  fprintf(f, ",\n  \"messages\": %ld,\n  \"wall_time_s\": ", info->messages);
-  json_num(f, info->wall_time);
-  fprintf(f, ",\n");
+  const struct {
+    const char *key;
+    double value;
+  } figures[] = {
+      {"total_time_s", s.total_time},
+      {"time_per_iteration_s", s.time_per_iter},
+      {"compute_per_iteration_s", s.compute_per_iter},
+      {"throughput_samples_per_s", s.time_per_iter > 0 ? samples / s.time_per_iter : NAN},
+      {"comm_share", s.comm_share},
+      {"bytes_per_iteration", s.bytes_per_iter},
+      {"final_loss", s.final_loss},
+      {"final_test_loss", s.final_test_loss},
+      {"final_accuracy", s.final_accuracy},
+      {"messages", (double)info->messages},
+      {"wall_time_s", info->wall_time},
+  };
+  for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+    fprintf(f, "  \"%s\": ", figures[i].key);
+    json_num(f, figures[i].value);
+    fprintf(f, ",\n");
+  }
   json_config(f, sc);
   fprintf(f, "}\n");
   return ferror(f) ? -1 : 0;

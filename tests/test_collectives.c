@@ -277,6 +277,20 @@ static void rank_main(hs_worker *w, void *arg) {
     record("two communicators concurrently", b == w->size - 1 && d == hs_comm_size(w, sub) && !q[0] && !q[1],
            "rank %d: max %d sum %d", w->rank, b, d);
   }
+  /* hs_test: incomplete while a peer has not joined, complete (and the
+   * request released) once everyone has. Rank 0 posts first; the others
+   * join after 20 ms of compute. */
+  if (w->size > 1) {
+    int x = 1, y = 0;
+    hs_request *q;
+    if (w->rank != 0) hs_compute(w, 1e12);
+    hs_allreduce(w, w->world, hs_buf_host(&x, 1, HS_I32), hs_buf_host(&y, 1, HS_I32), HS_SUM, &q);
+    int early = w->rank == 0 ? hs_test(w, &q) : 0;
+    if (w->rank == 0) hs_compute(w, 2e12);
+    int late = w->rank == 0 ? hs_test(w, &q) : (hs_wait(w, &q), 1);
+    record("test: pending until peers join, then done", early == 0 && late == 1 && q == NULL && y == w->size,
+           "rank %d early %d late %d sum %d", w->rank, early, late, y);
+  }
   /* A second thread of control, a mutex, and a collective from the thread. */
   {
     hs_comm *tc = NULL;

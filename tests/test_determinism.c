@@ -46,6 +46,9 @@ static void same_twice(const char *scenario, const char *extra) {
   if (strstr(scenario, "quickstart"))
     tap_ok(z && (lc != la || memcmp(x, z, la) != 0), "%s: another seed gives other metrics", scenario);
   free(x), free(y), free(z);
+  char cmd[1024], err[1024];
+  snprintf(cmd, sizeof cmd, "python3 -m json.tool %s/summary.json", a);
+  tap_ok(hs_test_command(cmd, err, sizeof err) == 0, "%s: summary.json is valid JSON %s", scenario, err);
 }
 
 int main(void) {

@@ -83,6 +83,22 @@ static void reference(const hs_scenario *sc, float *w) {
   hs_dataset_free(ds);
 }
 
+/* Trains the scenario in a child; returns rank 0's final weights (malloc'd)
+ * and the final held-out accuracy through memory shared with the child. */
+static float *train_in_child(const char *what, hs_scenario *sc, double *accuracy, int timeout_s) {
+  size_t P = (size_t)sc->workload.classes * sc->workload.features + sc->workload.classes;
+  float *sim = mmap(NULL, P * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  double *acc = mmap(NULL, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  job j = {sc, sim, acc};
+  hs_test_in_child(what, child, &j, timeout_s);
+  float *out = malloc(P * sizeof(float));
+  memcpy(out, sim, P * sizeof(float));
+  *accuracy = *acc;
+  munmap(sim, P * sizeof(float));
+  munmap(acc, sizeof(double));
+  return out;
+}
+
 static int load(hs_scenario *sc, int nodes, int gpn, int samples, const char *part, int batch, const char *bucket,
                 int iters) {
   char lua[2048];
@@ -101,13 +117,11 @@ int main(void) {
       continue;
     }
     size_t P = (size_t)sc.workload.classes * sc.workload.features + sc.workload.classes;
-    float *sim = mmap(NULL, P * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    double *acc = mmap(NULL, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    job j = {&sc, sim, acc};
     int n = hs_scenario_gpus(&sc);
     char what[128];
+    double acc;
     snprintf(what, sizeof what, "%d workers, %s data, buckets of %s", n, eq[e].part, eq[e].bucket);
-    hs_test_in_child(what, child, &j, 120);
+    float *sim = train_in_child(what, &sc, &acc, 120);
     float *ref = malloc(P * sizeof(float));
     reference(&sc, ref);
     double worst = 0, norm = 0;
@@ -121,8 +135,7 @@ int main(void) {
     tap_ok(worst <= 1e-5 * norm, "%s: weights after 50 iterations equal one worker with batch %d "
            "(max diff %.3g, largest weight %.3g)", what, 16 * n, worst, norm);
     free(ref);
-    munmap(sim, P * sizeof(float));
-    munmap(acc, sizeof(double));
+    free(sim);
     hs_scenario_free(&sc);
   }
 
@@ -134,16 +147,11 @@ int main(void) {
       tap_ok(0, "scenario loads");
       continue;
     }
-    size_t P = (size_t)sc.workload.classes * sc.workload.features + sc.workload.classes;
-    float *sim = mmap(NULL, P * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    double *acc = mmap(NULL, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    job j = {&sc, sim, acc};
     char what[64];
+    double acc;
     snprintf(what, sizeof what, "%d workers", hs_scenario_gpus(&sc));
-    hs_test_in_child(what, child, &j, 300);
-    tap_ok(*acc >= 0.90, "%s reach %.2f%% held-out accuracy (>= 90%%)", what, 100 * *acc);
-    munmap(sim, P * sizeof(float));
-    munmap(acc, sizeof(double));
+    free(train_in_child(what, &sc, &acc, 300));
+    tap_ok(acc >= 0.90, "%s reach %.2f%% held-out accuracy (>= 90%%)", what, 100 * acc);
     hs_scenario_free(&sc);
   }
   return tap_done(0);
