@@ -79,7 +79,8 @@ typedef struct {
   /* timing-only profile */
   hs_layer_spec *layers;
   int n_layers;
-  int dtype_bytes; /* bytes per parameter on the wire (4: fp32) */
+  int precision;   /* index in "fp32|fp16|bf16", as written */
+  int dtype_bytes; /* bytes per parameter on the wire, from precision */
   /* training */
   int batch; /* per worker */
   double lr, momentum, weight_decay;

@@ -77,7 +77,7 @@ static const field workload_fields[] = {
     {"lr", F_NUM, OFF(workload.lr), "0.1", MIN_GE, 0, 0, NULL, NULL},
     {"momentum", F_NUM, OFF(workload.momentum), "0.9", MIN_GE, 0, 0, NULL, NULL},
     {"weight_decay", F_NUM, OFF(workload.weight_decay), "0", MIN_GE, 0, 0, NULL, NULL},
-    {"precision", F_ENUM, OFF(workload.dtype_bytes), "fp32", MIN_NONE, 0, 0, "fp32|fp16|bf16", NULL},
+    {"precision", F_ENUM, OFF(workload.precision), "fp32", MIN_NONE, 0, 0, "fp32|fp16|bf16", NULL},
     END};
 static const field run_fields[] = {
     {"iterations", F_INT, OFF(run.iterations), NULL, MIN_GE, 1, 0, NULL, NULL},
@@ -477,7 +477,7 @@ out:
 static int resolve_model(hs_loader *ld, int line) {
   hs_workload_spec *w = &ld->out->workload;
   static const int precision_bytes[] = {4, 2, 2};
-  w->dtype_bytes = precision_bytes[w->dtype_bytes];
+  w->dtype_bytes = precision_bytes[w->precision];
   if (strcmp(w->model, "softmax") == 0) {
     w->numeric = true;
     /* Two layers, so buckets can split the model. The flat layout is in
