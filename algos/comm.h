@@ -70,6 +70,7 @@ typedef struct hs_request hs_request; /* one posted operation */
 typedef struct hs_thread hs_thread;   /* a second thread of control */
 typedef struct hs_mutex hs_mutex;
 typedef struct hs_worker hs_worker;
+typedef struct hs_trace hs_trace;
 
 /* One half of a point-to-point exchange inside a group (hs_group_p2p). */
 typedef enum { HS_P2P_SEND, HS_P2P_RECV } hs_p2p_kind;
@@ -134,6 +135,10 @@ struct hs_worker {
   hs_role role;
   int node, local_rank, gpus_per_node; /* placement, for hierarchical schemes */
   uint64_t bytes_sent; /* bytes this rank put on the wire, counted by the backend */
+  /* Where the loop and the backend record timeline spans (algos/trace.h)
+   * while tracing is on; NULL or off: nothing is recorded. */
+  hs_trace *trace;
+  int tracing;
 };
 
 size_t hs_dtype_size(hs_dtype t);

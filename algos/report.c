@@ -90,8 +90,8 @@ static void json_config(FILE *f, const hs_scenario *sc) {
     else if (v->type == HS_OPT_BOOL) fputs(v->num ? "true" : "false", f);
     else json_num(f, v->num);
   }
-  fprintf(f, "},\n    \"run\": {\"iterations\": %d, \"seed\": %ld, \"eval_every\": %d},\n", sc->run.iterations,
-          sc->run.seed, sc->run.eval_every);
+  fprintf(f, "},\n    \"run\": {\"iterations\": %d, \"seed\": %ld, \"eval_every\": %d, \"trace\": %d},\n",
+          sc->run.iterations, sc->run.seed, sc->run.eval_every, sc->run.trace);
   fprintf(f, "    \"sim\": {\"network_model\": ");
   json_str(f, sc->sim.network_model);
   fprintf(f, ", \"crosstraffic\": %s, \"tcp_gamma_B\": %.9g, \"latency_factor\": %.9g, \"bandwidth_factor\": %.9g, "
@@ -194,5 +194,7 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     fprintf(out, "  final       training loss %.4f, held-out loss %.4f, accuracy %.2f%%\n", s.final_loss,
             s.final_test_loss, 100 * s.final_accuracy);
   fprintf(out, "  simulation  %ld messages in %.2f s wall\n", info->messages, info->wall_time);
-  if (dir) fprintf(out, "  outputs     %s/{metrics.csv,summary.json,platform.xml}\n", dir);
+  if (dir)
+    fprintf(out, "  outputs     %s/{metrics.csv,summary.json,platform.xml%s}\n", dir,
+            sc->run.trace > 0 ? ",trace.json" : "");
 }

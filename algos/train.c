@@ -9,14 +9,17 @@
 #include "algos/batches.h"
 #include "algos/model.h"
 #include "algos/softmax.h"
+#include "algos/trace.h"
 
 /* Computes and returns the time it took (it may be longer than flops/speed
  * if another thread of control computes on the same GPU meanwhile). */
-static double timed_compute(hs_worker *w, double flops) {
+static double timed_compute(hs_worker *w, double flops, const char *what) {
   if (flops <= 0) return 0;
   double t0 = hs_now(w);
   hs_compute(w, flops);
-  return hs_now(w) - t0;
+  double t1 = hs_now(w);
+  if (w->tracing) hs_trace_span(w->trace, w->rank, HS_LANE_COMPUTE, what, t0, t1);
+  return t1 - t0;
 }
 
 static int is_eval_iteration(const hs_run_spec *run, int it) {
@@ -55,6 +58,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
 
   for (int it = 0; it < sc->run.iterations; it++) {
     ctx.iteration = it;
+    w->tracing = w->trace && it < sc->run.trace;
     uint64_t bytes0 = w->bytes_sent;
     double loss = 0, compute = 0;
 
@@ -62,9 +66,11 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
       hs_batcher_indices(&batcher, it, wl->batch, batch_idx);
       loss = hs_softmax_grad(model->params, job->ds, batch_idx, wl->batch, model->grads);
     }
-    compute += timed_compute(w, fwd_flops * wl->batch);
+    compute += timed_compute(w, fwd_flops * wl->batch, "forward");
     for (int b = 0; b < model->n_buckets; b++) {
-      compute += timed_compute(w, bucket_bwd[b] * wl->batch);
+      char what[32];
+      snprintf(what, sizeof what, "backward (bucket %d)", b);
+      compute += timed_compute(w, bucket_bwd[b] * wl->batch, what);
       if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
     }
     algo->step(&ctx);
@@ -79,6 +85,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     }
   }
 
+  w->tracing = 0;
   if (algo->finish) algo->finish(&ctx);
   if (job->final_params && w->rank == 0 && model->params)
     memcpy(job->final_params, model->params, model->n_params * sizeof(float));

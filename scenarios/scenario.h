@@ -95,6 +95,7 @@ typedef struct {
   int iterations;
   long seed;
   int eval_every;
+  int trace; /* iterations recorded in trace.json (0: no trace) */
 } hs_run_spec;
 
 typedef enum { HS_COLL_RING, HS_COLL_HIERARCHICAL } hs_coll_algo;

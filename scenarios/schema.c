@@ -83,6 +83,7 @@ static const field run_fields[] = {
     {"iterations", F_INT, OFF(run.iterations), NULL, MIN_GE, 1, 0, NULL, NULL},
     {"seed", F_LONG, OFF(run.seed), "1", MIN_GE, 0, 0, NULL, NULL},
     {"eval_every", F_INT, OFF(run.eval_every), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"trace", F_INT, OFF(run.trace), "0", MIN_GE, 0, 0, NULL, NULL},
     END};
 static const field sim_fields[] = {
     {"network_model", F_STR, OFF(sim.network_model), "CM02", MIN_NONE, 0, 0, NULL, NULL},

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/trace.h"
+#include "scenarios/units.h"
 #include "sim/sim.h"
 #include "sim/sim_internal.h"
 
@@ -24,6 +26,7 @@
 struct hs_request {
   int done;
   sg_sem_t sem;
+  hs_worker *owner; /* who posted it, for tracing waits */
 };
 
 typedef enum { OP_ALLREDUCE, OP_REDUCE_SCATTER, OP_ALLGATHER, OP_BROADCAST, OP_REDUCE, OP_ALLTOALL, OP_BARRIER, OP_P2P } op_kind;
@@ -36,6 +39,7 @@ typedef struct sim_op {
   hs_p2p *p2p;
   int n_p2p;
   hs_request *req;
+  int traced; /* tracing was on when it was posted */
   struct sim_op *next;
 } sim_op;
 
@@ -59,6 +63,16 @@ static void run_op(hs_comm *c, sim_op *o) {
   }
 }
 
+static void trace_op(hs_comm *c, const sim_op *o, double t0, double t1) {
+  static const char *const names[] = {"allreduce", "reduce_scatter", "allgather", "broadcast",
+                                      "reduce", "alltoall", "barrier", "send/recv"};
+  char what[40], size[16];
+  hs_format_bytes((double)hs_buf_bytes(o->kind == OP_ALLGATHER ? o->recv : o->send), size, sizeof size);
+  snprintf(what, sizeof what, "%s %s", names[o->kind], o->kind >= OP_BARRIER ? "" : size);
+  hs_worker *w = &c->g.self->w;
+  hs_trace_span(w->trace, w->rank, HS_LANE_COMM + c->lane, what, t0, t1);
+}
+
 static void stream_main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -69,7 +83,9 @@ static void stream_main(int argc, char **argv) {
     sim_op *o = st->head;
     st->head = o->next;
     if (!st->head) st->tail = NULL;
+    double t0 = simgrid_get_clock();
     run_op(st->comm, o);
+    if (o->traced) trace_op(st->comm, o, t0, simgrid_get_clock());
     o->req->done = 1;
     sg_sem_release(o->req->sem);
     free(o->p2p);
@@ -99,7 +115,9 @@ static int post(hs_comm *c, sim_op *o, hs_request **req) {
   hs_request *r = malloc(sizeof *r);
   r->done = 0;
   r->sem = sg_sem_init(0);
+  r->owner = &c->g.self->w;
   o->req = r;
+  o->traced = r->owner->tracing;
   o->next = NULL;
   sim_stream *st = stream_of(c);
   if (st->tail) st->tail->next = o;
@@ -166,7 +184,11 @@ static int sim_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
 
 static int sim_wait(hs_request **q) {
   if (!*q) return HS_OK;
+  hs_worker *w = (*q)->owner;
+  double t0 = simgrid_get_clock();
   sg_sem_acquire((*q)->sem);
+  double t1 = simgrid_get_clock();
+  if (w->tracing && t1 > t0) hs_trace_span(w->trace, w->rank, HS_LANE_WAIT, "wait", t0, t1);
   sg_sem_destroy((*q)->sem);
   free(*q);
   *q = NULL;
@@ -240,6 +262,7 @@ static hs_comm *comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.me = me;
   c->g.members = m->ranks;
   c->g.self = self;
+  c->lane = self->comms++;
   return c;
 }
 

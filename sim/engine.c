@@ -84,6 +84,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     sr->w.gpus_per_node = sc->cluster.gpus_per_node;
     sr->w.node = r / sc->cluster.gpus_per_node;
     sr->w.local_rank = r % sc->cluster.gpus_per_node;
+    sr->w.trace = cfg->trace;
     sr->w.world = hs_sim_comm_world(sr, all);
     boots[r].rank = sr;
     boots[r].cfg = cfg;

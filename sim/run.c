@@ -10,6 +10,7 @@
 #include "algos/dataset.h"
 #include "algos/metrics.h"
 #include "algos/report.h"
+#include "algos/trace.h"
 #include "algos/train.h"
 #include "scenarios/loader.h"
 #include "sim/platform.h"
@@ -62,13 +63,24 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
 
   hs_metrics *m = hs_metrics_create(sc->run.iterations);
   hs_train_job job = {.sc = sc, .ds = ds, .metrics = m};
-  hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = train_rank, .arg = &job};
+  hs_trace *trace = sc->run.trace > 0 ? hs_trace_create() : NULL;
+  hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = train_rank, .arg = &job, .trace = trace};
   hs_sim_stats stats = {0};
   hs_sim_run(&cfg, &stats);
 
   hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = "step", .ranks = n,
                       .wall_time = stats.wall_time, .messages = stats.messages};
   int rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
+  if (!rc && trace) {
+    char tmp[4200], final[4200];
+    snprintf(tmp, sizeof tmp, "%s/.trace.json.partial", dir);
+    snprintf(final, sizeof final, "%s/trace.json", dir);
+    if (hs_trace_write(trace, tmp) || rename(tmp, final)) {
+      fprintf(stderr, "hearsay: cannot write %s\n", final);
+      rc = 1;
+    }
+  }
+  hs_trace_free(trace);
   if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, dir);
   hs_metrics_free(m);
   hs_dataset_free(ds);

@@ -18,6 +18,7 @@ typedef struct {
   hs_rank_main main;
   void *arg;
   int n_ranks; /* ranks on GPUs 0..n_ranks-1; 0: one per GPU */
+  hs_trace *trace; /* where ranks record timeline spans, or NULL */
 } hs_sim_config;
 
 typedef struct {

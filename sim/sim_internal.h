@@ -14,6 +14,7 @@ typedef struct {
   hs_worker w;
   sg_host_t host;
   sim_world *world;
+  int comms; /* communicators this rank has joined: their trace lanes */
 } sim_rank;
 
 /* A member list shared by every member of a communicator. */
@@ -42,6 +43,7 @@ struct hs_comm {
   sim_members *members;
   int ctx;
   int split_seq; /* splits this rank has done on this communicator */
+  int lane;      /* trace lane of its stream, per rank */
   sim_stream *stream;
 };
 

@@ -77,13 +77,15 @@ int hs_test_in_child(const char *what, void (*fn)(void *arg, FILE *report), void
   return failed;
 }
 
-void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, void *arg, hs_sim_stats *stats) {
+void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, void *arg, hs_sim_stats *stats,
+                      hs_trace *trace) {
   char path[600];
   snprintf(path, sizeof path, "%s/platform.xml", hs_test_tmpdir());
   FILE *f = fopen(path, "w");
   hs_platform_write(&sc->cluster, f);
   fclose(f);
-  hs_sim_config cfg = {.sc = sc, .platform_file = path, .main = main, .arg = arg, .n_ranks = n_ranks};
+  hs_sim_config cfg = {.sc = sc, .platform_file = path, .main = main, .arg = arg, .n_ranks = n_ranks,
+                       .trace = trace};
   hs_sim_run(&cfg, stats);
 }
 

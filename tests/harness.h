@@ -22,8 +22,10 @@ int hs_test_load_sets(const char *lua, const char *const *sets, int n_sets, hs_s
  * becomes a TAP check in the parent. Returns the number of failed checks. */
 int hs_test_in_child(const char *what, void (*fn)(void *arg, FILE *report), void *arg, int timeout_s);
 
-/* In a child: writes the scenario's platform and runs the simulation. */
-void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, void *arg, hs_sim_stats *stats);
+/* In a child: writes the scenario's platform and runs the simulation
+ * (recording a timeline into trace when it is not NULL). */
+void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, void *arg, hs_sim_stats *stats,
+                      hs_trace *trace);
 
 /* Runs a shell command, capturing stderr into err (truncated); returns the
  * exit status, or -1 if it could not run. */

@@ -67,7 +67,7 @@ static void child(void *arg, FILE *report) {
     hs_report(report, 0, "scenario loads");
     return;
   }
-  hs_test_simulate(&sc, 0, rank_main, &tc->m, NULL);
+  hs_test_simulate(&sc, 0, rank_main, &tc->m, NULL, NULL);
   double err = fabs(tc->m.finish - tc->want) / tc->want;
   hs_report(report, err <= 0.01, "simulated %.6g s, closed form %.6g s, error %.3g%% (bound 1%%)",
             tc->m.finish, tc->want, 100 * err);

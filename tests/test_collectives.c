@@ -334,7 +334,7 @@ static void child(void *arg, FILE *report) {
     hs_report(report, 0, "scenario loads");
     return;
   }
-  hs_test_simulate(&sc, j->n, rank_main, NULL, NULL);
+  hs_test_simulate(&sc, j->n, rank_main, NULL, NULL, NULL);
   for (int i = 0; i < n_cases; i++)
     hs_report(report, cases[i].failures == 0, "%s%s%s", cases[i].name, cases[i].failures ? ": " : "",
               cases[i].first);

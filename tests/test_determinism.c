@@ -49,10 +49,14 @@ static void same_twice(const char *scenario, const char *extra) {
   char cmd[1024], err[1024];
   snprintf(cmd, sizeof cmd, "python3 -m json.tool %s/summary.json", a);
   tap_ok(hs_test_command(cmd, err, sizeof err) == 0, "%s: summary.json is valid JSON %s", scenario, err);
+  if (strstr(extra, "run.trace")) {
+    snprintf(cmd, sizeof cmd, "python3 -m json.tool %s/trace.json", a);
+    tap_ok(hs_test_command(cmd, err, sizeof err) == 0, "%s: trace.json is valid JSON %s", scenario, err);
+  }
 }
 
 int main(void) {
   same_twice("quickstart.lua", "--set cluster.nodes=2");
-  same_twice("resnet50-16x8.lua", "--set cluster.nodes=4");
+  same_twice("resnet50-16x8.lua", "--set cluster.nodes=4 --set run.trace=2");
   return tap_done(0);
 }

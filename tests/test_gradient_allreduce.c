@@ -50,7 +50,7 @@ static void child(void *arg, FILE *report) {
   char err[256];
   shared_ds = hs_dataset_create(&j->sc->workload, j->sc->run.seed, hs_scenario_gpus(j->sc), err, sizeof err);
   shared_metrics = hs_metrics_create(j->sc->run.iterations);
-  hs_test_simulate(j->sc, 0, train_rank, j, NULL);
+  hs_test_simulate(j->sc, 0, train_rank, j, NULL, NULL);
   hs_metrics_summary s;
   hs_metrics_summarize(shared_metrics, &s);
   *j->accuracy = s.final_accuracy;

@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
+#include <string.h>
+
 #include "algos/metrics.h"
+#include "algos/trace.h"
 #include "algos/train.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
@@ -49,7 +52,7 @@ static void child(void *arg, FILE *report) {
            "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"%s\", batch = 1 }\n"
            "algorithm { name = \"gradient_allreduce\", bucket_size = \"16MiB\", overlap = %s }\n"
-           "run { iterations = 3 }\n",
+           "run { iterations = 3, trace = 1 }\n",
            profile, j->overlap);
   hs_scenario sc;
   if (hs_test_load(lua, &sc)) {
@@ -58,11 +61,36 @@ static void child(void *arg, FILE *report) {
   }
   scenario = &sc;
   metrics = hs_metrics_create(3);
-  hs_test_simulate(&sc, 0, train_rank, NULL, NULL);
+  hs_trace *trace = hs_trace_create();
+  hs_test_simulate(&sc, 0, train_rank, NULL, NULL, trace);
   hs_report(report, metrics->count[2] == 8, "all 8 ranks ran 3 iterations");
   double t1 = metrics->end_time[0], t2 = metrics->end_time[1] - metrics->end_time[0];
   hs_report(report, fabs(t1 - t2) <= 1e-9 * t1, "iterations take the same time (%.9g, %.9g)", t1, t2);
   *j->iter_time = t2;
+  /* The timeline of rank 0's first iteration tells the same story. */
+  int allreduces = 0, overlapped = 0;
+  double last_backward_end = 0;
+  for (size_t i = 0; i < hs_trace_count(trace); i++) {
+    int rank, lane;
+    const char *name;
+    double s, e;
+    hs_trace_get(trace, i, &rank, &lane, &name, &s, &e);
+    if (rank == 0 && strncmp(name, "backward", 8) == 0 && e > last_backward_end) last_backward_end = e;
+  }
+  for (size_t i = 0; i < hs_trace_count(trace); i++) {
+    int rank, lane;
+    const char *name;
+    double s, e;
+    hs_trace_get(trace, i, &rank, &lane, &name, &s, &e);
+    if (rank != 0 || strncmp(name, "allreduce", 9) != 0) continue;
+    allreduces++;
+    overlapped += s < last_backward_end;
+  }
+  int on = strcmp(j->overlap, "true") == 0;
+  hs_report(report, allreduces == 8, "trace: 8 bucket allreduces in the traced iteration (got %d)", allreduces);
+  hs_report(report, on ? overlapped == 7 : overlapped == 0,
+            "trace: %d allreduces start before backward ends (want %d)", overlapped, on ? 7 : 0);
+  hs_trace_free(trace);
 }
 
 int main(void) {

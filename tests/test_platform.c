@@ -55,7 +55,7 @@ static void child(void *arg, FILE *report) {
     return;
   }
   ctx c = {report};
-  hs_test_simulate(&sc, 0, probe, &c, NULL);
+  hs_test_simulate(&sc, 0, probe, &c, NULL, NULL);
 }
 
 int main(void) {
