@@ -71,6 +71,14 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = "step", .ranks = n,
                       .wall_time = stats.wall_time, .messages = stats.messages};
   int rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
+  /* What was measured is written either way; a run in which some rank did
+   * not finish every iteration is still a failed run. */
+  int last = sc->run.iterations - 1;
+  if (m->count[last] != n) {
+    fprintf(stderr, "hearsay: only %d of %d ranks finished iteration %d; the outputs hold what was measured\n",
+            m->count[last], n, last);
+    rc = 1;
+  }
   if (!rc && trace) {
     char tmp[4200], final[4200];
     snprintf(tmp, sizeof tmp, "%s/.trace.json.partial", dir);
