@@ -67,8 +67,3 @@ hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b) {
   hs_buf whole = {base, m->n_params, m->dtype, HS_MEM_HOST};
   return hs_buf_slice(whole, m->buckets[b].offset, m->buckets[b].count);
 }
-
-hs_buf hs_model_flat_buf(const hs_model *m, float *base) {
-  hs_buf whole = {base, m->n_params, m->dtype, HS_MEM_HOST};
-  return whole;
-}

@@ -46,7 +46,5 @@ void hs_model_free(hs_model *m);
 
 /* The buffer of bucket b within a flat array (virtual when base is NULL). */
 hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b);
-/* A whole flat array as a buffer (virtual when base is NULL). */
-hs_buf hs_model_flat_buf(const hs_model *m, float *base);
 
 #endif

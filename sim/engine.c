@@ -9,11 +9,6 @@
 #include "sim/sim.h"
 #include "sim/sim_internal.h"
 
-hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all);
-
-static sim_world *the_world;
-sim_world *hs_sim_world(void) { return the_world; }
-
 typedef struct {
   sim_rank *rank;
   const hs_sim_config *cfg;
@@ -63,7 +58,6 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   w->gpus_per_node = sc->cluster.gpus_per_node;
   w->next_ctx = 1;
   w->ranks = calloc(n, sizeof *w->ranks);
-  the_world = w;
   sim_members *all = malloc(sizeof *all + n * sizeof(int));
   all->refs = 0;
   all->n = n;

@@ -57,7 +57,8 @@ struct sim_world {
   long messages;
 };
 
-sim_world *hs_sim_world(void);
+/* backend.c: rank `self`'s world communicator over `all` members. */
+hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all);
 
 /* transport.c: one round of point-to-point traffic inside a group. */
 typedef struct {
