@@ -14,7 +14,6 @@ static void csv_num(FILE *f, double v) {
 }
 
 static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
-  (void)sc;
   fputs("iteration,time_s,iter_time_s,compute_s,exposed_comm_s,loss,test_loss,accuracy,bytes_sent\n", f);
   double prev = 0;
   for (int i = 0; i < m->iterations; i++) {
