@@ -50,16 +50,16 @@ struct sim_stream {
 };
 
 static void run_op(hs_comm *c, sim_op *o) {
-  hs_coll_algo algo = c->g.self->world->sc->sim.collectives;
+  hs_coll_algo algo = c->self->world->sc->sim.collectives;
   switch (o->kind) {
-  case OP_ALLREDUCE: hs_simcoll_allreduce(&c->g, o->send, o->recv, o->op, algo); break;
-  case OP_REDUCE_SCATTER: hs_simcoll_reduce_scatter(&c->g, o->send, o->recv, o->op); break;
-  case OP_ALLGATHER: hs_simcoll_allgather(&c->g, o->send, o->recv); break;
-  case OP_BROADCAST: hs_simcoll_broadcast(&c->g, o->send, o->recv, o->root, algo); break;
-  case OP_REDUCE: hs_simcoll_reduce(&c->g, o->send, o->recv, o->op, o->root, algo); break;
-  case OP_ALLTOALL: hs_simcoll_alltoall(&c->g, o->send, o->recv); break;
-  case OP_BARRIER: hs_simcoll_barrier(&c->g); break;
-  case OP_P2P: hs_simcoll_group_p2p(&c->g, o->p2p, o->n_p2p); break;
+  case OP_ALLREDUCE: hs_lower_allreduce(&c->g, o->send, o->recv, o->op, algo); break;
+  case OP_REDUCE_SCATTER: hs_lower_reduce_scatter(&c->g, o->send, o->recv, o->op); break;
+  case OP_ALLGATHER: hs_lower_allgather(&c->g, o->send, o->recv); break;
+  case OP_BROADCAST: hs_lower_broadcast(&c->g, o->send, o->recv, o->root, algo); break;
+  case OP_REDUCE: hs_lower_reduce(&c->g, o->send, o->recv, o->op, o->root, algo); break;
+  case OP_ALLTOALL: hs_lower_alltoall(&c->g, o->send, o->recv); break;
+  case OP_BARRIER: hs_lower_barrier(&c->g); break;
+  case OP_P2P: hs_lower_group_p2p(&c->g, o->p2p, o->n_p2p); break;
   }
 }
 
@@ -69,7 +69,7 @@ static void trace_op(hs_comm *c, const sim_op *o, double t0, double t1) {
   char what[40], size[16];
   hs_format_bytes((double)hs_buf_bytes(o->kind == OP_ALLGATHER ? o->recv : o->send), size, sizeof size);
   snprintf(what, sizeof what, "%s %s", names[o->kind], o->kind >= OP_BARRIER ? "" : size);
-  hs_worker *w = &c->g.self->w;
+  hs_worker *w = &c->self->w;
   hs_trace_span(w->trace, w->rank, HS_LANE_COMM + c->lane, what, t0, t1);
 }
 
@@ -99,8 +99,8 @@ static sim_stream *stream_of(hs_comm *c) {
   st->comm = c;
   st->items = sg_sem_init(0);
   char name[64];
-  snprintf(name, sizeof name, "stream-%d-c%d", c->g.self->w.rank, c->ctx);
-  sg_actor_t a = sg_actor_init(name, c->g.self->host);
+  snprintf(name, sizeof name, "stream-%d-c%d", c->self->w.rank, c->ctx);
+  sg_actor_t a = sg_actor_init(name, c->self->host);
   sg_actor_set_data(a, st);
   sg_actor_start_(a, stream_main, 0, NULL);
   c->stream = st;
@@ -115,7 +115,7 @@ static int post(hs_comm *c, sim_op *o, hs_request **req) {
   hs_request *r = malloc(sizeof *r);
   r->done = 0;
   r->sem = sg_sem_init(0);
-  r->owner = &c->g.self->w;
+  r->owner = &c->self->w;
   o->req = r;
   o->traced = r->owner->tracing;
   o->next = NULL;
@@ -261,7 +261,10 @@ static hs_comm *comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.size = m->n;
   c->g.me = me;
   c->g.members = m->ranks;
-  c->g.self = self;
+  c->self = self;
+  c->g.ctx = self;
+  c->g.exchange = hs_sim_exchange;
+  c->g.gpus_per_node = self->world->gpus_per_node;
   c->lane = self->comms++;
   return c;
 }
@@ -269,7 +272,7 @@ static hs_comm *comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
 hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all) { return comm_new(self, 0, all, self->w.rank); }
 
 static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
-  sim_world *w = c->g.self->world;
+  sim_world *w = c->self->world;
   sim_rendezvous *r = rendezvous_get(w, c);
   c->split_seq++;
   r->color[c->g.me] = color;
@@ -307,7 +310,7 @@ static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
     sim_members *m = r->groups[first];
     int me = 0;
     while (m->ranks[me] != c->g.members[c->g.me]) me++;
-    *out = comm_new(c->g.self, r->ctx_base + group_idx, m, me);
+    *out = comm_new(c->self, r->ctx_base + group_idx, m, me);
   }
   rendezvous_done(w, r);
   return HS_OK;

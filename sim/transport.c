@@ -11,28 +11,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/kernels.h"
 #include "sim/sim_internal.h"
 
 static char timing_only_token;
 
-static sg_mailbox_t mailbox(const sim_group *g, int src_idx, int dst_idx) {
+static sg_mailbox_t mailbox(const hs_lower_group *g, int src_idx, int dst_idx) {
   char name[96];
   snprintf(name, sizeof name, "%s:%d>%d", g->tag, g->members[src_idx], g->members[dst_idx]);
   return sg_mailbox_by_name(name);
 }
 
-static hs_k_op kernel_op(hs_redop op) {
-  return op == HS_MIN ? HS_K_MIN : op == HS_MAX ? HS_K_MAX : HS_K_SUM;
-}
-
-void hs_sim_exchange(sim_group *g, const sim_send *s, int ns, sim_recv *r, int nr) {
+void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr) {
   sg_comm_t stack_comms[8];
   void *stack_got[8];
   int total = ns + nr;
   sg_comm_t *comms = total <= 8 ? stack_comms : malloc(total * sizeof *comms);
   void **got = nr <= 8 ? stack_got : malloc(nr * sizeof *got);
-  sim_world *world = g->self->world;
+  sim_rank *self = g->ctx;
+  sim_world *world = self->world;
   for (int i = 0; i < ns; i++) {
     void *payload = &timing_only_token;
     if (s[i].data) {
@@ -40,19 +36,14 @@ void hs_sim_exchange(sim_group *g, const sim_send *s, int ns, sim_recv *r, int n
       memcpy(payload, s[i].data, s[i].bytes);
     }
     comms[i] = sg_mailbox_put_async(mailbox(g, g->me, s[i].peer), payload, (long)s[i].bytes);
-    g->self->w.bytes_sent += s[i].bytes;
+    self->w.bytes_sent += s[i].bytes;
     world->messages++;
   }
   for (int i = 0; i < nr; i++) comms[ns + i] = sg_mailbox_get_async(mailbox(g, r[i].peer, g->me), &got[i]);
   sg_comm_wait_all(comms, total);
   for (int i = 0; i < nr; i++) {
     if (got[i] == &timing_only_token) continue;
-    if (r[i].dst) {
-      if (r[i].reduce)
-        hs_k_reduce((hs_k_type)r[i].dtype, kernel_op(r[i].op), r[i].dst, got[i], r[i].bytes / hs_dtype_size(r[i].dtype));
-      else
-        memcpy(r[i].dst, got[i], r[i].bytes);
-    }
+    hs_lower_deliver(&r[i], got[i]);
     free(got[i]);
   }
   if (comms != stack_comms) free(comms);

@@ -1,9 +1,12 @@
-/* coll.c — collectives lowered onto point-to-point messages, step by step.
+/* lowering.c — collectives lowered onto point-to-point messages, step by step.
  *
- * This is the one seam where sim/ decides how a collective becomes traffic
- * (sim.collectives selects ring or hierarchical). Every step of every
- * algorithm is a real SimGrid message, so contention, heterogeneous links
- * and late arrivals shape the result without any formula:
+ * This is the one seam where a message-moving backend decides how a
+ * collective becomes traffic (sim.collectives selects ring or hierarchical).
+ * In simulation every step is a real SimGrid message, so contention,
+ * heterogeneous links and late arrivals shape the result without any
+ * formula; over MPI every step is an MPI message (delayed by the link
+ * emulator when it is on), so both backends move the same bytes between
+ * the same ranks in the same order and reduce in the same order:
  *   ring allreduce      = ring reduce-scatter + ring allgather, 2(n-1) steps
  *   reduce-scatter,
  *   allgather           = n-1 ring steps
@@ -21,7 +24,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "sim/sim_internal.h"
+#include "algos/lowering.h"
 
 typedef struct {
   size_t off, cnt;
@@ -47,20 +50,20 @@ static void split_blocks(size_t block, int n, chunk *ch) {
   }
 }
 
-static void send_recv(sim_group *g, int to, hs_buf b, chunk sc, int from, chunk rc, int reduce, hs_redop op) {
-  sim_send s = {to, at(b, sc.off), sc.cnt * esz(b)};
-  sim_recv r = {from, at(b, rc.off), rc.cnt * esz(b), reduce, b.dtype, op};
-  hs_sim_exchange(g, &s, 1, &r, 1);
+static void send_recv(hs_lower_group *g, int to, hs_buf b, chunk sc, int from, chunk rc, int reduce, hs_redop op) {
+  hs_lower_send s = {to, at(b, sc.off), sc.cnt * esz(b)};
+  hs_lower_recv r = {from, at(b, rc.off), rc.cnt * esz(b), reduce, b.dtype, op};
+  g->exchange(g, &s, 1, &r, 1);
 }
 
-static void send_to(sim_group *g, int to, hs_buf b) {
-  sim_send s = {to, b.data, hs_buf_bytes(b)};
-  hs_sim_exchange(g, &s, 1, NULL, 0);
+static void send_to(hs_lower_group *g, int to, hs_buf b) {
+  hs_lower_send s = {to, b.data, hs_buf_bytes(b)};
+  g->exchange(g, &s, 1, NULL, 0);
 }
 
-static void recv_from(sim_group *g, int from, hs_buf b, int reduce, hs_redop op) {
-  sim_recv r = {from, b.data, hs_buf_bytes(b), reduce, b.dtype, op};
-  hs_sim_exchange(g, NULL, 0, &r, 1);
+static void recv_from(hs_lower_group *g, int from, hs_buf b, int reduce, hs_redop op) {
+  hs_lower_recv r = {from, b.data, hs_buf_bytes(b), reduce, b.dtype, op};
+  g->exchange(g, NULL, 0, &r, 1);
 }
 
 static void copy_buf(hs_buf dst, hs_buf src) {
@@ -80,14 +83,14 @@ static hs_buf scratch(hs_buf like, size_t count) {
 }
 
 /* After it, rank r holds chunk r reduced over the whole group. */
-static void ring_rs_phase(sim_group *g, hs_buf work, const chunk *ch, hs_redop op) {
+static void ring_rs_phase(hs_lower_group *g, hs_buf work, const chunk *ch, hs_redop op) {
   int n = g->size, r = g->me;
   for (int s = 0; s < n - 1; s++)
     send_recv(g, mod(r + 1, n), work, ch[mod(r - 1 - s, n)], mod(r - 1, n), ch[mod(r - 2 - s, n)], 1, op);
 }
 
 /* Starting from chunk r on rank r, every rank ends with every chunk. */
-static void ring_ag_phase(sim_group *g, hs_buf work, const chunk *ch) {
+static void ring_ag_phase(hs_lower_group *g, hs_buf work, const chunk *ch) {
   int n = g->size, r = g->me;
   for (int s = 0; s < n - 1; s++)
     send_recv(g, mod(r + 1, n), work, ch[mod(r - s, n)], mod(r - 1, n), ch[mod(r - s - 1, n)], 0, HS_SUM);
@@ -95,7 +98,7 @@ static void ring_ag_phase(sim_group *g, hs_buf work, const chunk *ch) {
 
 /* In-place ring allreduce of buf with SUM/MIN/MAX; divides by `avg_over`
  * (when > 0) on the owned chunk before the allgather. */
-static void ring_allreduce_inplace(sim_group *g, hs_buf buf, hs_redop op, int avg_over) {
+static void ring_allreduce_inplace(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
   int n = g->size;
   if (n == 1) {
     if (avg_over > 0) divide(buf, 0, buf.count, avg_over);
@@ -110,7 +113,7 @@ static void ring_allreduce_inplace(sim_group *g, hs_buf buf, hs_redop op, int av
 }
 
 /* Binomial tree broadcast of buf from root (group index). */
-static void tree_broadcast(sim_group *g, hs_buf buf, int root) {
+static void tree_broadcast(hs_lower_group *g, hs_buf buf, int root) {
   int n = g->size, vr = mod(g->me - root, n);
   for (int mask = 1; mask < n; mask <<= 1) {
     if (vr < mask) {
@@ -122,7 +125,7 @@ static void tree_broadcast(sim_group *g, hs_buf buf, int root) {
 }
 
 /* Binomial tree reduction into acc at root; acc is clobbered elsewhere. */
-static void tree_reduce(sim_group *g, hs_buf acc, hs_redop op, int root) {
+static void tree_reduce(hs_lower_group *g, hs_buf acc, hs_redop op, int root) {
   int n = g->size, vr = mod(g->me - root, n);
   for (int mask = 1; mask < n; mask <<= 1) {
     if (vr & mask) {
@@ -136,28 +139,30 @@ static void tree_reduce(sim_group *g, hs_buf acc, hs_redop op, int root) {
 /* ---- hierarchy: which members share a node ----------------------------------- */
 
 typedef struct {
-  sim_group node;    /* members on my node */
-  sim_group rail;    /* members with my local index, one per node (uniform only) */
-  sim_group leaders; /* one member per node */
+  hs_lower_group node;    /* members on my node */
+  hs_lower_group rail;    /* members with my local index, one per node (uniform only) */
+  hs_lower_group leaders; /* one member per node */
   int n_nodes;
   int uniform; /* every node holds the same number of members */
   int *buf;
 } hierarchy;
 
-static int node_of(const sim_group *g, int idx) { return g->members[idx] / g->self->world->gpus_per_node; }
+static int node_of(const hs_lower_group *g, int idx) { return g->members[idx] / g->gpus_per_node; }
 
-static void derive(sim_group *out, const sim_group *parent, const char *kind, int id, int *members, int size, int me) {
+static void derive(hs_lower_group *out, const hs_lower_group *parent, const char *kind, int id, int *members, int size, int me) {
   /* Tags nest one level ("c3/n5"); a longer one would be a bug here. */
   if ((size_t)snprintf(out->tag, sizeof out->tag, "%s/%s%d", parent->tag, kind, id) >= sizeof out->tag) abort();
   out->members = members;
   out->size = size;
   out->me = me;
-  out->self = parent->self;
+  out->gpus_per_node = parent->gpus_per_node;
+  out->exchange = parent->exchange;
+  out->ctx = parent->ctx;
 }
 
 /* Leader of a node: `prefer` (a group index) if it is on that node, else
  * the node's first member. */
-static void hierarchy_build(hierarchy *h, const sim_group *g, int prefer) {
+static void hierarchy_build(hierarchy *h, const hs_lower_group *g, int prefer) {
   int n = g->size;
   h->buf = malloc(3 * n * sizeof(int));
   int *node_m = h->buf, *rail_m = h->buf + n, *lead_m = h->buf + 2 * n;
@@ -208,7 +213,7 @@ static int worth_hierarchy(const hierarchy *h, int n) { return h->n_nodes > 1 &&
 
 /* ---- the collectives ------------------------------------------------------------ */
 
-void hs_simcoll_allreduce(sim_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll_algo algo) {
+void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll_algo algo) {
   copy_buf(r, s);
   int avg = op == HS_AVG ? g->size : 0;
   hs_redop red = op == HS_AVG ? HS_SUM : op;
@@ -238,7 +243,7 @@ void hs_simcoll_allreduce(sim_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll
   free(h.buf);
 }
 
-void hs_simcoll_reduce_scatter(sim_group *g, hs_buf s, hs_buf r, hs_redop op) {
+void hs_lower_reduce_scatter(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op) {
   int n = g->size;
   hs_buf tmp = scratch(s, s.count);
   copy_buf(tmp, s);
@@ -252,7 +257,7 @@ void hs_simcoll_reduce_scatter(sim_group *g, hs_buf s, hs_buf r, hs_redop op) {
   free(tmp.data);
 }
 
-void hs_simcoll_allgather(sim_group *g, hs_buf s, hs_buf r) {
+void hs_lower_allgather(hs_lower_group *g, hs_buf s, hs_buf r) {
   int n = g->size;
   chunk *ch = malloc(n * sizeof *ch);
   split_blocks(s.count, n, ch);
@@ -261,7 +266,7 @@ void hs_simcoll_allgather(sim_group *g, hs_buf s, hs_buf r) {
   free(ch);
 }
 
-void hs_simcoll_broadcast(sim_group *g, hs_buf s, hs_buf r, int root, hs_coll_algo algo) {
+void hs_lower_broadcast(hs_lower_group *g, hs_buf s, hs_buf r, int root, hs_coll_algo algo) {
   if (g->me == root) copy_buf(r, s);
   if (algo != HS_COLL_HIERARCHICAL) {
     tree_broadcast(g, r, root);
@@ -281,7 +286,7 @@ void hs_simcoll_broadcast(sim_group *g, hs_buf s, hs_buf r, int root, hs_coll_al
   free(h.buf);
 }
 
-void hs_simcoll_reduce(sim_group *g, hs_buf s, hs_buf r, hs_redop op, int root, hs_coll_algo algo) {
+void hs_lower_reduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, int root, hs_coll_algo algo) {
   hs_redop red = op == HS_AVG ? HS_SUM : op;
   /* Accumulate in place at the root, in scratch elsewhere: a non-root's
    * receive buffer is not ours to touch. */
@@ -303,38 +308,48 @@ void hs_simcoll_reduce(sim_group *g, hs_buf s, hs_buf r, hs_redop op, int root, 
   free(h.buf);
 }
 
-void hs_simcoll_alltoall(sim_group *g, hs_buf s, hs_buf r) {
+void hs_lower_alltoall(hs_lower_group *g, hs_buf s, hs_buf r) {
   int n = g->size, me = g->me;
   size_t block = s.count / n;
   if (r.data) memcpy(at(r, me * block), at(s, me * block), block * esz(s));
   for (int k = 1; k < n; k++) {
     int to = mod(me + k, n), from = mod(me - k, n);
-    sim_send snd = {to, at(s, to * block), block * esz(s)};
-    sim_recv rcv = {from, at(r, from * block), block * esz(r), 0, r.dtype, HS_SUM};
-    hs_sim_exchange(g, &snd, 1, &rcv, 1);
+    hs_lower_send snd = {to, at(s, to * block), block * esz(s)};
+    hs_lower_recv rcv = {from, at(r, from * block), block * esz(r), 0, r.dtype, HS_SUM};
+    g->exchange(g, &snd, 1, &rcv, 1);
   }
 }
 
-void hs_simcoll_barrier(sim_group *g) {
+void hs_lower_barrier(hs_lower_group *g) {
   int n = g->size;
   for (int k = 1; k < n; k <<= 1) {
-    sim_send s = {mod(g->me + k, n), NULL, 0};
-    sim_recv r = {mod(g->me - k, n), NULL, 0, 0, HS_U8, HS_SUM};
-    hs_sim_exchange(g, &s, 1, &r, 1);
+    hs_lower_send s = {mod(g->me + k, n), NULL, 0};
+    hs_lower_recv r = {mod(g->me - k, n), NULL, 0, 0, HS_U8, HS_SUM};
+    g->exchange(g, &s, 1, &r, 1);
   }
 }
 
-void hs_simcoll_group_p2p(sim_group *g, const hs_p2p *ops, int n) {
-  sim_send *s = malloc((n + 1) * sizeof *s);
-  sim_recv *r = malloc((n + 1) * sizeof *r);
+void hs_lower_group_p2p(hs_lower_group *g, const hs_p2p *ops, int n) {
+  hs_lower_send *s = malloc((n + 1) * sizeof *s);
+  hs_lower_recv *r = malloc((n + 1) * sizeof *r);
   int ns = 0, nr = 0;
   for (int i = 0; i < n; i++) {
     if (ops[i].kind == HS_P2P_SEND)
-      s[ns++] = (sim_send){ops[i].peer, ops[i].buf.data, hs_buf_bytes(ops[i].buf)};
+      s[ns++] = (hs_lower_send){ops[i].peer, ops[i].buf.data, hs_buf_bytes(ops[i].buf)};
     else
-      r[nr++] = (sim_recv){ops[i].peer, ops[i].buf.data, hs_buf_bytes(ops[i].buf), 0, ops[i].buf.dtype, HS_SUM};
+      r[nr++] = (hs_lower_recv){ops[i].peer, ops[i].buf.data, hs_buf_bytes(ops[i].buf), 0, ops[i].buf.dtype, HS_SUM};
   }
-  hs_sim_exchange(g, s, ns, r, nr);
+  g->exchange(g, s, ns, r, nr);
   free(s);
   free(r);
+}
+
+void hs_lower_deliver(const hs_lower_recv *r, const void *payload) {
+  if (!r->dst || !payload) return;
+  if (!r->reduce) {
+    memcpy(r->dst, payload, r->bytes);
+    return;
+  }
+  hs_k_op op = r->op == HS_MIN ? HS_K_MIN : r->op == HS_MAX ? HS_K_MAX : HS_K_SUM;
+  hs_k_reduce((hs_k_type)r->dtype, op, r->dst, payload, r->bytes / hs_dtype_size(r->dtype));
 }
