@@ -18,7 +18,7 @@
 
 #include "scenarios/loader_internal.h"
 
-static const char *const declaration_names[] = {"cluster", "workload", "algorithm", "run", "sim", NULL};
+static const char *const declaration_names[] = {"cluster", "workload", "algorithm", "run", "sim", "real", NULL};
 static const char *const required_declarations[] = {"cluster", "workload", "algorithm", "run", NULL};
 
 static char models_dir[HS_PATH_MAX] = HS_DEFAULT_MODELS_DIR;

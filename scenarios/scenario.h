@@ -109,6 +109,14 @@ typedef struct {
   double stack_size; /* bytes per actor stack */
 } hs_sim_spec;
 
+/* How hearsay-real runs the scenario (real/); the simulator ignores it. */
+typedef enum { HS_TRANSPORT_AUTO, HS_TRANSPORT_MPI, HS_TRANSPORT_NCCL } hs_transport;
+
+typedef struct {
+  hs_transport transport; /* auto: NCCL when built and a GPU is visible, else MPI */
+  bool emulate;           /* MPI transport delays messages by the cluster's link model */
+} hs_real_spec;
+
 typedef struct {
   char path[HS_PATH_MAX];  /* the scenario file */
   char name[HS_NAME_MAX];  /* file name without directory and .lua */
@@ -117,6 +125,7 @@ typedef struct {
   hs_algorithm_spec algorithm;
   hs_run_spec run;
   hs_sim_spec sim;
+  hs_real_spec real;
 } hs_scenario;
 
 static inline int hs_scenario_gpus(const hs_scenario *s) {

@@ -95,6 +95,11 @@ static const field sim_fields[] = {
     {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 0, NULL, NULL},
     END};
 
+static const field real_fields[] = {
+    {"transport", F_ENUM, OFF(real.transport), "auto", MIN_NONE, 0, 0, "auto|mpi|nccl", NULL},
+    {"emulate", F_BOOL, OFF(real.emulate), "false", MIN_NONE, 0, 0, NULL, NULL},
+    END};
+
 static const char *const network_models[] = {"CM02", "LV08", "SMPI", "Constant", NULL};
 
 /* ---- generic walk ------------------------------------------------------------ */
@@ -643,6 +648,10 @@ int hs_schema_validate(hs_loader *ld) {
     if (!ok) rc = hs_loader_fail(ld, "sim.network_model", line, "'%s' is not one of CM02, LV08, SMPI, Constant",
                                  s->sim.network_model);
   }
+  lua_pop(L, 1);
+  if (rc) return rc;
+
+  rc = validate_block(ld, "real", real_fields, &line);
   lua_pop(L, 1);
   if (rc) return rc;
 

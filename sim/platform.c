@@ -1,33 +1,7 @@
 /* platform.c — writes the SimGrid XML platform of a cluster. */
 #include "sim/platform.h"
 
-double hs_platform_speed_factor(const hs_cluster_spec *c, int gpu) {
-  double f = 1;
-  for (int i = 0; i < c->n_speed; i++) {
-    const hs_speed_override *s = &c->speed[i];
-    if (s->gpu == gpu || (s->node >= 0 && s->node == gpu / c->gpus_per_node)) f *= s->factor;
-  }
-  return f;
-}
-
-/* Node links after overrides: rack entries first, then node entries, so the
- * more specific one wins; later entries of the same kind win. */
-static void node_links(const hs_cluster_spec *c, int node, hs_link_spec *intra, hs_link_spec *inter) {
-  *intra = c->intra;
-  *inter = c->inter;
-  int rack = node / c->rack_size;
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < c->n_overrides; i++) {
-      const hs_net_override *o = &c->overrides[i];
-      int hit = pass == 0 ? o->rack == rack : o->node == node;
-      if (!hit) continue;
-      if (o->inter.bandwidth > 0) inter->bandwidth = o->inter.bandwidth;
-      if (o->inter.latency > 0) inter->latency = o->inter.latency;
-      if (o->intra.bandwidth > 0) intra->bandwidth = o->intra.bandwidth;
-      if (o->intra.latency > 0) intra->latency = o->intra.latency;
-    }
-  inter->bandwidth *= c->nics_per_node;
-}
+#include "scenarios/links.h"
 
 static void link(FILE *f, const char *id, double bw, double lat) {
   fprintf(f, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
@@ -50,12 +24,12 @@ int hs_platform_write(const hs_cluster_spec *c, FILE *f) {
   fprintf(f, "<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"DijkstraCache\">\n");
   for (int n = 0; n < c->nodes; n++) {
     hs_link_spec intra, inter;
-    node_links(c, n, &intra, &inter);
+    hs_links_of_node(c, n, &intra, &inter);
     fprintf(f, "  <zone id=\"node%d\" routing=\"Cluster\">\n    <router id=\"node%d_sw\"/>\n", n, n);
     for (int l = 0; l < g; l++) {
       int r = n * g + l;
       char id[64];
-      fprintf(f, "    <host id=\"gpu%d\" speed=\"%.17gf\"/>\n", r, speed * hs_platform_speed_factor(c, r));
+      fprintf(f, "    <host id=\"gpu%d\" speed=\"%.17gf\"/>\n", r, speed * hs_links_speed_factor(c, r));
       snprintf(id, sizeof id, "gpu%d_link", r);
       link(f, id, intra.bandwidth, intra.latency / 2);
       fprintf(f, "    <host_link id=\"gpu%d\" up=\"gpu%d_link_UP\" down=\"gpu%d_link_DOWN\"/>\n", r, r, r);
@@ -75,7 +49,7 @@ int hs_platform_write(const hs_cluster_spec *c, FILE *f) {
     for (int pass = 0; pass < 2; pass++) {
       for (int n = 0; n < c->nodes; n++) {
         hs_link_spec intra, inter;
-        node_links(c, n, &intra, &inter);
+        hs_links_of_node(c, n, &intra, &inter);
         char id[64], zone[32], gw[32], up_zone[32], up_gw[32];
         snprintf(id, sizeof id, "node%d_nic", n);
         snprintf(zone, sizeof zone, "node%d", n);
@@ -86,18 +60,12 @@ int hs_platform_write(const hs_cluster_spec *c, FILE *f) {
         else edge(f, zone, gw, up_zone, up_gw, id);
       }
       for (int k = 0; k < racks; k++) {
-        int members = c->nodes - k * c->rack_size < c->rack_size ? c->nodes - k * c->rack_size : c->rack_size;
-        double nic_sum = 0;
-        for (int n = k * c->rack_size; n < k * c->rack_size + members; n++) {
-          hs_link_spec intra, inter;
-          node_links(c, n, &intra, &inter);
-          nic_sum += inter.bandwidth;
-        }
+        hs_link_spec up = hs_links_uplink(c, k);
         char id[64], zone[32], gw[32];
         snprintf(id, sizeof id, "leaf%d_uplink", k);
         snprintf(zone, sizeof zone, "leaf%d", k);
         snprintf(gw, sizeof gw, "leaf%d_sw", k);
-        if (pass == 0) link(f, id, nic_sum / c->oversubscription, c->uplink_latency);
+        if (pass == 0) link(f, id, up.bandwidth, up.latency);
         else edge(f, zone, gw, "spine", "spine_sw", id);
       }
     }

@@ -12,7 +12,9 @@
  *    non-blocking spine.
  * So a message inside a node sees intra.latency, between nodes
  * intra.latency + inter.latency (+ 2*uplink_latency across racks), at the
- * bandwidth of the narrowest link on the way. Host of GPU r is "gpu<r>". */
+ * bandwidth of the narrowest link on the way. Host of GPU r is "gpu<r>".
+ * The links themselves (overrides, uplinks, routes) come from
+ * scenarios/links.h, which the MPI link emulator shares. */
 #ifndef HS_SIM_PLATFORM_H
 #define HS_SIM_PLATFORM_H
 
@@ -22,8 +24,5 @@
 
 /* Writes the platform; returns 0, or -1 if the stream failed. */
 int hs_platform_write(const hs_cluster_spec *c, FILE *out);
-
-/* Effective speed factor of GPU r after every gpu_speed entry (product). */
-double hs_platform_speed_factor(const hs_cluster_spec *c, int gpu);
 
 #endif

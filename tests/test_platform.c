@@ -4,11 +4,13 @@
 #include <math.h>
 #include <simgrid/host.h>
 
+#include "scenarios/links.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 
 typedef struct {
   FILE *report;
+  const hs_scenario *sc;
 } ctx;
 
 static const char *lua =
@@ -46,6 +48,30 @@ static void probe(hs_worker *w, void *arg) {
   close_to(r, sg_host_get_speed(g[0]), 50e12, "GPU speed = flops x efficiency");
   close_to(r, sg_host_get_speed(g[3]), 25e12, "gpu 3 at factor 0.5");
   close_to(r, sg_host_get_speed(g[4]), 12.5e12, "node 2's GPUs at factor 0.25");
+
+  /* The link emulator's routes (scenarios/links.h) are the platform's: same
+   * latency sum and same narrowest link for every ordered pair. */
+  const hs_cluster_spec *cl = &((ctx *)arg)->sc->cluster;
+  int bad = 0, pairs = 0;
+  char first[160] = "";
+  for (int a = 0; a < 12; a++)
+    for (int b = 0; b < 12; b++) {
+      if (a == b) continue;
+      hs_hop hop[HS_ROUTE_MAX];
+      int k = hs_links_route(cl, a, b, hop);
+      double lat = 0, bw = INFINITY;
+      for (int i = 0; i < k; i++) {
+        lat += hop[i].latency;
+        if (hop[i].bandwidth < bw) bw = hop[i].bandwidth;
+      }
+      double want_lat = sg_host_get_route_latency(g[a], g[b]), want_bw = sg_host_get_route_bandwidth(g[a], g[b]);
+      pairs++;
+      if (fabs(lat - want_lat) > 1e-12 * want_lat || fabs(bw - want_bw) > 1e-12 * want_bw) {
+        if (!bad) snprintf(first, sizeof first, " (first: %d->%d %g s %g B/s, SimGrid %g s %g B/s)", a, b, lat, bw, want_lat, want_bw);
+        bad++;
+      }
+    }
+  hs_report(r, bad == 0, "emulator routes match SimGrid's for all %d ordered pairs (latency, bottleneck)%s", pairs, first);
 }
 
 static void child(void *arg, FILE *report) {
@@ -54,7 +80,7 @@ static void child(void *arg, FILE *report) {
     hs_report(report, 0, "scenario loads");
     return;
   }
-  ctx c = {report};
+  ctx c = {report, &sc};
   hs_test_simulate(&sc, 0, probe, &c, NULL, NULL);
 }
 

@@ -1,0 +1,71 @@
+/* links.c — the cluster's links and routes (see links.h). */
+#include "scenarios/links.h"
+
+double hs_links_speed_factor(const hs_cluster_spec *c, int gpu) {
+  double f = 1;
+  for (int i = 0; i < c->n_speed; i++) {
+    const hs_speed_override *s = &c->speed[i];
+    if (s->gpu == gpu || (s->node >= 0 && s->node == gpu / c->gpus_per_node)) f *= s->factor;
+  }
+  return f;
+}
+
+/* Rack entries first, then node entries, so the more specific one wins;
+ * later entries of the same kind win. */
+void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, hs_link_spec *inter) {
+  *intra = c->intra;
+  *inter = c->inter;
+  int rack = node / c->rack_size;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < c->n_overrides; i++) {
+      const hs_net_override *o = &c->overrides[i];
+      int hit = pass == 0 ? o->rack == rack : o->node == node;
+      if (!hit) continue;
+      if (o->inter.bandwidth > 0) inter->bandwidth = o->inter.bandwidth;
+      if (o->inter.latency > 0) inter->latency = o->inter.latency;
+      if (o->intra.bandwidth > 0) intra->bandwidth = o->intra.bandwidth;
+      if (o->intra.latency > 0) intra->latency = o->intra.latency;
+    }
+  inter->bandwidth *= c->nics_per_node;
+}
+
+hs_link_spec hs_links_uplink(const hs_cluster_spec *c, int rack) {
+  int first = rack * c->rack_size;
+  int last = first + c->rack_size < c->nodes ? first + c->rack_size : c->nodes;
+  double nic_sum = 0;
+  for (int n = first; n < last; n++) {
+    hs_link_spec intra, inter;
+    hs_links_of_node(c, n, &intra, &inter);
+    nic_sum += inter.bandwidth;
+  }
+  hs_link_spec up = {.bandwidth = nic_sum / c->oversubscription, .latency = c->uplink_latency};
+  return up;
+}
+
+int hs_links_count(const hs_cluster_spec *c) {
+  int racks = c->topology == HS_TOPO_FAT_TREE ? (c->nodes + c->rack_size - 1) / c->rack_size : 0;
+  return 2 * (c->nodes * c->gpus_per_node + c->nodes + racks);
+}
+
+int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
+  if (a == b) return 0;
+  int G = c->nodes * c->gpus_per_node, N = c->nodes;
+  int na = a / c->gpus_per_node, nb = b / c->gpus_per_node;
+  hs_link_spec intra_a, inter_a, intra_b, inter_b;
+  hs_links_of_node(c, na, &intra_a, &inter_a);
+  hs_links_of_node(c, nb, &intra_b, &inter_b);
+  int k = 0;
+  out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
+  if (na != nb) {
+    out[k++] = (hs_hop){2 * G + 2 * na, inter_a.bandwidth, inter_a.latency / 2};
+    int ra = na / c->rack_size, rb = nb / c->rack_size;
+    if (c->topology == HS_TOPO_FAT_TREE && ra != rb) {
+      hs_link_spec ua = hs_links_uplink(c, ra), ub = hs_links_uplink(c, rb);
+      out[k++] = (hs_hop){2 * G + 2 * N + 2 * ra, ua.bandwidth, ua.latency};
+      out[k++] = (hs_hop){2 * G + 2 * N + 2 * rb + 1, ub.bandwidth, ub.latency};
+    }
+    out[k++] = (hs_hop){2 * G + 2 * nb + 1, inter_b.bandwidth, inter_b.latency / 2};
+  }
+  out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};
+  return k;
+}
