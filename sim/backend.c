@@ -29,15 +29,8 @@ struct hs_request {
   hs_worker *owner; /* who posted it, for tracing waits */
 };
 
-typedef enum { OP_ALLREDUCE, OP_REDUCE_SCATTER, OP_ALLGATHER, OP_BROADCAST, OP_REDUCE, OP_ALLTOALL, OP_BARRIER, OP_P2P } op_kind;
-
 typedef struct sim_op {
-  op_kind kind;
-  hs_buf send, recv;
-  hs_redop op;
-  int root;
-  hs_p2p *p2p;
-  int n_p2p;
+  hs_lower_op op;
   hs_request *req;
   int traced; /* tracing was on when it was posted */
   struct sim_op *next;
@@ -49,26 +42,10 @@ struct sim_stream {
   sg_sem_t items;
 };
 
-static void run_op(hs_comm *c, sim_op *o) {
-  hs_coll_algo algo = c->self->world->sc->sim.collectives;
-  switch (o->kind) {
-  case OP_ALLREDUCE: hs_lower_allreduce(&c->g, o->send, o->recv, o->op, algo); break;
-  case OP_REDUCE_SCATTER: hs_lower_reduce_scatter(&c->g, o->send, o->recv, o->op); break;
-  case OP_ALLGATHER: hs_lower_allgather(&c->g, o->send, o->recv); break;
-  case OP_BROADCAST: hs_lower_broadcast(&c->g, o->send, o->recv, o->root, algo); break;
-  case OP_REDUCE: hs_lower_reduce(&c->g, o->send, o->recv, o->op, o->root, algo); break;
-  case OP_ALLTOALL: hs_lower_alltoall(&c->g, o->send, o->recv); break;
-  case OP_BARRIER: hs_lower_barrier(&c->g); break;
-  case OP_P2P: hs_lower_group_p2p(&c->g, o->p2p, o->n_p2p); break;
-  }
-}
-
-static void trace_op(hs_comm *c, const sim_op *o, double t0, double t1) {
-  static const char *const names[] = {"allreduce", "reduce_scatter", "allgather", "broadcast",
-                                      "reduce", "alltoall", "barrier", "send/recv"};
+static void trace_op(hs_comm *c, const hs_lower_op *o, double t0, double t1) {
   char what[40], size[16];
-  hs_format_bytes((double)hs_buf_bytes(o->kind == OP_ALLGATHER ? o->recv : o->send), size, sizeof size);
-  snprintf(what, sizeof what, "%s %s", names[o->kind], o->kind >= OP_BARRIER ? "" : size);
+  hs_format_bytes((double)hs_buf_bytes(o->kind == HS_OP_ALLGATHER ? o->recv : o->send), size, sizeof size);
+  snprintf(what, sizeof what, "%s %s", hs_op_name(o->kind), o->kind >= HS_OP_BARRIER ? "" : size);
   hs_worker *w = &c->self->w;
   hs_trace_span(w->trace, w->rank, HS_LANE_COMM + c->lane, what, t0, t1);
 }
@@ -84,11 +61,11 @@ static void stream_main(int argc, char **argv) {
     st->head = o->next;
     if (!st->head) st->tail = NULL;
     double t0 = simgrid_get_clock();
-    run_op(st->comm, o);
-    if (o->traced) trace_op(st->comm, o, t0, simgrid_get_clock());
+    hs_lower_run(&st->comm->g, &o->op, st->comm->self->world->sc->sim.collectives);
+    if (o->traced) trace_op(st->comm, &o->op, t0, simgrid_get_clock());
     o->req->done = 1;
     sg_sem_release(o->req->sem);
-    free(o->p2p);
+    free(o->op.p2p);
     free(o);
   }
 }
@@ -107,18 +84,21 @@ static sim_stream *stream_of(hs_comm *c) {
   return st;
 }
 
-static int post(hs_comm *c, sim_op *o, hs_request **req) {
-  if (!c) {
-    *req = NULL;
+/* Checks the call, queues it on the communicator's stream, returns its request. */
+static int post(hs_comm *c, hs_lower_op op, hs_request **req) {
+  *req = NULL;
+  if (!c || hs_lower_check(&op, c->g.size)) {
+    free(op.p2p);
     return HS_EINVAL;
   }
+  sim_op *o = calloc(1, sizeof *o);
+  o->op = op;
   hs_request *r = malloc(sizeof *r);
   r->done = 0;
   r->sem = sg_sem_init(0);
   r->owner = &c->self->w;
   o->req = r;
   o->traced = r->owner->tracing;
-  o->next = NULL;
   sim_stream *st = stream_of(c);
   if (st->tail) st->tail->next = o;
   else st->head = o;
@@ -128,57 +108,28 @@ static int post(hs_comm *c, sim_op *o, hs_request **req) {
   return HS_OK;
 }
 
-static sim_op *new_op(op_kind kind, hs_buf s, hs_buf r, hs_redop op, int root) {
-  sim_op *o = calloc(1, sizeof *o);
-  o->kind = kind;
-  o->send = s;
-  o->recv = r;
-  o->op = op;
-  o->root = root;
-  return o;
-}
-
-static int valid_op(hs_buf b, hs_redop op) {
-  int floating = b.dtype == HS_F32 || b.dtype == HS_F64;
-  return op != HS_AVG || floating || !b.data;
-}
-
 static int sim_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  if (s.count != r.count || !valid_op(r, op)) return *q = NULL, HS_EINVAL;
-  return post(c, new_op(OP_ALLREDUCE, s, r, op, 0), q);
+  return post(c, (hs_lower_op){.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .op = op}, q);
 }
 static int sim_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  if (!c || s.count != r.count * (size_t)c->g.size || !valid_op(r, op)) return *q = NULL, HS_EINVAL;
-  return post(c, new_op(OP_REDUCE_SCATTER, s, r, op, 0), q);
+  return post(c, (hs_lower_op){.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .op = op}, q);
 }
 static int sim_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  if (!c || r.count != s.count * (size_t)c->g.size) return *q = NULL, HS_EINVAL;
-  return post(c, new_op(OP_ALLGATHER, s, r, HS_SUM, 0), q);
+  return post(c, (hs_lower_op){.kind = HS_OP_ALLGATHER, .send = s, .recv = r}, q);
 }
 static int sim_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **q) {
-  if (!c || root < 0 || root >= c->g.size) return *q = NULL, HS_EINVAL;
-  return post(c, new_op(OP_BROADCAST, s, r, HS_SUM, root), q);
+  return post(c, (hs_lower_op){.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root}, q);
 }
 static int sim_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **q) {
-  if (!c || root < 0 || root >= c->g.size || !valid_op(s, op)) return *q = NULL, HS_EINVAL;
-  return post(c, new_op(OP_REDUCE, s, r, op, root), q);
+  return post(c, (hs_lower_op){.kind = HS_OP_REDUCE, .send = s, .recv = r, .op = op, .root = root}, q);
 }
 static int sim_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  if (!c || s.count != r.count || s.count % (size_t)c->g.size) return *q = NULL, HS_EINVAL;
-  return post(c, new_op(OP_ALLTOALL, s, r, HS_SUM, 0), q);
+  return post(c, (hs_lower_op){.kind = HS_OP_ALLTOALL, .send = s, .recv = r}, q);
 }
-static int sim_barrier(hs_comm *c, hs_request **q) {
-  hs_buf none = hs_buf_virtual(0, HS_U8);
-  return post(c, new_op(OP_BARRIER, none, none, HS_SUM, 0), q);
-}
+static int sim_barrier(hs_comm *c, hs_request **q) { return post(c, (hs_lower_op){.kind = HS_OP_BARRIER}, q); }
 static int sim_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
-  for (int i = 0; i < n; i++)
-    if (!c || ops[i].peer < 0 || ops[i].peer >= c->g.size) return *q = NULL, HS_EINVAL;
-  hs_buf none = hs_buf_virtual(0, HS_U8);
-  sim_op *o = new_op(OP_P2P, none, none, HS_SUM, 0);
-  o->p2p = malloc((n + 1) * sizeof *o->p2p);
-  memcpy(o->p2p, ops, n * sizeof *ops);
-  o->n_p2p = n;
+  hs_lower_op o = {.kind = HS_OP_P2P, .n_p2p = n, .p2p = malloc((size_t)(n + 1) * sizeof *ops)};
+  memcpy(o.p2p, ops, (size_t)n * sizeof *ops);
   return post(c, o, q);
 }
 
