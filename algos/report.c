@@ -1,12 +1,26 @@
 /* report.c — writes metrics.csv and summary.json, prints the summary. */
 #include "algos/report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "algos/algorithm.h"
 #include "scenarios/units.h"
+
+int hs_report_mkdir(const char *path) {
+  char buf[4096];
+  if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) return -1;
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
 
 static void csv_num(FILE *f, double v) {
   if (isnan(v)) fputs("", f);
@@ -94,9 +108,12 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "    \"sim\": {\"network_model\": ");
   json_str(f, sc->sim.network_model);
   fprintf(f, ", \"crosstraffic\": %s, \"tcp_gamma_B\": %.9g, \"latency_factor\": %.9g, \"bandwidth_factor\": %.9g, "
-             "\"collectives\": \"%s\", \"stack_size_B\": %.9g}\n  }\n",
+             "\"collectives\": \"%s\", \"stack_size_B\": %.9g},\n",
           sc->sim.crosstraffic ? "true" : "false", sc->sim.tcp_gamma, sc->sim.latency_factor, sc->sim.bandwidth_factor,
           sc->sim.collectives == HS_COLL_RING ? "ring" : "hierarchical", sc->sim.stack_size);
+  static const char *const transports[] = {"auto", "mpi", "nccl"};
+  fprintf(f, "    \"real\": {\"transport\": \"%s\", \"emulate\": %s}\n  }\n", transports[sc->real.transport],
+          sc->real.emulate ? "true" : "false");
 }
 
 static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {
@@ -183,7 +200,8 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
           info->ranks, bw, c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
   fprintf(out, "  workload    %s%s, batch %d per worker; algorithm %s\n", sc->workload.model,
           sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, sc->algorithm.name);
-  fprintf(out, "  iterations  %d in %s simulated time\n", m->iterations, t3);
+  int simulated = strcmp(info->mode, "simulated") == 0;
+  fprintf(out, "  iterations  %d in %s %s time\n", m->iterations, t3, simulated ? "simulated" : "wall-clock");
   fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%)\n", t1, t2, 100 * s.comm_share);
   double tput = s.time_per_iter > 0 ? samples / s.time_per_iter : 0;
   fprintf(out, "  throughput  %.4g %ssamples/s\n", tput >= 1e6 ? tput / 1e6 : tput >= 1e3 ? tput / 1e3 : tput,
@@ -192,8 +210,9 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   if (sc->workload.numeric)
     fprintf(out, "  final       training loss %.4f, held-out loss %.4f, accuracy %.2f%%\n", s.final_loss,
             s.final_test_loss, 100 * s.final_accuracy);
-  fprintf(out, "  simulation  %ld messages in %.2f s wall\n", info->messages, info->wall_time);
+  if (simulated) fprintf(out, "  simulation  %ld messages in %.2f s wall\n", info->messages, info->wall_time);
+  else fprintf(out, "  run         %d processes, %.2f s wall in all\n", info->ranks, info->wall_time);
   if (dir)
-    fprintf(out, "  outputs     %s/{metrics.csv,summary.json,platform.xml%s}\n", dir,
-            sc->run.trace > 0 ? ",trace.json" : "");
+    fprintf(out, "  outputs     %s/{metrics.csv,summary.json%s%s}\n", dir, simulated ? ",platform.xml" : "",
+            simulated && sc->run.trace > 0 ? ",trace.json" : "");
 }

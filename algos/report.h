@@ -21,6 +21,9 @@ typedef struct {
   long messages;        /* simulated point-to-point messages, 0 if n/a */
 } hs_run_info;
 
+/* Creates dir and its parents (mkdir -p); 0 or -1 with errno set. */
+int hs_report_mkdir(const char *dir);
+
 int hs_report_write(const char *dir, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info);
 void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info,
                      const char *dir);

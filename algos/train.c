@@ -63,8 +63,12 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     double loss = 0, compute = 0;
 
     if (wl->numeric) {
+      /* Real work: in real runs it takes wall time and counts as compute; in
+       * simulation the clock does not move here, hs_compute charges it. */
+      double t0 = hs_now(w);
       hs_batcher_indices(&batcher, it, wl->batch, batch_idx);
       loss = hs_softmax_grad(model->params, job->ds, batch_idx, wl->batch, model->grads);
+      compute += hs_now(w) - t0;
     }
     compute += timed_compute(w, fwd_flops * wl->batch, "forward");
     for (int b = 0; b < model->n_buckets; b++) {

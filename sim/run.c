@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "algos/dataset.h"
 #include "algos/metrics.h"
@@ -15,18 +14,6 @@
 #include "scenarios/loader.h"
 #include "sim/platform.h"
 #include "sim/sim.h"
-
-static int mkdir_p(const char *path) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
-}
 
 static void train_rank(hs_worker *w, void *arg) {
   int rc = hs_train_worker(w, arg);
@@ -47,7 +34,7 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   char dir[4096];
   if (opt->out_dir) snprintf(dir, sizeof dir, "%s", opt->out_dir);
   else snprintf(dir, sizeof dir, "out/%s", sc->name);
-  if (mkdir_p(dir)) {
+  if (hs_report_mkdir(dir)) {
     fprintf(stderr, "hearsay: cannot create output folder %s: %s\n", dir, strerror(errno));
     hs_dataset_free(ds);
     return 1;

@@ -99,3 +99,36 @@ int hs_test_command(const char *cmd, char *err, size_t errlen) {
   int status = pclose(p);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+const char *hs_test_mpirun(int np) {
+  /* mpirun refuses root without these (CI runs as root); oversubscribe:
+   * tests start more ranks than the machine has cores. */
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  static char cmd[512];
+  snprintf(cmd, sizeof cmd, "%s --oversubscribe --bind-to none -np %d", HS_MPIEXEC, np);
+  return cmd;
+}
+
+int hs_test_mpirun_checks(const char *what, int np, const char *args, int timeout_s) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "timeout -k 5 %d %s %s", timeout_s, hs_test_mpirun(np), args);
+  fflush(stdout);
+  FILE *p = popen(cmd, "r");
+  if (!p) return tap_ok(0, "%s: cannot start mpirun", what), 1;
+  char line[4096];
+  int failed = 0, lines = 0;
+  while (fgets(line, sizeof line, p)) {
+    line[strcspn(line, "\n")] = '\0';
+    if ((line[0] != '0' && line[0] != '1') || line[1] != ' ') continue; /* not a check line */
+    lines++;
+    failed += !tap_ok(line[0] == '1', "%s: %s", what, line + 2);
+  }
+  int status = pclose(p);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || lines == 0) {
+    failed++;
+    tap_ok(0, "%s: mpirun exited with %d after %d checks%s", what, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+           lines, WIFEXITED(status) && WEXITSTATUS(status) == 124 ? " (timed out)" : "");
+  }
+  return failed;
+}

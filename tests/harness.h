@@ -31,6 +31,15 @@ void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, voi
  * exit status, or -1 if it could not run. */
 int hs_test_command(const char *cmd, char *err, size_t errlen);
 
+/* "mpirun --oversubscribe -np N" (the MPI found by CMake), with the
+ * environment mpirun needs to run as root. */
+const char *hs_test_mpirun(int np);
+
+/* Runs `mpirun -np np ARGS`; each stdout line "1 text" / "0 text" becomes
+ * a TAP check; a non-zero exit, a timeout or no check line at all is a
+ * failed check. Returns the number of failed checks. */
+int hs_test_mpirun_checks(const char *what, int np, const char *args, int timeout_s);
+
 /* A fresh empty directory under $TMPDIR (or /tmp). */
 const char *hs_test_tmpdir(void);
 

@@ -1,0 +1,37 @@
+/* clock.c — the real backends' clock (clock.h). */
+#include "real/clock.h"
+
+#include <errno.h>
+#include <mpi.h>
+#include <time.h>
+
+double hs_clock_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void hs_clock_sleep_until(double t) {
+  struct timespec ts;
+  ts.tv_sec = (time_t)t;
+  ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+  }
+}
+
+double hs_real_common_start(void) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size, world_size, one_machine;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  MPI_Comm_free(&node);
+  int here = node_size == world_size;
+  MPI_Allreduce(&here, &one_machine, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = hs_clock_now();
+  if (one_machine) MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return t0;
+}
+

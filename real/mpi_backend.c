@@ -1,0 +1,339 @@
+/* mpi_backend.c — the comm-op table of the MPI transport (host memory).
+ *
+ * Each communicator has a stream: a thread that takes the operations posted
+ * on that communicator and runs them one after the other through the shared
+ * lowering (algos/lowering.h), whose messages hs_mpi_exchange sends. Posting
+ * returns at once, so the caller keeps computing while the stream
+ * communicates, as with NCCL on a CUDA stream; operations on different
+ * communicators run concurrently. MPI is initialised with
+ * MPI_THREAD_MULTIPLE, which streams, splits and the algorithms' second
+ * thread of control need. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "real/mpi_backend.h"
+#include "real/mpi_internal.h"
+#include "scenarios/links.h"
+
+/* ---- requests and streams ------------------------------------------------------- */
+
+struct hs_request {
+  int done;
+  mpi_rank *owner;
+};
+
+struct mpi_op {
+  hs_lower_op op;
+  hs_request *req;
+  int stop; /* the last item of a stream being freed */
+  mpi_op *next;
+};
+
+static void *stream_main(void *arg) {
+  hs_comm *c = arg;
+  mpi_rank *self = c->self;
+  for (;;) {
+    pthread_mutex_lock(&c->qlock);
+    while (!c->head) pthread_cond_wait(&c->qcv, &c->qlock);
+    mpi_op *o = c->head;
+    c->head = o->next;
+    if (!c->head) c->tail = NULL;
+    pthread_mutex_unlock(&c->qlock);
+    if (o->stop) {
+      free(o);
+      return NULL;
+    }
+    hs_lower_run(&c->g, &o->op, self->sc->sim.collectives);
+    pthread_mutex_lock(&self->lock);
+    o->req->done = 1;
+    pthread_cond_broadcast(&self->done);
+    pthread_mutex_unlock(&self->lock);
+    free(o->op.p2p);
+    free(o);
+  }
+}
+
+static void enqueue(hs_comm *c, mpi_op *o) {
+  pthread_mutex_lock(&c->qlock);
+  if (c->tail) c->tail->next = o;
+  else c->head = o;
+  c->tail = o;
+  pthread_cond_signal(&c->qcv);
+  pthread_mutex_unlock(&c->qlock);
+}
+
+static int post(hs_comm *c, hs_lower_op op, hs_request **req) {
+  *req = NULL;
+  if (!c || hs_lower_check(&op, c->g.size) || (op.send.data && op.send.where != HS_MEM_HOST) ||
+      (op.recv.data && op.recv.where != HS_MEM_HOST)) {
+    free(op.p2p);
+    return HS_EINVAL;
+  }
+  for (int i = 0; i < op.n_p2p; i++)
+    if (op.p2p[i].buf.data && op.p2p[i].buf.where != HS_MEM_HOST) {
+      free(op.p2p);
+      return HS_EINVAL;
+    }
+  mpi_op *o = calloc(1, sizeof *o);
+  hs_request *r = calloc(1, sizeof *r);
+  if (!o || !r) {
+    free(o), free(r), free(op.p2p);
+    return HS_ENOMEM;
+  }
+  r->owner = c->self;
+  o->op = op;
+  o->req = r;
+  enqueue(c, o);
+  *req = r;
+  return HS_OK;
+}
+
+static int mpi_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
+  return post(c, (hs_lower_op){.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .op = op}, q);
+}
+static int mpi_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
+  return post(c, (hs_lower_op){.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .op = op}, q);
+}
+static int mpi_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
+  return post(c, (hs_lower_op){.kind = HS_OP_ALLGATHER, .send = s, .recv = r}, q);
+}
+static int mpi_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **q) {
+  return post(c, (hs_lower_op){.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root}, q);
+}
+static int mpi_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **q) {
+  return post(c, (hs_lower_op){.kind = HS_OP_REDUCE, .send = s, .recv = r, .op = op, .root = root}, q);
+}
+static int mpi_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
+  return post(c, (hs_lower_op){.kind = HS_OP_ALLTOALL, .send = s, .recv = r}, q);
+}
+static int mpi_barrier(hs_comm *c, hs_request **q) { return post(c, (hs_lower_op){.kind = HS_OP_BARRIER}, q); }
+static int mpi_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
+  hs_lower_op o = {.kind = HS_OP_P2P, .n_p2p = n, .p2p = malloc((size_t)(n + 1) * sizeof *ops)};
+  memcpy(o.p2p, ops, (size_t)n * sizeof *ops);
+  return post(c, o, q);
+}
+
+static int mpi_wait(hs_request **q) {
+  if (!*q) return HS_OK;
+  mpi_rank *self = (*q)->owner;
+  pthread_mutex_lock(&self->lock);
+  while (!(*q)->done) pthread_cond_wait(&self->done, &self->lock);
+  pthread_mutex_unlock(&self->lock);
+  free(*q);
+  *q = NULL;
+  return HS_OK;
+}
+
+static int mpi_test(hs_request **q) {
+  if (!*q) return 1;
+  mpi_rank *self = (*q)->owner;
+  pthread_mutex_lock(&self->lock);
+  int done = (*q)->done;
+  pthread_mutex_unlock(&self->lock);
+  if (!done) return 0;
+  free(*q);
+  *q = NULL;
+  return 1;
+}
+
+static int mpi_waitall(hs_request **q, int n) {
+  for (int i = 0; i < n; i++) mpi_wait(&q[i]);
+  return HS_OK;
+}
+
+/* ---- communicators ------------------------------------------------------------------ */
+
+/* Wraps the MPI communicator `data` (and a twin for control) as an hs_comm
+ * with its own stream thread; members are translated to world ranks. */
+static hs_comm *comm_wrap(mpi_rank *self, MPI_Comm data) {
+  hs_comm *c = calloc(1, sizeof *c);
+  c->self = self;
+  c->data = data;
+  MPI_Comm_dup(data, &c->ctl);
+  int n, me, world_n = self->w.size;
+  MPI_Comm_size(data, &n);
+  MPI_Comm_rank(data, &me);
+  c->members = malloc((size_t)n * sizeof(int));
+  c->local_of_world = malloc((size_t)world_n * sizeof(int));
+  MPI_Group world_group, group;
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  MPI_Comm_group(data, &group);
+  int *idx = malloc((size_t)n * sizeof(int));
+  for (int i = 0; i < n; i++) idx[i] = i;
+  MPI_Group_translate_ranks(group, n, idx, world_group, c->members);
+  free(idx);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world_group);
+  for (int i = 0; i < world_n; i++) c->local_of_world[i] = -1;
+  for (int i = 0; i < n; i++) c->local_of_world[c->members[i]] = i;
+
+  snprintf(c->g.tag, sizeof c->g.tag, "mpi");
+  c->g.size = n;
+  c->g.me = me;
+  c->g.members = c->members;
+  c->g.gpus_per_node = self->w.gpus_per_node;
+  c->g.exchange = hs_mpi_exchange;
+  c->g.ctx = c;
+  pthread_mutex_init(&c->qlock, NULL);
+  pthread_cond_init(&c->qcv, NULL);
+  pthread_create(&c->thread, NULL, stream_main, c);
+  return c;
+}
+
+static int mpi_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
+  *out = NULL;
+  if (!c) return HS_EINVAL;
+  MPI_Comm sub;
+  if (MPI_Comm_split(c->ctl, color < 0 ? MPI_UNDEFINED : color, key, &sub) != MPI_SUCCESS) return HS_EBACKEND;
+  if (sub != MPI_COMM_NULL) *out = comm_wrap(c->self, sub);
+  return HS_OK;
+}
+
+static void mpi_comm_free(hs_comm *c) {
+  if (!c) return;
+  mpi_op *stop = calloc(1, sizeof *stop);
+  stop->stop = 1;
+  enqueue(c, stop); /* after everything already posted */
+  pthread_join(c->thread, NULL);
+  pthread_mutex_destroy(&c->qlock);
+  pthread_cond_destroy(&c->qcv);
+  MPI_Comm_free(&c->ctl);
+  MPI_Comm_free(&c->data);
+  free(c->members);
+  free(c->local_of_world);
+  free(c->scratch);
+  free(c);
+}
+
+static int mpi_comm_rank(const hs_comm *c) { return c ? c->g.me : -1; }
+static int mpi_comm_size(const hs_comm *c) { return c ? c->g.size : 0; }
+
+/* ---- time, compute, threads --------------------------------------------------------- */
+
+static double mpi_now(hs_worker *w) { return hs_clock_now() - ((mpi_rank *)w->impl)->t0; }
+
+/* Numeric workloads really computed their gradients before this call: no
+ * cost to add. A timing-only workload has nothing to compute, so its
+ * FLOPs take the time the scenario's GPU would need (compute_speed). */
+static void mpi_compute(hs_worker *w, double flops) {
+  mpi_rank *self = w->impl;
+  if (self->compute_speed > 0 && flops > 0) hs_clock_sleep_until(hs_clock_now() + flops / self->compute_speed);
+}
+
+struct hs_thread {
+  pthread_t t;
+  void (*fn)(void *);
+  void *arg;
+};
+
+static void *thread_main(void *arg) {
+  hs_thread *t = arg;
+  t->fn(t->arg);
+  return NULL;
+}
+
+static int mpi_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
+  (void)w;
+  hs_thread *t = calloc(1, sizeof *t);
+  t->fn = fn;
+  t->arg = arg;
+  if (pthread_create(&t->t, NULL, thread_main, t)) {
+    free(t);
+    *out = NULL;
+    return HS_EBACKEND;
+  }
+  *out = t;
+  return HS_OK;
+}
+
+static void mpi_thread_join(hs_thread *t) {
+  pthread_join(t->t, NULL);
+  free(t);
+}
+
+struct hs_mutex {
+  pthread_mutex_t m;
+};
+
+static hs_mutex *mpi_mutex_create(hs_worker *w) {
+  (void)w;
+  hs_mutex *m = malloc(sizeof *m);
+  pthread_mutex_init(&m->m, NULL);
+  return m;
+}
+static void mpi_mutex_lock(hs_mutex *m) { pthread_mutex_lock(&m->m); }
+static void mpi_mutex_unlock(hs_mutex *m) { pthread_mutex_unlock(&m->m); }
+static void mpi_mutex_destroy(hs_mutex *m) {
+  pthread_mutex_destroy(&m->m);
+  free(m);
+}
+
+static const hs_backend mpi_backend = {
+    .name = "mpi",
+    .allreduce = mpi_allreduce,
+    .reduce_scatter = mpi_reduce_scatter,
+    .allgather = mpi_allgather,
+    .broadcast = mpi_broadcast,
+    .reduce = mpi_reduce,
+    .alltoall = mpi_alltoall,
+    .barrier = mpi_barrier,
+    .group_p2p = mpi_group_p2p,
+    .wait = mpi_wait,
+    .test = mpi_test,
+    .waitall = mpi_waitall,
+    .comm_split = mpi_comm_split,
+    .comm_free = mpi_comm_free,
+    .comm_rank = mpi_comm_rank,
+    .comm_size = mpi_comm_size,
+    .now = mpi_now,
+    .compute = mpi_compute,
+    .thread_spawn = mpi_thread_spawn,
+    .thread_join = mpi_thread_join,
+    .mutex_create = mpi_mutex_create,
+    .mutex_lock = mpi_mutex_lock,
+    .mutex_unlock = mpi_mutex_unlock,
+    .mutex_destroy = mpi_mutex_destroy,
+};
+
+/* ---- the worker ----------------------------------------------------------------------- */
+
+hs_worker *hs_mpi_worker_create(const hs_scenario *sc, hs_emulator *emu, int emulate_compute) {
+  mpi_rank *self = calloc(1, sizeof *self);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  self->sc = sc;
+  self->emu = emu;
+  if (emulate_compute) {
+    self->compute_speed =
+        sc->cluster.gpu_flops * sc->cluster.gpu_efficiency * hs_links_speed_factor(&sc->cluster, rank);
+  }
+  pthread_mutex_init(&self->lock, NULL);
+  pthread_cond_init(&self->done, NULL);
+  hs_worker *w = &self->w;
+  w->be = &mpi_backend;
+  w->impl = self;
+  w->rank = rank;
+  w->size = size;
+  w->role = HS_ROLE_WORKER;
+  w->gpus_per_node = sc->cluster.gpus_per_node;
+  w->node = rank / w->gpus_per_node;
+  w->local_rank = rank % w->gpus_per_node;
+  MPI_Comm world;
+  MPI_Comm_dup(MPI_COMM_WORLD, &world);
+  w->world = comm_wrap(self, world);
+  self->t0 = hs_clock_now();
+  return w;
+}
+
+void hs_mpi_worker_start_clock(hs_worker *w) { ((mpi_rank *)w->impl)->t0 = hs_real_common_start(); }
+
+void hs_mpi_worker_free(hs_worker *w) {
+  if (!w) return;
+  mpi_rank *self = w->impl;
+  mpi_comm_free(w->world);
+  pthread_mutex_destroy(&self->lock);
+  pthread_cond_destroy(&self->done);
+  free(self);
+}

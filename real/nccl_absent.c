@@ -1,0 +1,15 @@
+/* nccl_absent.c — the NCCL transport's entry points in a build without
+ * CUDA or NCCL: it is never available, and hearsay-real says so. */
+#include <stddef.h>
+
+#include "real/nccl_backend.h"
+
+int hs_nccl_built(void) { return 0; }
+int hs_nccl_available(void) { return 0; }
+hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {
+  (void)sc;
+  (void)emulate_compute;
+  return NULL;
+}
+void hs_nccl_worker_start_clock(hs_worker *w) { (void)w; }
+void hs_nccl_worker_free(hs_worker *w) { (void)w; }

@@ -1,0 +1,466 @@
+/* nccl_backend.c — the comm-op table of the NCCL transport (device memory).
+ *
+ * Each communicator is an NCCL communicator with its own CUDA stream, so
+ * NCCL's own ordering is the interface's: operations posted on one
+ * communicator run in order, different communicators overlap. A request is
+ * a CUDA event recorded after the operation; wait synchronises on it.
+ *
+ * Buffers:
+ *  - device buffers go to NCCL as they are;
+ *  - host buffers (the numeric workloads keep their model on the host) are
+ *    staged: copied into stream-ordered device memory before the operation
+ *    and back when the request is waited for, so every algorithm runs
+ *    unchanged, at the price of two copies;
+ *  - timing-only buffers use device scratch of their size: the bytes
+ *    really cross the GPUs' links.
+ * HS_AVG is NCCL's sum followed by the exact-division kernel (kernels/),
+ * because ncclAvg may multiply by a rounded reciprocal.
+ * Any NCCL error is printed with ncclGetErrorString and the communicator is
+ * aborted, so the peers fail instead of hanging. */
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/lowering.h"
+#include "kernels/kernels_cuda.h"
+#include "real/clock.h"
+#include "real/nccl_backend.h"
+#include "scenarios/links.h"
+
+typedef struct {
+  hs_worker w;
+  double compute_speed, t0;
+  int device;
+} nccl_rank;
+
+struct hs_comm {
+  ncclComm_t nccl;
+  cudaStream_t stream;
+  int rank, size;
+  nccl_rank *self;
+  int aborted;
+};
+
+/* A host buffer waiting to be copied back when its request completes. */
+typedef struct {
+  void *host;
+  void *device;
+  size_t bytes;
+} staged;
+
+struct hs_request {
+  cudaEvent_t done;
+  cudaStream_t stream;
+  staged *back; /* at most one per buffer of the operation */
+  int n_back;
+  void **to_free; /* stream-ordered device memory of this operation */
+  int n_free;
+};
+
+int hs_nccl_built(void) { return 1; }
+int hs_nccl_available(void) { return hs_kc_available(); }
+
+static int nccl_failed(hs_comm *c, ncclResult_t r, const char *what) {
+  if (r == ncclSuccess) return 0;
+  fprintf(stderr, "hearsay-real: rank %d: %s: %s\n", c->self->w.rank, what, ncclGetErrorString(r));
+  if (!c->aborted) ncclCommAbort(c->nccl);
+  c->aborted = 1;
+  return 1;
+}
+
+static int cuda_failed(hs_comm *c, cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return 0;
+  fprintf(stderr, "hearsay-real: rank %d: %s: %s\n", c->self->w.rank, what, cudaGetErrorString(e));
+  return 1;
+}
+
+static ncclDataType_t nccl_type(hs_dtype t) {
+  static const ncclDataType_t map[] = {ncclFloat32, ncclFloat64, ncclInt32, ncclInt64,
+                                       ncclUint8,   ncclFloat16, ncclBfloat16};
+  return map[t];
+}
+
+static ncclRedOp_t nccl_op(hs_redop op) { return op == HS_MIN ? ncclMin : op == HS_MAX ? ncclMax : ncclSum; }
+
+/* The device pointer an operation uses for b: b itself, staged device
+ * memory (copied in if `in`, registered for copy-back if `out`), or
+ * scratch for timing-only buffers. */
+static void *device_view(hs_comm *c, hs_request *q, hs_buf b, int in, int out) {
+  size_t bytes = hs_buf_bytes(b);
+  if (b.data && b.where == HS_MEM_DEVICE) return b.data;
+  void *d = NULL;
+  if (cuda_failed(c, cudaMallocAsync(&d, bytes ? bytes : 1, c->stream), "cudaMallocAsync")) return NULL;
+  q->to_free[q->n_free++] = d;
+  if (b.data && in && cuda_failed(c, cudaMemcpyAsync(d, b.data, bytes, cudaMemcpyHostToDevice, c->stream), "copy in"))
+    return NULL;
+  if (b.data && out) q->back[q->n_back++] = (staged){b.data, d, bytes};
+  return d;
+}
+
+/* A request for an operation on up to `buffers` buffers. */
+static hs_request *request_new(hs_comm *c, int buffers) {
+  hs_request *q = calloc(1, sizeof *q);
+  q->stream = c->stream;
+  q->back = calloc((size_t)buffers + 1, sizeof *q->back);
+  q->to_free = calloc((size_t)buffers + 1, sizeof *q->to_free);
+  return q;
+}
+
+static void request_free(hs_request *q) {
+  free(q->back);
+  free(q->to_free);
+  free(q);
+}
+
+/* NCCL does not say what it sent; count what the ring lowering of the same
+ * operation sends (algos/lowering.c), so bytes_sent compares with the
+ * simulator's. `bytes` is the size of the whole vector. */
+static void count_ring_bytes(hs_comm *c, hs_op_kind k, double bytes) {
+  double n = c->size, f = n > 1 ? (n - 1) / n : 0;
+  double sent = k == HS_OP_ALLREDUCE ? 2 * f * bytes : k == HS_OP_BROADCAST || k == HS_OP_REDUCE ? (n > 1) * bytes
+                                                                                                  : f * bytes;
+  c->self->w.bytes_sent += (uint64_t)sent;
+}
+
+/* Records the completion event and hands the request out (or cleans up). */
+static int request_post(hs_comm *c, hs_request *q, int failed, hs_request **out) {
+  *out = NULL;
+  if (!failed) failed = cuda_failed(c, cudaEventCreateWithFlags(&q->done, cudaEventDisableTiming), "event") ||
+                        cuda_failed(c, cudaEventRecord(q->done, c->stream), "event record");
+  if (failed) {
+    for (int i = 0; i < q->n_free; i++) cudaFreeAsync(q->to_free[i], c->stream);
+    request_free(q);
+    return HS_EBACKEND;
+  }
+  *out = q;
+  return HS_OK;
+}
+
+static int check(hs_comm *c, hs_lower_op o) { return !c || c->aborted || hs_lower_check(&o, c->size); }
+
+static int divide_for_avg(hs_comm *c, hs_buf b, void *d, hs_redop op) {
+  if (op != HS_AVG || !b.data) return 0;
+  return hs_kc_divide((hs_k_type)b.dtype, d, b.count, c->size, c->stream);
+}
+
+static int nccl_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **out) {
+  if (check(c, (hs_lower_op){.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .op = op})) return *out = NULL, HS_EINVAL;
+  hs_request *q = request_new(c, 2);
+  int in_place = s.data && s.data == r.data;
+  void *dr = device_view(c, q, r, in_place, 1);
+  void *ds = in_place ? dr : device_view(c, q, s, 1, 0);
+  int bad = !dr || !ds ||
+            nccl_failed(c, ncclAllReduce(ds, dr, r.count, nccl_type(r.dtype), nccl_op(op), c->nccl, c->stream),
+                        "ncclAllReduce") ||
+            divide_for_avg(c, r, dr, op);
+  if (!bad) count_ring_bytes(c, HS_OP_ALLREDUCE, (double)hs_buf_bytes(r));
+  return request_post(c, q, bad, out);
+}
+
+static int nccl_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **out) {
+  if (check(c, (hs_lower_op){.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .op = op}))
+    return *out = NULL, HS_EINVAL;
+  hs_request *q = request_new(c, 2);
+  void *ds = device_view(c, q, s, 1, 0), *dr = device_view(c, q, r, 0, 1);
+  int bad = !dr || !ds ||
+            nccl_failed(c, ncclReduceScatter(ds, dr, r.count, nccl_type(r.dtype), nccl_op(op), c->nccl, c->stream),
+                        "ncclReduceScatter") ||
+            divide_for_avg(c, r, dr, op);
+  if (!bad) count_ring_bytes(c, HS_OP_REDUCE_SCATTER, (double)hs_buf_bytes(s));
+  return request_post(c, q, bad, out);
+}
+
+static int nccl_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **out) {
+  if (check(c, (hs_lower_op){.kind = HS_OP_ALLGATHER, .send = s, .recv = r})) return *out = NULL, HS_EINVAL;
+  hs_request *q = request_new(c, 2);
+  void *ds = device_view(c, q, s, 1, 0), *dr = device_view(c, q, r, 0, 1);
+  int bad = !dr || !ds ||
+            nccl_failed(c, ncclAllGather(ds, dr, s.count, nccl_type(s.dtype), c->nccl, c->stream), "ncclAllGather");
+  if (!bad) count_ring_bytes(c, HS_OP_ALLGATHER, (double)hs_buf_bytes(r));
+  return request_post(c, q, bad, out);
+}
+
+static int nccl_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **out) {
+  if (check(c, (hs_lower_op){.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root}))
+    return *out = NULL, HS_EINVAL;
+  hs_request *q = request_new(c, 2);
+  int in_place = s.data == r.data;
+  void *dr = device_view(c, q, r, in_place && c->rank == root, 1);
+  void *ds = in_place ? dr : device_view(c, q, s, c->rank == root, 0);
+  int bad = !dr || !ds ||
+            nccl_failed(c, ncclBroadcast(ds, dr, r.count, nccl_type(r.dtype), root, c->nccl, c->stream),
+                        "ncclBroadcast");
+  if (!bad && c->rank == root) count_ring_bytes(c, HS_OP_BROADCAST, (double)hs_buf_bytes(r));
+  return request_post(c, q, bad, out);
+}
+
+static int nccl_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **out) {
+  if (check(c, (hs_lower_op){.kind = HS_OP_REDUCE, .send = s, .recv = r, .op = op, .root = root}))
+    return *out = NULL, HS_EINVAL;
+  hs_request *q = request_new(c, 2);
+  int mine = c->rank == root, in_place = s.data == r.data;
+  void *dr = device_view(c, q, r, in_place, mine);
+  void *ds = in_place ? dr : device_view(c, q, s, 1, 0);
+  int bad = !dr || !ds ||
+            nccl_failed(c, ncclReduce(ds, dr, s.count, nccl_type(s.dtype), nccl_op(op), root, c->nccl, c->stream),
+                        "ncclReduce") ||
+            (mine && divide_for_avg(c, r, dr, op));
+  if (!bad && !mine) count_ring_bytes(c, HS_OP_REDUCE, (double)hs_buf_bytes(s));
+  return request_post(c, q, bad, out);
+}
+
+/* Pairwise exchange of blocks, one NCCL group (portable to NCCL < 2.28). */
+static int nccl_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **out) {
+  if (check(c, (hs_lower_op){.kind = HS_OP_ALLTOALL, .send = s, .recv = r})) return *out = NULL, HS_EINVAL;
+  hs_request *q = request_new(c, 2);
+  void *ds = device_view(c, q, s, 1, 0), *dr = device_view(c, q, r, 0, 1);
+  size_t block = s.count / (size_t)c->size, bytes = block * hs_dtype_size(s.dtype);
+  int bad = !dr || !ds || nccl_failed(c, ncclGroupStart(), "ncclGroupStart");
+  for (int p = 0; p < c->size && !bad; p++)
+    bad = nccl_failed(c, ncclSend((char *)ds + p * bytes, block, nccl_type(s.dtype), p, c->nccl, c->stream),
+                      "ncclSend") ||
+          nccl_failed(c, ncclRecv((char *)dr + p * bytes, block, nccl_type(r.dtype), p, c->nccl, c->stream),
+                      "ncclRecv");
+  if (!dr || !ds) return request_post(c, q, 1, out);
+  bad |= nccl_failed(c, ncclGroupEnd(), "ncclGroupEnd");
+  if (!bad) count_ring_bytes(c, HS_OP_ALLTOALL, (double)hs_buf_bytes(s));
+  return request_post(c, q, bad, out);
+}
+
+static int nccl_barrier(hs_comm *c, hs_request **out) {
+  if (check(c, (hs_lower_op){.kind = HS_OP_BARRIER})) return *out = NULL, HS_EINVAL;
+  hs_request *q = request_new(c, 2);
+  void *d = device_view(c, q, hs_buf_virtual(1, HS_I32), 0, 0);
+  int bad = !d || nccl_failed(c, ncclAllReduce(d, d, 1, ncclInt32, ncclSum, c->nccl, c->stream), "barrier");
+  return request_post(c, q, bad, out);
+}
+
+static int nccl_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **out) {
+  hs_lower_op o = {.kind = HS_OP_P2P, .p2p = (hs_p2p *)ops, .n_p2p = n};
+  if (check(c, o)) return *out = NULL, HS_EINVAL;
+  hs_request *q = request_new(c, n);
+  void **d = malloc((size_t)(n + 1) * sizeof *d);
+  int bad = 0;
+  for (int i = 0; i < n && !bad; i++) {
+    d[i] = device_view(c, q, ops[i].buf, ops[i].kind == HS_P2P_SEND, ops[i].kind == HS_P2P_RECV);
+    bad = !d[i];
+  }
+  if (!bad) bad = nccl_failed(c, ncclGroupStart(), "ncclGroupStart");
+  for (int i = 0; i < n && !bad; i++) {
+    hs_buf b = ops[i].buf;
+    bad = ops[i].kind == HS_P2P_SEND
+              ? nccl_failed(c, ncclSend(d[i], b.count, nccl_type(b.dtype), ops[i].peer, c->nccl, c->stream), "ncclSend")
+              : nccl_failed(c, ncclRecv(d[i], b.count, nccl_type(b.dtype), ops[i].peer, c->nccl, c->stream), "ncclRecv");
+  }
+  if (!bad) bad = nccl_failed(c, ncclGroupEnd(), "ncclGroupEnd");
+  for (int i = 0; i < n && !bad; i++)
+    if (ops[i].kind == HS_P2P_SEND) c->self->w.bytes_sent += hs_buf_bytes(ops[i].buf);
+  free(d);
+  return request_post(c, q, bad, out);
+}
+
+static int finish(hs_request *q) {
+  int rc = HS_OK;
+  for (int i = 0; i < q->n_back; i++)
+    if (cudaMemcpy(q->back[i].host, q->back[i].device, q->back[i].bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+      rc = HS_EBACKEND;
+  for (int i = 0; i < q->n_free; i++) cudaFreeAsync(q->to_free[i], q->stream);
+  cudaEventDestroy(q->done);
+  request_free(q);
+  return rc;
+}
+
+static int nccl_wait(hs_request **q) {
+  if (!*q) return HS_OK;
+  int rc = cudaEventSynchronize((*q)->done) == cudaSuccess ? HS_OK : HS_EBACKEND;
+  int rc2 = finish(*q);
+  *q = NULL;
+  return rc ? rc : rc2;
+}
+
+static int nccl_test(hs_request **q) {
+  if (!*q) return 1;
+  if (cudaEventQuery((*q)->done) == cudaErrorNotReady) return 0;
+  nccl_wait(q);
+  return 1;
+}
+
+static int nccl_waitall(hs_request **q, int n) {
+  int rc = HS_OK;
+  for (int i = 0; i < n; i++) {
+    int r = nccl_wait(&q[i]);
+    if (r) rc = r;
+  }
+  return rc;
+}
+
+static hs_comm *comm_wrap(nccl_rank *self, ncclComm_t nc) {
+  hs_comm *c = calloc(1, sizeof *c);
+  c->self = self;
+  c->nccl = nc;
+  ncclCommUserRank(nc, &c->rank);
+  ncclCommCount(nc, &c->size);
+  cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+  return c;
+}
+
+static int nccl_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
+  *out = NULL;
+  if (!c || c->aborted) return HS_EINVAL;
+  ncclComm_t sub = NULL;
+  if (nccl_failed(c, ncclCommSplit(c->nccl, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &sub, NULL),
+                  "ncclCommSplit"))
+    return HS_EBACKEND;
+  if (sub) *out = comm_wrap(c->self, sub);
+  return HS_OK;
+}
+
+static void nccl_comm_free(hs_comm *c) {
+  if (!c) return;
+  cudaStreamSynchronize(c->stream);
+  if (!c->aborted) ncclCommDestroy(c->nccl);
+  cudaStreamDestroy(c->stream);
+  free(c);
+}
+
+static int nccl_comm_rank(const hs_comm *c) { return c ? c->rank : -1; }
+static int nccl_comm_size(const hs_comm *c) { return c ? c->size : 0; }
+
+static double nccl_now(hs_worker *w) { return hs_clock_now() - ((nccl_rank *)w->impl)->t0; }
+
+static void nccl_compute(hs_worker *w, double flops) {
+  nccl_rank *self = w->impl;
+  if (self->compute_speed > 0 && flops > 0) hs_clock_sleep_until(hs_clock_now() + flops / self->compute_speed);
+}
+
+struct hs_thread {
+  pthread_t t;
+  int device;
+  void (*fn)(void *);
+  void *arg;
+};
+
+static void *thread_main(void *arg) {
+  hs_thread *t = arg;
+  cudaSetDevice(t->device); /* the CUDA device is per thread */
+  t->fn(t->arg);
+  return NULL;
+}
+
+static int nccl_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
+  hs_thread *t = calloc(1, sizeof *t);
+  t->device = ((nccl_rank *)w->impl)->device;
+  t->fn = fn;
+  t->arg = arg;
+  if (pthread_create(&t->t, NULL, thread_main, t)) {
+    free(t);
+    *out = NULL;
+    return HS_EBACKEND;
+  }
+  *out = t;
+  return HS_OK;
+}
+
+static void nccl_thread_join(hs_thread *t) {
+  pthread_join(t->t, NULL);
+  free(t);
+}
+
+struct hs_mutex {
+  pthread_mutex_t m;
+};
+
+static hs_mutex *nccl_mutex_create(hs_worker *w) {
+  (void)w;
+  hs_mutex *m = malloc(sizeof *m);
+  pthread_mutex_init(&m->m, NULL);
+  return m;
+}
+static void nccl_mutex_lock(hs_mutex *m) { pthread_mutex_lock(&m->m); }
+static void nccl_mutex_unlock(hs_mutex *m) { pthread_mutex_unlock(&m->m); }
+static void nccl_mutex_destroy(hs_mutex *m) {
+  pthread_mutex_destroy(&m->m);
+  free(m);
+}
+
+static const hs_backend nccl_backend = {
+    .name = "nccl",
+    .allreduce = nccl_allreduce,
+    .reduce_scatter = nccl_reduce_scatter,
+    .allgather = nccl_allgather,
+    .broadcast = nccl_broadcast,
+    .reduce = nccl_reduce,
+    .alltoall = nccl_alltoall,
+    .barrier = nccl_barrier,
+    .group_p2p = nccl_group_p2p,
+    .wait = nccl_wait,
+    .test = nccl_test,
+    .waitall = nccl_waitall,
+    .comm_split = nccl_comm_split,
+    .comm_free = nccl_comm_free,
+    .comm_rank = nccl_comm_rank,
+    .comm_size = nccl_comm_size,
+    .now = nccl_now,
+    .compute = nccl_compute,
+    .thread_spawn = nccl_thread_spawn,
+    .thread_join = nccl_thread_join,
+    .mutex_create = nccl_mutex_create,
+    .mutex_lock = nccl_mutex_lock,
+    .mutex_unlock = nccl_mutex_unlock,
+    .mutex_destroy = nccl_mutex_destroy,
+};
+
+hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {
+  int rank, size, local, devices = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    fprintf(stderr, "hearsay-real: rank %d sees no CUDA device\n", rank);
+    return NULL;
+  }
+  nccl_rank *self = calloc(1, sizeof *self);
+  self->device = local % devices;
+  cudaSetDevice(self->device);
+  if (emulate_compute)
+    self->compute_speed =
+        sc->cluster.gpu_flops * sc->cluster.gpu_efficiency * hs_links_speed_factor(&sc->cluster, rank);
+
+  ncclUniqueId id;
+  if (rank == 0) ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclComm_t world;
+  ncclResult_t r = ncclCommInitRank(&world, size, id, rank);
+  if (r != ncclSuccess) {
+    fprintf(stderr, "hearsay-real: rank %d: ncclCommInitRank: %s\n", rank, ncclGetErrorString(r));
+    free(self);
+    return NULL;
+  }
+  hs_worker *w = &self->w;
+  w->be = &nccl_backend;
+  w->impl = self;
+  w->rank = rank;
+  w->size = size;
+  w->role = HS_ROLE_WORKER;
+  w->gpus_per_node = sc->cluster.gpus_per_node;
+  w->node = rank / w->gpus_per_node;
+  w->local_rank = rank % w->gpus_per_node;
+  w->world = comm_wrap(self, world);
+  self->t0 = hs_clock_now();
+  return w;
+}
+
+void hs_nccl_worker_start_clock(hs_worker *w) { ((nccl_rank *)w->impl)->t0 = hs_real_common_start(); }
+
+void hs_nccl_worker_free(hs_worker *w) {
+  if (!w) return;
+  nccl_comm_free(w->world);
+  free(w->impl);
+}

@@ -1,0 +1,199 @@
+/* run.c — hearsay-real: one scenario's training on real processes.
+ *
+ * Every rank loads the same scenario; rank r plays GPU r. Whatever goes
+ * wrong before training (bad file, wrong rank count, no NCCL, an output
+ * folder that cannot be made) is decided by all ranks together, printed
+ * once, and every rank exits with the same non-zero code: nothing hangs,
+ * nothing is written. After training, the per-rank metrics are merged on
+ * rank 0, which writes the same files the simulator writes. */
+#include "real/run.h"
+
+#include <errno.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/dataset.h"
+#include "algos/metrics.h"
+#include "algos/report.h"
+#include "algos/train.h"
+#include "real/emulator.h"
+#include "real/mpi_backend.h"
+#include "real/nccl_backend.h"
+#include "scenarios/loader.h"
+
+/* Every rank proposes an exit code (0: fine); all get the largest. */
+static int agree(int rc) {
+  int all = 0;
+  MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return all;
+}
+
+/* Rank 0 loads first, so a bad file is reported once; the others load only
+ * if it succeeded (and report only if their copy differs). */
+static int load_everywhere(const hs_real_options *opt, int rank, hs_scenario *sc) {
+  int rc = 0;
+  if (rank == 0) rc = hs_scenario_load(opt->scenario, opt->sets, opt->n_sets, sc);
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rc) return rc;
+  if (rank != 0) rc = hs_scenario_load(opt->scenario, opt->sets, opt->n_sets, sc);
+  rc = agree(rc);
+  if (rc && rank != 0) hs_scenario_free(sc);
+  return rc;
+}
+
+static int check_ranks(const hs_scenario *sc, int rank, int size) {
+  int gpus = hs_scenario_gpus(sc);
+  if (gpus == size) return 0;
+  if (rank == 0)
+    fprintf(stderr,
+            "%s: cluster has %d GPUs (nodes = %d x gpus_per_node = %d) but %d ranks were started; "
+            "start %d ranks (mpirun -np %d) or change the cluster (--set cluster.nodes=...)\n",
+            sc->path, gpus, sc->cluster.nodes, sc->cluster.gpus_per_node, size, gpus, gpus);
+  return HS_SCENARIO_EBAD;
+}
+
+/* Picks the transport the scenario asks for, or says why it cannot. */
+static int choose_transport(const hs_scenario *sc, int rank, hs_transport *out) {
+  const char *why = NULL;
+  int nccl_ok = hs_nccl_available();
+  *out = sc->real.transport;
+  if (*out == HS_TRANSPORT_AUTO) *out = nccl_ok && !sc->real.emulate ? HS_TRANSPORT_NCCL : HS_TRANSPORT_MPI;
+  if (*out == HS_TRANSPORT_NCCL && sc->real.emulate)
+    why = "real.emulate delays messages of the MPI transport; NCCL's links are the GPUs' own "
+          "(use real.transport = \"mpi\" to emulate)";
+  else if (*out == HS_TRANSPORT_NCCL && !nccl_ok)
+    why = hs_nccl_built() ? "real.transport = \"nccl\" but no CUDA GPU is visible to this process"
+                          : "real.transport = \"nccl\" but this build has no NCCL transport "
+                            "(CUDA toolkit or NCCL not found when it was configured)";
+  int bad = agree(why ? 1 : 0);
+  if (bad && rank == 0) fprintf(stderr, "%s: %s\n", sc->path, why ? why : "NCCL is not usable on every rank");
+  return bad ? HS_SCENARIO_EBAD : 0;
+}
+
+/* Sums and maxima of every rank's metrics, on rank 0. Evaluation happens on
+ * rank 0 only, so its test loss and accuracy are already there. */
+static void merge_metrics(hs_metrics *m, int rank) {
+  int n = m->iterations;
+  void *in_place = MPI_IN_PLACE;
+  if (rank == 0) {
+    MPI_Reduce(in_place, m->end_time, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(in_place, m->compute, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(in_place, m->loss, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(in_place, m->bytes, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(in_place, m->count, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Reduce(m->end_time, NULL, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(m->compute, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(m->loss, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(m->bytes, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(m->count, NULL, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  }
+}
+
+static hs_worker *make_worker(const hs_scenario *sc, hs_transport t, hs_emulator *emu) {
+  /* A timing-only workload has no gradients to compute: its FLOPs take the
+   * scenario GPU's time, so communication overlaps what it would overlap. */
+  int emulate_compute = !sc->workload.numeric;
+  if (t == HS_TRANSPORT_NCCL) return hs_nccl_worker_create(sc, emulate_compute);
+  return hs_mpi_worker_create(sc, emu, emulate_compute);
+}
+
+static void free_worker(hs_worker *w, hs_transport t) {
+  if (t == HS_TRANSPORT_NCCL) hs_nccl_worker_free(w);
+  else hs_mpi_worker_free(w);
+}
+
+static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, const char *dir, int rank,
+                            int size) {
+  hs_transport transport;
+  int rc = choose_transport(sc, rank, &transport);
+  if (rc) return rc;
+
+  char err[256] = "";
+  hs_dataset *ds = NULL;
+  if (sc->workload.numeric) ds = hs_dataset_create(&sc->workload, sc->run.seed, size, err, sizeof err);
+  rc = agree(sc->workload.numeric && !ds ? HS_SCENARIO_EBAD : 0);
+  if (rc) {
+    if (rank == 0) fprintf(stderr, "%s: %s\n", sc->path, err[0] ? err : "cannot build the dataset on every rank");
+    hs_dataset_free(ds);
+    return rc;
+  }
+
+  hs_emulator *emu = NULL;
+  if (sc->real.emulate) {
+    emu = hs_emulator_create(sc, MPI_COMM_WORLD, err, sizeof err);
+    rc = agree(emu ? 0 : HS_SCENARIO_EBAD);
+    if (rc) {
+      if (rank == 0) fprintf(stderr, "%s: %s\n", sc->path, err[0] ? err : "emulation failed on some rank");
+      hs_emulator_free(emu);
+      hs_dataset_free(ds);
+      return rc;
+    }
+  }
+
+  hs_worker *w = make_worker(sc, transport, emu);
+  rc = agree(w ? 0 : 1);
+  if (rc) {
+    if (rank == 0) fprintf(stderr, "hearsay-real: the %s transport failed to start\n",
+                           transport == HS_TRANSPORT_NCCL ? "NCCL" : "MPI");
+    if (w) free_worker(w, transport);
+    hs_emulator_free(emu);
+    hs_dataset_free(ds);
+    return rc;
+  }
+  if (sc->run.trace > 0 && rank == 0)
+    fprintf(stderr, "hearsay-real: run.trace is recorded by the simulator only; no trace.json here\n");
+
+  hs_metrics *m = hs_metrics_create(sc->run.iterations);
+  hs_train_job job = {.sc = sc, .ds = ds, .metrics = m};
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  if (transport == HS_TRANSPORT_NCCL) hs_nccl_worker_start_clock(w);
+  else hs_mpi_worker_start_clock(w);
+  int train_rc = hs_train_worker(w, &job);
+  if (train_rc) fprintf(stderr, "hearsay-real: rank %d: training failed (%d)\n", rank, train_rc);
+  rc = agree(train_rc ? 1 : 0);
+  double wall = MPI_Wtime() - t0;
+  free_worker(w, transport);
+  hs_emulator_free(emu);
+
+  if (!rc) {
+    merge_metrics(m, rank);
+    if (rank == 0) {
+      const char *mode = sc->real.emulate ? "emulated" : "real";
+      const char *backend = transport == HS_TRANSPORT_NCCL ? "nccl" : "mpi";
+      hs_run_info info = {.mode = mode, .backend = backend, .fidelity = "measured", .ranks = size,
+                          .wall_time = wall};
+      rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
+      if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, dir);
+    }
+    rc = agree(rc);
+  }
+  hs_metrics_free(m);
+  hs_dataset_free(ds);
+  return rc;
+}
+
+int hs_real_run(const hs_real_options *opt) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  hs_scenario sc;
+  int rc = load_everywhere(opt, rank, &sc);
+  if (rc) return rc;
+  rc = agree(check_ranks(&sc, rank, size));
+
+  char dir[4096];
+  if (opt->out_dir) snprintf(dir, sizeof dir, "%s", opt->out_dir);
+  else snprintf(dir, sizeof dir, "out/%s-%s", sc.name, sc.real.emulate ? "emulated" : "real");
+  if (!rc) {
+    int bad = rank == 0 && hs_report_mkdir(dir);
+    if (bad) fprintf(stderr, "hearsay-real: cannot create output folder %s: %s\n", dir, strerror(errno));
+    rc = agree(bad);
+  }
+  if (!rc) rc = train_and_report(&sc, opt, dir, rank, size);
+  hs_scenario_free(&sc);
+  return rc;
+}
