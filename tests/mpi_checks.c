@@ -8,6 +8,7 @@
  * with failures summed over every rank. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "real/mpi_backend.h"
@@ -34,22 +35,39 @@ int main(int argc, char **argv) {
   hs_check_rank_main(w);
   hs_mpi_worker_free(w);
 
-  /* Every rank recorded the same checks in the same order. */
-  int lo, hi, finished = 0;
-  MPI_Allreduce(&hs_check_n_cases, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&hs_check_n_cases, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&hs_check_finished, &finished, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0 && lo != hi) printf("0 every rank ran the same checks (%d to %d)\n", lo, hi);
-  for (int i = 0; i < lo; i++) {
-    long total = 0;
-    MPI_Allreduce(&hs_check_cases[i].failures, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  /* Ranks may run different checks (a one-member sub-communicator has no
+   * send/recv): rank 0 gathers every rank's table and merges by name. */
+  int finished = 0;
+  MPI_Reduce(&hs_check_finished, &finished, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  for (int i = 0; i < hs_check_n_cases; i++)
     if (hs_check_cases[i].failures)
       fprintf(stderr, "rank %d: %s: %s\n", rank, hs_check_cases[i].name, hs_check_cases[i].first);
-    if (rank == 0)
-      printf("%d %s%s%s\n", total == 0, hs_check_cases[i].name, total ? ": " : "",
-             total ? (hs_check_cases[i].failures ? hs_check_cases[i].first : "failed on another rank (stderr)") : "");
+  for (int i = hs_check_n_cases; i < MAX_CASES; i++) hs_check_cases[i].name[0] = '\0';
+  check_case *all = rank == 0 ? malloc((size_t)size * sizeof hs_check_cases) : NULL;
+  MPI_Gather(hs_check_cases, (int)sizeof hs_check_cases, MPI_BYTE, all, (int)sizeof hs_check_cases, MPI_BYTE, 0,
+             MPI_COMM_WORLD);
+  if (rank == 0) {
+    check_case merged[MAX_CASES];
+    int n = 0;
+    for (int r = 0; r < size; r++)
+      for (int i = 0; i < MAX_CASES && all[r * MAX_CASES + i].name[0]; i++) {
+        const check_case *c = &all[r * MAX_CASES + i];
+        int k = 0;
+        while (k < n && strcmp(merged[k].name, c->name) != 0) k++;
+        if (k == n) {
+          if (n == MAX_CASES) continue;
+          merged[n] = *c;
+          merged[n++].failures = 0;
+        }
+        if (c->failures && !merged[k].failures) snprintf(merged[k].first, sizeof merged[k].first, "%s", c->first);
+        merged[k].failures += c->failures;
+      }
+    for (int k = 0; k < n; k++)
+      printf("%d %s%s%s\n", merged[k].failures == 0, merged[k].name, merged[k].failures ? ": " : "",
+             merged[k].failures ? merged[k].first : "");
+    printf("%d every rank finished (%d of %d)\n", finished == size, finished, size);
+    free(all);
   }
-  if (rank == 0) printf("%d every rank finished (%d of %d)\n", finished == size, finished, size);
   hs_scenario_free(&sc);
   MPI_Finalize();
   return 0;
