@@ -399,3 +399,17 @@ void hs_lower_run(hs_lower_group *g, const hs_lower_op *o, hs_coll_algo algo) {
   case HS_OP_P2P: hs_lower_group_p2p(g, o->p2p, o->n_p2p); break;
   }
 }
+
+double hs_lower_ring_bytes(hs_op_kind k, int n, double bytes, int root) {
+  double f = n > 1 ? (double)(n - 1) / n : 0;
+  switch (k) {
+  case HS_OP_ALLREDUCE: return 2 * f * bytes;
+  case HS_OP_BROADCAST: return root && n > 1 ? bytes : 0; /* a binomial tree's root sends once per round; the
+                                                            * bytes a rank forwards depend on its place */
+  case HS_OP_REDUCE: return !root && n > 1 ? bytes : 0;
+  case HS_OP_REDUCE_SCATTER:
+  case HS_OP_ALLGATHER:
+  case HS_OP_ALLTOALL: return f * bytes;
+  default: return 0;
+  }
+}

@@ -111,9 +111,9 @@ static void json_config(FILE *f, const hs_scenario *sc) {
              "\"collectives\": \"%s\", \"stack_size_B\": %.9g},\n",
           sc->sim.crosstraffic ? "true" : "false", sc->sim.tcp_gamma, sc->sim.latency_factor, sc->sim.bandwidth_factor,
           sc->sim.collectives == HS_COLL_RING ? "ring" : "hierarchical", sc->sim.stack_size);
-  static const char *const transports[] = {"auto", "mpi", "nccl"};
-  fprintf(f, "    \"real\": {\"transport\": \"%s\", \"emulate\": %s}\n  }\n", transports[sc->real.transport],
-          sc->real.emulate ? "true" : "false");
+  static const char *const transports[] = {"auto", "mpi", "nccl"}, *const lowerings[] = {"auto", "hearsay", "mpi"};
+  fprintf(f, "    \"real\": {\"transport\": \"%s\", \"emulate\": %s, \"lowering\": \"%s\"}\n  }\n",
+          transports[sc->real.transport], sc->real.emulate ? "true" : "false", lowerings[sc->real.lowering]);
 }
 
 static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {

@@ -44,7 +44,8 @@ static void *stream_main(void *arg) {
       free(o);
       return NULL;
     }
-    hs_lower_run(&c->g, &o->op, self->sc->sim.collectives);
+    if (self->native) hs_mpi_native_run(c, &o->op);
+    else hs_lower_run(&c->g, &o->op, self->sc->sim.collectives);
     pthread_mutex_lock(&self->lock);
     o->req->done = 1;
     pthread_cond_broadcast(&self->done);
@@ -305,6 +306,9 @@ hs_worker *hs_mpi_worker_create(const hs_scenario *sc, hs_emulator *emu, int emu
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   self->sc = sc;
   self->emu = emu;
+  /* Emulation delays the lowering's messages, so it always lowers itself. */
+  self->native = !emu && (sc->real.lowering == HS_LOWERING_MPI ||
+                          (sc->real.lowering == HS_LOWERING_AUTO && !sc->real.emulate));
   if (emulate_compute) {
     self->compute_speed =
         sc->cluster.gpu_flops * sc->cluster.gpu_efficiency * hs_links_speed_factor(&sc->cluster, rank);

@@ -21,6 +21,7 @@ typedef struct {
   hs_emulator *emu;     /* NULL: messages go at the machine's own speed */
   double compute_speed; /* flops/s when compute is emulated; 0: compute is real */
   double t0;            /* hs_clock_now() at the start of the run */
+  int native;           /* collectives by the MPI library (real.lowering = "mpi") */
   pthread_mutex_t lock;
   pthread_cond_t done;
 } mpi_rank;
@@ -44,6 +45,9 @@ struct hs_comm {
   void *scratch;
   size_t scratch_bytes;
 };
+
+/* mpi_native.c: runs o with the MPI library's own collectives. */
+void hs_mpi_native_run(hs_comm *c, const hs_lower_op *o);
 
 /* mpi_exchange.c: the lowering's exchange primitive over MPI (ctx is the hs_comm). */
 void hs_mpi_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr);

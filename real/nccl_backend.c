@@ -116,14 +116,10 @@ static void request_free(hs_request *q) {
   free(q);
 }
 
-/* NCCL does not say what it sent; count what the ring lowering of the same
- * operation sends (algos/lowering.c), so bytes_sent compares with the
- * simulator's. `bytes` is the size of the whole vector. */
+/* NCCL does not say what it sent; count what the ring lowering sends. */
 static void count_ring_bytes(hs_comm *c, hs_op_kind k, double bytes) {
-  double n = c->size, f = n > 1 ? (n - 1) / n : 0;
-  double sent = k == HS_OP_ALLREDUCE ? 2 * f * bytes : k == HS_OP_BROADCAST || k == HS_OP_REDUCE ? (n > 1) * bytes
-                                                                                                  : f * bytes;
-  c->self->w.bytes_sent += (uint64_t)sent;
+  int root = k == HS_OP_BROADCAST; /* called on the root for broadcast, off it for reduce */
+  c->self->w.bytes_sent += (uint64_t)hs_lower_ring_bytes(k, c->size, bytes, root);
 }
 
 /* Records the completion event and hands the request out (or cleans up). */

@@ -112,8 +112,12 @@ typedef struct {
 /* How hearsay-real runs the scenario (real/); the simulator ignores it. */
 typedef enum { HS_TRANSPORT_AUTO, HS_TRANSPORT_MPI, HS_TRANSPORT_NCCL } hs_transport;
 
+/* Who turns the MPI transport's collectives into messages. */
+typedef enum { HS_LOWERING_AUTO, HS_LOWERING_HEARSAY, HS_LOWERING_MPI } hs_lowering;
+
 typedef struct {
   hs_transport transport; /* auto: NCCL when built and a GPU is visible, else MPI */
+  hs_lowering lowering;   /* auto: hearsay when emulating, else mpi */
   bool emulate;           /* MPI transport delays messages by the cluster's link model */
 } hs_real_spec;
 

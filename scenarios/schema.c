@@ -98,6 +98,7 @@ static const field sim_fields[] = {
 static const field real_fields[] = {
     {"transport", F_ENUM, OFF(real.transport), "auto", MIN_NONE, 0, 0, "auto|mpi|nccl", NULL},
     {"emulate", F_BOOL, OFF(real.emulate), "false", MIN_NONE, 0, 0, NULL, NULL},
+    {"lowering", F_ENUM, OFF(real.lowering), "auto", MIN_NONE, 0, 0, "auto|hearsay|mpi", NULL},
     END};
 
 static const char *const network_models[] = {"CM02", "LV08", "SMPI", "Constant", NULL};
