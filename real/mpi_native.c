@@ -26,17 +26,20 @@ static MPI_Datatype mpi_type(hs_dtype t) {
 
 static MPI_Op mpi_redop(hs_redop op) { return op == HS_MIN ? MPI_MIN : op == HS_MAX ? MPI_MAX : MPI_SUM; }
 
-/* Timing-only buffers get scratch (one region for send, one for receive). */
-static void *data_or_scratch(hs_comm *c, hs_buf b, size_t offset) {
-  if (b.data) return b.data;
-  size_t need = offset + hs_buf_bytes(b) + 64;
-  if (need > c->scratch_bytes) {
-    free(c->scratch);
-    c->scratch = calloc(1, need);
-    if (!c->scratch) abort();
-    c->scratch_bytes = need;
-  }
-  return (char *)c->scratch + offset;
+/* Timing-only buffers get scratch: the receive side at offset 0, the send
+ * side after it. Grown once per operation, before any pointer is taken. */
+static void reserve_scratch(hs_comm *c, hs_buf s, hs_buf r) {
+  size_t need = hs_buf_bytes(r) + hs_buf_bytes(s) + 128;
+  if ((s.data && r.data) || need <= c->scratch_bytes) return;
+  free(c->scratch);
+  c->scratch = calloc(1, need);
+  if (!c->scratch) abort();
+  c->scratch_bytes = need;
+}
+
+static void *recv_ptr(hs_comm *c, hs_buf r) { return r.data ? r.data : c->scratch; }
+static void *send_ptr(hs_comm *c, hs_buf s, hs_buf r) {
+  return s.data ? s.data : (char *)c->scratch + ((hs_buf_bytes(r) + 63) & ~(size_t)63);
 }
 
 static void divide_if_avg(hs_buf b, hs_redop op, int n) {
@@ -49,32 +52,33 @@ void hs_mpi_native_run(hs_comm *c, const hs_lower_op *o) {
   size_t sb = hs_buf_bytes(s);
   MPI_Datatype t = mpi_type(s.dtype);
   double counted = 0;
+  reserve_scratch(c, s, r);
   switch (o->kind) {
   case HS_OP_ALLREDUCE: {
-    void *rp = data_or_scratch(c, r, 0);
-    const void *sp = s.data && s.data == r.data ? MPI_IN_PLACE : data_or_scratch(c, s, hs_buf_bytes(r) + 64);
+    void *rp = recv_ptr(c, r);
+    const void *sp = s.data && s.data == r.data ? MPI_IN_PLACE : send_ptr(c, s, r);
     MPI_Allreduce(sp, rp, (int)s.count, t, mpi_redop(o->op), c->data);
     divide_if_avg(r, o->op, n);
     counted = hs_lower_ring_bytes(o->kind, n, (double)sb, 0);
     break;
   }
   case HS_OP_REDUCE_SCATTER: {
-    void *rp = data_or_scratch(c, r, 0);
-    void *sp = data_or_scratch(c, s, hs_buf_bytes(r) + 64);
+    void *rp = recv_ptr(c, r);
+    void *sp = send_ptr(c, s, r);
     MPI_Reduce_scatter_block(sp, rp, (int)r.count, t, mpi_redop(o->op), c->data);
     divide_if_avg(r, o->op, n);
     counted = hs_lower_ring_bytes(o->kind, n, (double)sb, 0);
     break;
   }
   case HS_OP_ALLGATHER: {
-    void *rp = data_or_scratch(c, r, 0);
-    void *sp = data_or_scratch(c, s, hs_buf_bytes(r) + 64);
+    void *rp = recv_ptr(c, r);
+    void *sp = send_ptr(c, s, r);
     MPI_Allgather(sp, (int)s.count, t, rp, (int)s.count, t, c->data);
     counted = hs_lower_ring_bytes(o->kind, n, (double)hs_buf_bytes(r), 0);
     break;
   }
   case HS_OP_BROADCAST: {
-    void *rp = data_or_scratch(c, r, 0);
+    void *rp = recv_ptr(c, r);
     if (me == o->root && s.data && s.data != r.data) memcpy(rp, s.data, sb);
     MPI_Bcast(rp, (int)r.count, t, o->root, c->data);
     counted = hs_lower_ring_bytes(o->kind, n, (double)sb, me == o->root);
@@ -82,16 +86,16 @@ void hs_mpi_native_run(hs_comm *c, const hs_lower_op *o) {
   }
   case HS_OP_REDUCE: {
     int root = me == o->root;
-    void *rp = root ? data_or_scratch(c, r, 0) : NULL;
-    const void *sp = root && s.data && s.data == r.data ? MPI_IN_PLACE : data_or_scratch(c, s, sb + 64);
+    void *rp = root ? recv_ptr(c, r) : NULL;
+    const void *sp = root && s.data && s.data == r.data ? MPI_IN_PLACE : send_ptr(c, s, r);
     MPI_Reduce(sp, rp, (int)s.count, t, mpi_redop(o->op), o->root, c->data);
     if (root) divide_if_avg(r, o->op, n);
     counted = hs_lower_ring_bytes(o->kind, n, (double)sb, root);
     break;
   }
   case HS_OP_ALLTOALL: {
-    void *rp = data_or_scratch(c, r, 0);
-    void *sp = data_or_scratch(c, s, hs_buf_bytes(r) + 64);
+    void *rp = recv_ptr(c, r);
+    void *sp = send_ptr(c, s, r);
     int block = (int)(s.count / (size_t)n);
     MPI_Alltoall(sp, block, t, rp, block, t, c->data);
     counted = hs_lower_ring_bytes(o->kind, n, (double)sb, 0);
