@@ -404,8 +404,11 @@ double hs_lower_ring_bytes(hs_op_kind k, int n, double bytes, int root) {
   double f = n > 1 ? (double)(n - 1) / n : 0;
   switch (k) {
   case HS_OP_ALLREDUCE: return 2 * f * bytes;
-  case HS_OP_BROADCAST: return root && n > 1 ? bytes : 0; /* a binomial tree's root sends once per round; the
-                                                            * bytes a rank forwards depend on its place */
+  /* Binomial trees: every non-root receives (broadcast) or sends (reduce)
+   * the vector once. Which rank forwards what depends on its place, so the
+   * broadcast's n-1 copies are all counted at the root: the sum over ranks,
+   * which metrics.csv reports, is the simulator's. */
+  case HS_OP_BROADCAST: return root ? (n - 1) * bytes : 0;
   case HS_OP_REDUCE: return !root && n > 1 ? bytes : 0;
   case HS_OP_REDUCE_SCATTER:
   case HS_OP_ALLGATHER:

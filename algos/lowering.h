@@ -88,8 +88,8 @@ void hs_lower_run(hs_lower_group *g, const hs_lower_op *o, hs_coll_algo algo);
 /* Bytes one rank sends when the ring/tree lowering above runs an operation
  * of kind k on `bytes` (the whole vector) over n members: what backends
  * that do not lower themselves (MPI's or NCCL's own collectives) count in
- * bytes_sent, so their traffic compares with the simulator's. `root`: this
- * rank is the root of a broadcast or reduce. */
+ * bytes_sent, so their traffic summed over ranks equals the simulator's.
+ * `root`: this rank is the root of a broadcast or reduce. */
 double hs_lower_ring_bytes(hs_op_kind k, int n, double bytes, int root);
 
 /* "allreduce", ..., "send/recv": for traces and messages. */

@@ -14,7 +14,7 @@
 
 #include "real/mpi_backend.h"
 #include "real/mpi_internal.h"
-#include "scenarios/links.h"
+#include "real/host_threads.h"
 
 /* ---- requests and streams ------------------------------------------------------- */
 
@@ -214,60 +214,13 @@ static int mpi_comm_size(const hs_comm *c) { return c ? c->g.size : 0; }
 
 static double mpi_now(hs_worker *w) { return hs_clock_now() - ((mpi_rank *)w->impl)->t0; }
 
-/* Numeric workloads really computed their gradients before this call: no
- * cost to add. A timing-only workload has nothing to compute, so its
- * FLOPs take the time the scenario's GPU would need (compute_speed). */
-static void mpi_compute(hs_worker *w, double flops) {
-  mpi_rank *self = w->impl;
-  if (self->compute_speed > 0 && flops > 0) hs_clock_sleep_until(hs_clock_now() + flops / self->compute_speed);
-}
-
-struct hs_thread {
-  pthread_t t;
-  void (*fn)(void *);
-  void *arg;
-};
-
-static void *thread_main(void *arg) {
-  hs_thread *t = arg;
-  t->fn(t->arg);
-  return NULL;
-}
+/* Numeric workloads really computed their gradients before this call; a
+ * timing-only workload's FLOPs take the scenario GPU's time (compute_speed). */
+static void mpi_compute(hs_worker *w, double flops) { hs_host_compute(((mpi_rank *)w->impl)->compute_speed, flops); }
 
 static int mpi_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
   (void)w;
-  hs_thread *t = calloc(1, sizeof *t);
-  t->fn = fn;
-  t->arg = arg;
-  if (pthread_create(&t->t, NULL, thread_main, t)) {
-    free(t);
-    *out = NULL;
-    return HS_EBACKEND;
-  }
-  *out = t;
-  return HS_OK;
-}
-
-static void mpi_thread_join(hs_thread *t) {
-  pthread_join(t->t, NULL);
-  free(t);
-}
-
-struct hs_mutex {
-  pthread_mutex_t m;
-};
-
-static hs_mutex *mpi_mutex_create(hs_worker *w) {
-  (void)w;
-  hs_mutex *m = malloc(sizeof *m);
-  pthread_mutex_init(&m->m, NULL);
-  return m;
-}
-static void mpi_mutex_lock(hs_mutex *m) { pthread_mutex_lock(&m->m); }
-static void mpi_mutex_unlock(hs_mutex *m) { pthread_mutex_unlock(&m->m); }
-static void mpi_mutex_destroy(hs_mutex *m) {
-  pthread_mutex_destroy(&m->m);
-  free(m);
+  return hs_host_thread_spawn(fn, arg, NULL, NULL, out);
 }
 
 static const hs_backend mpi_backend = {
@@ -290,11 +243,11 @@ static const hs_backend mpi_backend = {
     .now = mpi_now,
     .compute = mpi_compute,
     .thread_spawn = mpi_thread_spawn,
-    .thread_join = mpi_thread_join,
-    .mutex_create = mpi_mutex_create,
-    .mutex_lock = mpi_mutex_lock,
-    .mutex_unlock = mpi_mutex_unlock,
-    .mutex_destroy = mpi_mutex_destroy,
+    .thread_join = hs_host_thread_join,
+    .mutex_create = hs_host_mutex_create,
+    .mutex_lock = hs_host_mutex_lock,
+    .mutex_unlock = hs_host_mutex_unlock,
+    .mutex_destroy = hs_host_mutex_destroy,
 };
 
 /* ---- the worker ----------------------------------------------------------------------- */
@@ -309,10 +262,7 @@ hs_worker *hs_mpi_worker_create(const hs_scenario *sc, hs_emulator *emu, int emu
   /* Emulation delays the lowering's messages, so it always lowers itself. */
   self->native = !emu && (sc->real.lowering == HS_LOWERING_MPI ||
                           (sc->real.lowering == HS_LOWERING_AUTO && !sc->real.emulate));
-  if (emulate_compute) {
-    self->compute_speed =
-        sc->cluster.gpu_flops * sc->cluster.gpu_efficiency * hs_links_speed_factor(&sc->cluster, rank);
-  }
+  self->compute_speed = hs_host_compute_speed(sc, rank, emulate_compute);
   pthread_mutex_init(&self->lock, NULL);
   pthread_cond_init(&self->done, NULL);
   hs_worker *w = &self->w;

@@ -20,7 +20,6 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,7 @@
 #include "kernels/kernels_cuda.h"
 #include "real/clock.h"
 #include "real/nccl_backend.h"
-#include "scenarios/links.h"
+#include "real/host_threads.h"
 
 typedef struct {
   hs_worker w;
@@ -328,59 +327,13 @@ static int nccl_comm_size(const hs_comm *c) { return c ? c->size : 0; }
 
 static double nccl_now(hs_worker *w) { return hs_clock_now() - ((nccl_rank *)w->impl)->t0; }
 
-static void nccl_compute(hs_worker *w, double flops) {
-  nccl_rank *self = w->impl;
-  if (self->compute_speed > 0 && flops > 0) hs_clock_sleep_until(hs_clock_now() + flops / self->compute_speed);
-}
+static void nccl_compute(hs_worker *w, double flops) { hs_host_compute(((nccl_rank *)w->impl)->compute_speed, flops); }
 
-struct hs_thread {
-  pthread_t t;
-  int device;
-  void (*fn)(void *);
-  void *arg;
-};
-
-static void *thread_main(void *arg) {
-  hs_thread *t = arg;
-  cudaSetDevice(t->device); /* the CUDA device is per thread */
-  t->fn(t->arg);
-  return NULL;
-}
+/* The CUDA device is per thread: the second thread selects the rank's. */
+static void select_device(void *ctx) { cudaSetDevice(((nccl_rank *)ctx)->device); }
 
 static int nccl_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
-  hs_thread *t = calloc(1, sizeof *t);
-  t->device = ((nccl_rank *)w->impl)->device;
-  t->fn = fn;
-  t->arg = arg;
-  if (pthread_create(&t->t, NULL, thread_main, t)) {
-    free(t);
-    *out = NULL;
-    return HS_EBACKEND;
-  }
-  *out = t;
-  return HS_OK;
-}
-
-static void nccl_thread_join(hs_thread *t) {
-  pthread_join(t->t, NULL);
-  free(t);
-}
-
-struct hs_mutex {
-  pthread_mutex_t m;
-};
-
-static hs_mutex *nccl_mutex_create(hs_worker *w) {
-  (void)w;
-  hs_mutex *m = malloc(sizeof *m);
-  pthread_mutex_init(&m->m, NULL);
-  return m;
-}
-static void nccl_mutex_lock(hs_mutex *m) { pthread_mutex_lock(&m->m); }
-static void nccl_mutex_unlock(hs_mutex *m) { pthread_mutex_unlock(&m->m); }
-static void nccl_mutex_destroy(hs_mutex *m) {
-  pthread_mutex_destroy(&m->m);
-  free(m);
+  return hs_host_thread_spawn(fn, arg, select_device, w->impl, out);
 }
 
 static const hs_backend nccl_backend = {
@@ -403,11 +356,11 @@ static const hs_backend nccl_backend = {
     .now = nccl_now,
     .compute = nccl_compute,
     .thread_spawn = nccl_thread_spawn,
-    .thread_join = nccl_thread_join,
-    .mutex_create = nccl_mutex_create,
-    .mutex_lock = nccl_mutex_lock,
-    .mutex_unlock = nccl_mutex_unlock,
-    .mutex_destroy = nccl_mutex_destroy,
+    .thread_join = hs_host_thread_join,
+    .mutex_create = hs_host_mutex_create,
+    .mutex_lock = hs_host_mutex_lock,
+    .mutex_unlock = hs_host_mutex_unlock,
+    .mutex_destroy = hs_host_mutex_destroy,
 };
 
 hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {
@@ -425,9 +378,7 @@ hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {
   nccl_rank *self = calloc(1, sizeof *self);
   self->device = local % devices;
   cudaSetDevice(self->device);
-  if (emulate_compute)
-    self->compute_speed =
-        sc->cluster.gpu_flops * sc->cluster.gpu_efficiency * hs_links_speed_factor(&sc->cluster, rank);
+  self->compute_speed = hs_host_compute_speed(sc, rank, emulate_compute);
 
   ncclUniqueId id;
   if (rank == 0) ncclGetUniqueId(&id);

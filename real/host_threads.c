@@ -1,0 +1,67 @@
+/* host_threads.c — pthreads, mutexes and emulated compute (host_threads.h). */
+#include "real/host_threads.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "real/clock.h"
+#include "scenarios/links.h"
+
+struct hs_thread {
+  pthread_t t;
+  void (*fn)(void *);
+  void *arg;
+  void (*enter)(void *);
+  void *ctx;
+};
+
+static void *thread_main(void *p) {
+  hs_thread *t = p;
+  if (t->enter) t->enter(t->ctx);
+  t->fn(t->arg);
+  return NULL;
+}
+
+int hs_host_thread_spawn(void (*fn)(void *), void *arg, void (*enter)(void *), void *ctx, hs_thread **out) {
+  hs_thread *t = calloc(1, sizeof *t);
+  *out = NULL;
+  if (!t) return HS_ENOMEM;
+  *t = (hs_thread){.fn = fn, .arg = arg, .enter = enter, .ctx = ctx};
+  if (pthread_create(&t->t, NULL, thread_main, t)) {
+    free(t);
+    return HS_EBACKEND;
+  }
+  *out = t;
+  return HS_OK;
+}
+
+void hs_host_thread_join(hs_thread *t) {
+  pthread_join(t->t, NULL);
+  free(t);
+}
+
+struct hs_mutex {
+  pthread_mutex_t m;
+};
+
+hs_mutex *hs_host_mutex_create(hs_worker *w) {
+  (void)w;
+  hs_mutex *m = malloc(sizeof *m);
+  if (m) pthread_mutex_init(&m->m, NULL);
+  return m;
+}
+void hs_host_mutex_lock(hs_mutex *m) { pthread_mutex_lock(&m->m); }
+void hs_host_mutex_unlock(hs_mutex *m) { pthread_mutex_unlock(&m->m); }
+void hs_host_mutex_destroy(hs_mutex *m) {
+  pthread_mutex_destroy(&m->m);
+  free(m);
+}
+
+double hs_host_compute_speed(const hs_scenario *sc, int rank, int emulate_compute) {
+  if (!emulate_compute) return 0;
+  return sc->cluster.gpu_flops * sc->cluster.gpu_efficiency * hs_links_speed_factor(&sc->cluster, rank);
+}
+
+void hs_host_compute(double speed, double flops) {
+  if (speed > 0 && flops > 0) hs_clock_sleep_until(hs_clock_now() + flops / speed);
+}

@@ -1,0 +1,27 @@
+/* host_threads.h — what both real backends do the same way on the host:
+ * the second thread of control (a pthread), the mutex shared with it, and
+ * compute for timing-only workloads (a sleep of the scenario GPU's time).
+ * The functions fill the matching slots of an hs_backend table. */
+#ifndef HS_REAL_HOST_THREADS_H
+#define HS_REAL_HOST_THREADS_H
+
+#include "algos/comm.h"
+#include "scenarios/scenario.h"
+
+/* Starts fn(arg) on a new thread; enter(ctx), when not NULL, runs first on
+ * that thread (the NCCL transport selects the rank's CUDA device there). */
+int hs_host_thread_spawn(void (*fn)(void *), void *arg, void (*enter)(void *), void *ctx, hs_thread **out);
+void hs_host_thread_join(hs_thread *t);
+
+hs_mutex *hs_host_mutex_create(hs_worker *w);
+void hs_host_mutex_lock(hs_mutex *m);
+void hs_host_mutex_unlock(hs_mutex *m);
+void hs_host_mutex_destroy(hs_mutex *m);
+
+/* FLOPs per second of world rank `rank`'s GPU (flops x efficiency x speed
+ * factors), used when compute is emulated; 0 when it is not. */
+double hs_host_compute_speed(const hs_scenario *sc, int rank, int emulate_compute);
+/* Takes flops / speed of wall time (nothing when speed is 0). */
+void hs_host_compute(double speed, double flops);
+
+#endif
