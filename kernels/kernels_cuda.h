@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "kernels/kernels.h"
 
 #ifdef __cplusplus
@@ -30,6 +32,27 @@ int hs_kc_axpy_f32(float *y, const float *x, float a, size_t n, void *stream);
 int hs_kc_average2_f32(float *out, const float *a, const float *b, size_t n, void *stream);
 int hs_kc_sgd_momentum_f32(float *w, const float *grad, float *m, size_t n, float lr, float momentum,
                            float weight_decay, void *stream);
+int hs_kc_adam_f32(float *w, const float *grad, float *m, float *v, size_t n, float lr, float beta1, float beta2,
+                   float eps, float weight_decay, float c1, float c2, void *stream);
+int hs_kc_ema_f32(float *m, const float *g, float beta, size_t n, void *stream);
+int hs_kc_ema_sq_f32(float *v, const float *g, float beta, size_t n, void *stream);
+int hs_kc_adam_apply_f32(float *w, const float *m, const float *v, size_t n, float lr, float eps, float c1, float c2,
+                         void *stream);
+
+/* Compressors (compress.h). Outputs are device buffers of the *_bytes size. */
+int hs_kc_minmax_u8_encode(const float *x, size_t n, size_t chunk, uint8_t *out, void *stream);
+int hs_kc_minmax_u8_decode(const uint8_t *in, size_t n, size_t chunk, float *x, void *stream);
+int hs_kc_sign_encode(const float *x, float *err, size_t n, size_t chunk, uint8_t *out, void *stream);
+int hs_kc_sign_decode(const uint8_t *in, size_t n, size_t chunk, float *x, void *stream);
+/* Synchronises the stream before returning (it sorts in temporary memory). */
+int hs_kc_topk_encode(const float *x, size_t n, size_t k, uint8_t *out, void *stream);
+int hs_kc_topk_decode(const uint8_t *in, size_t n, size_t k, float *x, void *stream);
+int hs_kc_gather_f32(const float *x, const uint32_t *idx, size_t k, float *out, void *stream);
+int hs_kc_scatter_f32(const float *v, const uint32_t *idx, size_t k, size_t n, float *x, void *stream);
+int hs_kc_to_f16(const float *x, size_t n, uint16_t *out, void *stream);
+int hs_kc_from_f16(const uint16_t *in, size_t n, float *x, void *stream);
+int hs_kc_to_bf16(const float *x, size_t n, uint16_t *out, void *stream);
+int hs_kc_from_bf16(const uint16_t *in, size_t n, float *x, void *stream);
 
 /* Device memory helpers for callers without CUDA headers (tests, tools). */
 void *hs_kc_malloc(size_t bytes);

@@ -5,16 +5,19 @@
  * _rn intrinsics, no fused multiply-add), so equality is exact. Where no
  * GPU is visible (or the build has no CUDA) the checks are TAP skips. */
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/compress.h"
 #include "kernels/kernels.h"
 #include "kernels/kernels_cuda.h"
 #include "tests/tap.h"
 
 #define N 1000003 /* odd, larger than one grid of blocks */
-#define CHECKS 21 /* 15 reduce, 2 divide, axpy, average2, 2 sgd */
+#define CHECKS 43 /* 21 reduce, 4 divide, axpy, average2, 2 sgd, 4 adam, 2 minmax, 2 sign, 2 top-k,
+                     2 gather/scatter, 4 half conversions */
 
 static gsl_rng *rng;
 
@@ -27,12 +30,14 @@ static void fill(void *p, hs_k_type t, size_t n) {
     case HS_K_I32: ((int32_t *)p)[i] = (int32_t)u; break;
     case HS_K_I64: ((int64_t *)p)[i] = (int64_t)(u * 1e6); break;
     case HS_K_U8: ((uint8_t *)p)[i] = (uint8_t)gsl_rng_uniform_int(rng, 256); break;
+    case HS_K_F16: ((uint16_t *)p)[i] = hs_k_f32_to_f16((float)u); break;
+    case HS_K_BF16: ((uint16_t *)p)[i] = hs_k_f32_to_bf16((float)u); break;
     }
   }
 }
 
 static size_t esize(hs_k_type t) {
-  static const size_t s[] = {4, 8, 4, 8, 1};
+  static const size_t s[] = {4, 8, 4, 8, 1, 2, 2};
   return s[t];
 }
 
@@ -50,6 +55,93 @@ static void *upload(const void *host, size_t bytes) {
   return d;
 }
 
+static void compare_adam(const float *w, const float *m, const float *g, size_t fb) {
+  float *v = malloc(fb);
+  for (size_t i = 0; i < N; i++) v[i] = fabsf(m[i]);
+  float *dw = upload(w, fb), *dm = upload(m, fb), *dv = upload(v, fb), *dg = upload(g, fb);
+  float *rw = malloc(fb), *rm = malloc(fb), *rv = malloc(fb);
+  memcpy(rw, w, fb), memcpy(rm, m, fb), memcpy(rv, v, fb);
+  int ok = hs_kc_adam_f32(dw, dg, dm, dv, N, 0.01f, 0.9f, 0.999f, 1e-8f, 1e-4f, 0.271f, 0.00299f, NULL) == 0 &&
+           hs_kc_synchronize() == 0;
+  hs_k_adam_f32(rw, g, rm, rv, N, 0.01f, 0.9f, 0.999f, 1e-8f, 1e-4f, 0.271f, 0.00299f);
+  tap_ok(ok && same(rw, dw, fb) && same(rm, dm, fb) && same(rv, dv, fb), "adam f32: weights and moments CUDA == C");
+  ok = hs_kc_ema_f32(dm, dg, 0.9f, N, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_ema_f32(rm, g, 0.9f, N);
+  tap_ok(ok && same(rm, dm, fb), "ema f32: CUDA == C");
+  ok = hs_kc_ema_sq_f32(dv, dg, 0.999f, N, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_ema_sq_f32(rv, g, 0.999f, N);
+  tap_ok(ok && same(rv, dv, fb), "ema of squares f32: CUDA == C");
+  ok = hs_kc_adam_apply_f32(dw, dm, dv, N, 0.01f, 1e-8f, 0.5f, 0.25f, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_adam_apply_f32(rw, rm, rv, N, 0.01f, 1e-8f, 0.5f, 0.25f);
+  tap_ok(ok && same(rw, dw, fb), "adam apply f32: CUDA == C");
+  hs_kc_free(dw), hs_kc_free(dm), hs_kc_free(dv), hs_kc_free(dg), free(rw), free(rm), free(rv), free(v);
+}
+
+/* Encodes on both sides and compares the bytes, then decodes the same bytes. */
+static void compare_compressors(const float *x, size_t fb) {
+  const size_t chunk = 4099, k = 1000;
+  float *dx = upload(x, fb), *dy = hs_kc_malloc(fb), *ry = malloc(fb);
+  size_t mb = hs_k_minmax_u8_bytes(N, chunk);
+  uint8_t *rb = malloc(mb), *db = hs_kc_malloc(mb);
+  int ok = hs_kc_minmax_u8_encode(dx, N, chunk, db, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_minmax_u8_encode(x, N, chunk, rb);
+  tap_ok(ok && same(rb, db, mb), "minmax-uint8 encode: CUDA bytes == C bytes");
+  ok = hs_kc_minmax_u8_decode(db, N, chunk, dy, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_minmax_u8_decode(rb, N, chunk, ry);
+  tap_ok(ok && same(ry, dy, fb), "minmax-uint8 decode: CUDA == C");
+  free(rb), hs_kc_free(db);
+
+  size_t sb = hs_k_sign_bytes(N, chunk);
+  float *err = malloc(fb);
+  for (size_t i = 0; i < N; i++) err[i] = x[(i * 7) % N] * 0.01f;
+  float *derr = upload(err, fb);
+  rb = malloc(sb), db = hs_kc_malloc(sb);
+  ok = hs_kc_sign_encode(dx, derr, N, chunk, db, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_sign_encode(x, err, N, chunk, rb);
+  tap_ok(ok && same(rb, db, sb) && same(err, derr, fb), "sign encode with error feedback: bytes and residual CUDA == C");
+  ok = hs_kc_sign_decode(db, N, chunk, dy, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_sign_decode(rb, N, chunk, ry);
+  tap_ok(ok && same(ry, dy, fb), "sign decode: CUDA == C");
+  free(rb), hs_kc_free(db), free(err), hs_kc_free(derr);
+
+  size_t tb = hs_k_topk_bytes(k);
+  rb = malloc(tb), db = hs_kc_malloc(tb);
+  ok = hs_kc_topk_encode(dx, N, k, db, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_topk_encode(x, N, k, rb);
+  tap_ok(ok && same(rb, db, tb), "top-k encode: CUDA indices and values == C");
+  ok = hs_kc_topk_decode(db, N, k, dy, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_topk_decode(rb, N, k, ry);
+  tap_ok(ok && same(ry, dy, fb), "top-k decode: CUDA == C");
+  free(rb), hs_kc_free(db);
+
+  uint32_t *idx = malloc(k * sizeof *idx);
+  hs_k_randk_indices(5, 17, N, k, idx);
+  uint32_t *didx = upload(idx, k * sizeof *idx);
+  float *rv = malloc(k * sizeof(float)), *dv = hs_kc_malloc(k * sizeof(float));
+  ok = hs_kc_gather_f32(dx, didx, k, dv, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_gather_f32(x, idx, k, rv);
+  tap_ok(ok && same(rv, dv, k * sizeof(float)), "gather (random-k values): CUDA == C");
+  ok = hs_kc_scatter_f32(dv, didx, k, N, dy, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_scatter_f32(rv, idx, k, N, ry);
+  tap_ok(ok && same(ry, dy, fb), "scatter (random-k decode): CUDA == C");
+  free(idx), hs_kc_free(didx), free(rv), hs_kc_free(dv);
+
+  uint16_t *rh = malloc(N * 2), *dh = hs_kc_malloc(N * 2);
+  ok = hs_kc_to_f16(dx, N, dh, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_to_f16(x, N, rh);
+  tap_ok(ok && same(rh, dh, N * 2), "float32 -> fp16: CUDA == C");
+  ok = hs_kc_from_f16(dh, N, dy, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_from_f16(rh, N, ry);
+  tap_ok(ok && same(ry, dy, fb), "fp16 -> float32: CUDA == C");
+  ok = hs_kc_to_bf16(dx, N, dh, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_to_bf16(x, N, rh);
+  tap_ok(ok && same(rh, dh, N * 2), "float32 -> bf16: CUDA == C");
+  ok = hs_kc_from_bf16(dh, N, dy, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_from_bf16(rh, N, ry);
+  tap_ok(ok && same(ry, dy, fb), "bf16 -> float32: CUDA == C");
+  free(rh), hs_kc_free(dh), hs_kc_free(dx), hs_kc_free(dy), free(ry);
+}
+
 int main(void) {
   if (!hs_kc_available()) {
     tap_skip(CHECKS, "no CUDA GPU visible (or built without the CUDA toolkit)");
@@ -57,8 +149,8 @@ int main(void) {
   }
   rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(rng, 42);
-  const char *tn[] = {"f32", "f64", "i32", "i64", "u8"}, *on[] = {"sum", "min", "max"};
-  for (hs_k_type t = HS_K_F32; t <= HS_K_U8; t++)
+  const char *tn[] = {"f32", "f64", "i32", "i64", "u8", "f16", "bf16"}, *on[] = {"sum", "min", "max"};
+  for (hs_k_type t = HS_K_F32; t <= HS_K_BF16; t++)
     for (hs_k_op op = HS_K_SUM; op <= HS_K_MAX; op++) {
       size_t bytes = N * esize(t);
       void *a = malloc(bytes), *b = malloc(bytes);
@@ -69,7 +161,9 @@ int main(void) {
       tap_ok(launched && same(a, da, bytes), "reduce %s %s: CUDA == C, bit for bit", on[op], tn[t]);
       hs_kc_free(da), hs_kc_free(db), free(a), free(b);
     }
-  for (hs_k_type t = HS_K_F32; t <= HS_K_F64; t++) {
+  const hs_k_type floating[] = {HS_K_F32, HS_K_F64, HS_K_F16, HS_K_BF16};
+  for (int ti = 0; ti < 4; ti++) {
+    hs_k_type t = floating[ti];
     size_t bytes = N * esize(t);
     void *a = malloc(bytes);
     fill(a, t, N);
@@ -108,6 +202,8 @@ int main(void) {
            mom);
     hs_kc_free(dw), hs_kc_free(dg), hs_kc_free(dm), free(rw), free(rm);
   }
+  compare_adam(w, m, g, fb);
+  compare_compressors(x, fb);
   free(x), free(y), free(w), free(m), free(g);
   gsl_rng_free(rng);
   return tap_done(0);
