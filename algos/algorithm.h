@@ -4,11 +4,15 @@
  * is listed in algos/registry.c. The shared training loop (algos/train.c)
  * calls, on every worker and every iteration:
  *
+ *     keep_going()      asynchronous algorithms only: 0 ends this worker's run
+ *     begin_iteration() before forward (e.g. take the weight lock, post a
+ *                       weight exchange that overlaps compute)
  *     forward ... backward of the last layer ... bucket_ready(b) for each
  *     bucket as soon as its gradients exist ... backward of the first layer
  *     step()            after backward: finish communication, update weights
  *
- * and finish() once at the end. Hooks talk to the cluster only through
+ * and finish() once at the end. Ranks whose role is HS_ROLE_SERVER (the last
+ * `servers_option` ranks) run serve() instead of the loop. Hooks talk to the cluster only through
  * algos/comm.h (ctx->w) and compute only through kernels/ — never through a
  * backend's headers. docs/writing-an-algorithm.md walks through one. */
 #ifndef HS_ALGORITHM_H
@@ -35,14 +39,35 @@ typedef struct hs_algorithm_desc {
   /* Bucket size the loop should cut the model into (bytes); the option
    * named here is read from ctx->opt, NULL means one bucket per model. */
   const char *bucket_option;
+  /* Integer option giving how many ranks act as servers (the last ones);
+   * NULL: every rank is a worker. */
+  const char *servers_option;
+  /* Workers progress at their own pace: run.iterations is then the budget
+   * of the mean worker (iterations x workers in all), a fast worker may run
+   * up to HS_ASYNC_SLACK times that, and keep_going decides when to stop. */
+  int asynchronous;
+  /* Checks that need the whole scenario (rank counts, option combinations).
+   * Returns NULL, or the offending option's key with a message in msg. */
+  const char *(*validate)(const hs_scenario *sc, char *msg, size_t len);
   int (*init)(hs_algo_ctx *ctx);
+  int (*keep_going)(hs_algo_ctx *ctx);
+  void (*begin_iteration)(hs_algo_ctx *ctx);
   void (*bucket_ready)(hs_algo_ctx *ctx, int bucket);
   void (*step)(hs_algo_ctx *ctx);
+  void (*serve)(hs_algo_ctx *ctx);
   void (*finish)(hs_algo_ctx *ctx);
 } hs_algorithm_desc;
+
+#define HS_ASYNC_SLACK 2
 
 const hs_algorithm_desc *hs_algorithm_find(const char *name);
 /* NULL-terminated list of every algorithm, for --help and error messages. */
 const hs_algorithm_desc *const *hs_algorithm_list(void);
+
+/* Ranks that act as servers / workers under the scenario's algorithm. */
+int hs_algorithm_servers(const hs_scenario *sc);
+int hs_algorithm_workers(const hs_scenario *sc);
+/* Rows the metrics need: the most iterations one worker may run. */
+int hs_algorithm_max_iterations(const hs_scenario *sc);
 
 #endif

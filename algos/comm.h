@@ -21,8 +21,9 @@
  *    communicator must post its collectives in the same order.
  *  - Counts follow NCCL: reduce_scatter's count is what each rank receives
  *    (send holds size*count); allgather's count is what each rank contributes
- *    (recv holds size*count); alltoall's count is per peer (both hold
- *    size*count). In-place is allowed where send.data == recv.data for
+ *    (recv holds size*count); alltoall's count is the whole buffer (both
+ *    hold size blocks of count/size, block p going to / coming from rank p;
+ *    count must divide by size). In-place is allowed where send.data == recv.data for
  *    allreduce, broadcast and reduce.
  *  - HS_AVG is exactly sum / size (a division, not a multiplication by a
  *    rounded reciprocal) and is defined for floating-point types only. Every
@@ -114,6 +115,9 @@ typedef struct hs_backend {
    * and is a no-op in real runs, where the caller really computes. */
   double (*now)(hs_worker *w);
   void (*compute)(hs_worker *w, double flops);
+  /* Lets time pass on this thread of control: simulated time in SimGrid,
+   * wall time in real runs (periodic background work). */
+  void (*sleep)(hs_worker *w, double seconds);
 
   /* A second thread of control on the same GPU (a SimGrid actor on the
    * same host, a thread in real runs), and a mutex shared between them. */
@@ -191,5 +195,14 @@ static inline int hs_comm_rank(hs_worker *w, const hs_comm *c) { return w->be->c
 static inline int hs_comm_size(hs_worker *w, const hs_comm *c) { return w->be->comm_size(c); }
 static inline double hs_now(hs_worker *w) { return w->be->now(w); }
 static inline void hs_compute(hs_worker *w, double flops) { w->be->compute(w, flops); }
+static inline void hs_sleep(hs_worker *w, double seconds) { w->be->sleep(w, seconds); }
+static inline int hs_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
+  return w->be->thread_spawn(w, fn, arg, out);
+}
+static inline void hs_thread_join(hs_worker *w, hs_thread *t) { w->be->thread_join(t); }
+static inline hs_mutex *hs_mutex_create(hs_worker *w) { return w->be->mutex_create(w); }
+static inline void hs_mutex_lock(hs_worker *w, hs_mutex *m) { w->be->mutex_lock(m); }
+static inline void hs_mutex_unlock(hs_worker *w, hs_mutex *m) { w->be->mutex_unlock(m); }
+static inline void hs_mutex_destroy(hs_worker *w, hs_mutex *m) { w->be->mutex_destroy(m); }
 
 #endif

@@ -364,7 +364,7 @@ const char *hs_op_name(hs_op_kind k) {
 
 /* AVG divides, so it needs a floating-point type (timing-only: no data, no division). */
 static int redop_ok(hs_buf b, hs_redop op) {
-  return op != HS_AVG || b.dtype == HS_F32 || b.dtype == HS_F64 || !b.data;
+  return op != HS_AVG || b.dtype == HS_F32 || b.dtype == HS_F64 || b.dtype == HS_F16 || b.dtype == HS_BF16 || !b.data;
 }
 
 int hs_lower_check(const hs_lower_op *o, int size) {

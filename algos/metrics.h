@@ -7,34 +7,52 @@
 #ifndef HS_METRICS_H
 #define HS_METRICS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct {
-  int iterations;
+  int iterations;   /* rows allocated: the most iterations any rank may run */
   double *end_time; /* max over ranks of the time the iteration ended */
   double *compute;  /* sum over ranks of time spent computing */
   double *loss;     /* sum over ranks of the training loss (numeric runs) */
   double *bytes;    /* sum over ranks of bytes sent */
   int *count;       /* ranks that reported */
   double *test_loss, *accuracy; /* held-out evaluation, NAN where none ran */
+  /* Numeric runs: sums over ranks of the weights and of their squared norm,
+   * per iteration, from which the consensus distance (1/n) sum ||x_i - mean||^2
+   * follows. NULL when n_params is 0. */
+  size_t n_params;
+  double *param_sum; /* iterations x n_params */
+  double *param_sq;
 } hs_metrics;
 
-hs_metrics *hs_metrics_create(int iterations);
+/* iterations rows; n_params > 0 also tracks the consensus distance. */
+hs_metrics *hs_metrics_create(int iterations, size_t n_params);
 void hs_metrics_free(hs_metrics *m);
 void hs_metrics_add(hs_metrics *m, int it, double end_time, double compute, double loss, double bytes);
 void hs_metrics_eval(hs_metrics *m, int it, double test_loss, double accuracy);
+/* Adds one rank's weights after iteration it (numeric runs). */
+void hs_metrics_add_params(hs_metrics *m, int it, const float *params);
+/* Rows that some rank reported (asynchronous runs may stop early). */
+int hs_metrics_rows(const hs_metrics *m);
+/* Mean squared distance of the replicas to their mean after iteration it;
+ * NAN when not tracked. Computed in double as E||x||^2 - ||E x||^2: absolute
+ * error about 1e-15 of ||x||^2, far below float32 weights' own resolution. */
+double hs_metrics_consensus(const hs_metrics *m, int it);
 
 /* Derived figures, for the summary. */
 typedef struct {
   double total_time;      /* end of the last iteration */
-  double time_per_iter;   /* mean */
+  double time_per_iter;   /* total time / iterations of the mean worker */
   double compute_per_iter;/* mean over ranks and iterations */
+  double samples_per_s;   /* every worker's iterations x batch / total time */
   double comm_share;      /* exposed communication / iteration time */
   double bytes_per_iter;  /* all ranks together */
   double final_loss;      /* NAN for timing-only runs */
   double final_test_loss, final_accuracy; /* NAN if never evaluated */
+  double final_consensus; /* NAN when not tracked */
 } hs_metrics_summary;
 
-void hs_metrics_summarize(const hs_metrics *m, hs_metrics_summary *s);
+void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s);
 
 #endif

@@ -1,6 +1,8 @@
 /* model.c — flat layout of a model's layers and its cut into buckets. */
 #include "algos/model.h"
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <stdlib.h>
 
 static hs_dtype wire_dtype(const hs_workload_spec *wl) {
@@ -66,4 +68,21 @@ void hs_model_free(hs_model *m) {
 hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b) {
   hs_buf whole = {base, m->n_params, m->dtype, HS_MEM_HOST};
   return hs_buf_slice(whole, m->buckets[b].offset, m->buckets[b].count);
+}
+
+void hs_model_init_params(hs_model *m, const hs_workload_spec *wl, long seed, int rank) {
+  if (!m->params) return;
+  for (size_t i = 0; i < m->n_params; i++) m->params[i] = 0;
+  if (wl->init_noise <= 0) return;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, (unsigned long)seed * 1000003ul + (unsigned long)rank + 17);
+  for (size_t i = 0; i < m->n_params; i++) m->params[i] = (float)gsl_ran_gaussian(r, wl->init_noise);
+  gsl_rng_free(r);
+}
+
+size_t hs_model_tracked_params(const hs_workload_spec *wl) {
+  size_t n = 0;
+  if (!wl->numeric) return 0;
+  for (int l = 0; l < wl->n_layers; l++) n += (size_t)wl->layers[l].params;
+  return n;
 }

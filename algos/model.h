@@ -43,6 +43,13 @@ typedef struct {
  * grads only when the workload is numeric. Returns NULL on allocation failure. */
 hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes);
 void hs_model_free(hs_model *m);
+/* Parameters the metrics track per replica: the model's for numeric
+ * workloads, 0 for timing-only ones. */
+size_t hs_model_tracked_params(const hs_workload_spec *wl);
+/* Initial weights of a numeric model: zeros, or with workload.init_noise > 0
+ * Gaussian noise of that standard deviation drawn from (seed, rank), so
+ * replicas start apart (consensus studies). */
+void hs_model_init_params(hs_model *m, const hs_workload_spec *wl, long seed, int rank);
 
 /* The buffer of bucket b within a flat array (virtual when base is NULL). */
 hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b);

@@ -3,10 +3,18 @@
 
 #include "algos/algorithm.h"
 
-extern const hs_algorithm_desc hs_algo_gradient_allreduce;
+extern const hs_algorithm_desc hs_algo_gradient_allreduce, hs_algo_fp16, hs_algo_bf16, hs_algo_bytegrad,
+    hs_algo_qadam, hs_algo_onebit_adam, hs_algo_powersgd, hs_algo_decentralized, hs_algo_low_precision_decentralized,
+    hs_algo_choco, hs_algo_local_sgd, hs_algo_async_model_average, hs_algo_parameter_server;
 
 static const hs_algorithm_desc *const all_algorithms[] = {
-    &hs_algo_gradient_allreduce,
+    /* centralized, synchronous */
+    &hs_algo_gradient_allreduce, &hs_algo_fp16, &hs_algo_bf16, &hs_algo_bytegrad, &hs_algo_qadam,
+    &hs_algo_onebit_adam, &hs_algo_powersgd,
+    /* decentralized */
+    &hs_algo_decentralized, &hs_algo_low_precision_decentralized, &hs_algo_choco, &hs_algo_local_sgd,
+    /* asynchronous */
+    &hs_algo_async_model_average, &hs_algo_parameter_server,
     NULL,
 };
 
@@ -16,4 +24,16 @@ const hs_algorithm_desc *hs_algorithm_find(const char *name) {
   for (int i = 0; all_algorithms[i]; i++)
     if (strcmp(all_algorithms[i]->name, name) == 0) return all_algorithms[i];
   return NULL;
+}
+
+int hs_algorithm_servers(const hs_scenario *sc) {
+  const hs_algorithm_desc *d = hs_algorithm_find(sc->algorithm.name);
+  return d && d->servers_option ? (int)hs_opt_int(&sc->algorithm.options, d->servers_option) : 0;
+}
+
+int hs_algorithm_workers(const hs_scenario *sc) { return hs_scenario_gpus(sc) - hs_algorithm_servers(sc); }
+
+int hs_algorithm_max_iterations(const hs_scenario *sc) {
+  const hs_algorithm_desc *d = hs_algorithm_find(sc->algorithm.name);
+  return sc->run.iterations * (d && d->asynchronous ? HS_ASYNC_SLACK : 1);
 }

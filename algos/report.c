@@ -28,9 +28,10 @@ static void csv_num(FILE *f, double v) {
 }
 
 static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
-  fputs("iteration,time_s,iter_time_s,compute_s,exposed_comm_s,loss,test_loss,accuracy,bytes_sent\n", f);
+  fputs("iteration,time_s,iter_time_s,compute_s,exposed_comm_s,loss,test_loss,accuracy,bytes_sent,workers,"
+        "consensus\n", f);
   double prev = 0;
-  for (int i = 0; i < m->iterations; i++) {
+  for (int i = 0, rows = hs_metrics_rows(m); i < rows; i++) {
     double iter = m->end_time[i] - prev;
     double compute = m->count[i] ? m->compute[i] / m->count[i] : 0;
     prev = m->end_time[i];
@@ -40,7 +41,9 @@ static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
     csv_num(f, m->test_loss[i]);
     fputc(',', f);
     csv_num(f, m->accuracy[i]);
-    fprintf(f, ",%.0f\n", m->bytes[i]);
+    fprintf(f, ",%.0f,%d,", m->bytes[i], m->count[i]);
+    csv_num(f, hs_metrics_consensus(m, i));
+    fputc('\n', f);
   }
   return ferror(f) ? -1 : 0;
 }
@@ -118,13 +121,12 @@ static void json_config(FILE *f, const hs_scenario *sc) {
 
 static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {
   hs_metrics_summary s;
-  hs_metrics_summarize(m, &s);
-  double samples = (double)info->ranks * sc->workload.batch;
+  hs_metrics_summarize(m, sc->workload.batch, &s);
   fprintf(f, "{\n  \"scenario\": ");
   json_str(f, sc->path);
   fprintf(f, ",\n  \"mode\": \"%s\",\n  \"backend\": \"%s\",\n  \"fidelity\": \"%s\",\n", info->mode, info->backend,
           info->fidelity);
-  fprintf(f, "  \"ranks\": %d,\n  \"iterations\": %d,\n", info->ranks, m->iterations);
+  fprintf(f, "  \"ranks\": %d,\n  \"iterations\": %d,\n", info->ranks, hs_metrics_rows(m));
   const struct {
     const char *key;
     double value;
@@ -132,12 +134,13 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
       {"total_time_s", s.total_time},
       {"time_per_iteration_s", s.time_per_iter},
       {"compute_per_iteration_s", s.compute_per_iter},
-      {"throughput_samples_per_s", s.time_per_iter > 0 ? samples / s.time_per_iter : NAN},
+      {"throughput_samples_per_s", s.samples_per_s},
       {"comm_share", s.comm_share},
       {"bytes_per_iteration", s.bytes_per_iter},
       {"final_loss", s.final_loss},
       {"final_test_loss", s.final_test_loss},
       {"final_accuracy", s.final_accuracy},
+      {"final_consensus_distance", s.final_consensus},
       {"messages", (double)info->messages},
       {"wall_time_s", info->wall_time},
   };
@@ -186,7 +189,7 @@ int hs_report_write(const char *dir, const hs_scenario *sc, const hs_metrics *m,
 void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info,
                      const char *dir) {
   hs_metrics_summary s;
-  hs_metrics_summarize(m, &s);
+  hs_metrics_summarize(m, sc->workload.batch, &s);
   const hs_cluster_spec *c = &sc->cluster;
   char t1[32], t2[32], t3[32], b1[32], bw[32];
   hs_format_time(s.time_per_iter, t1, sizeof t1);
@@ -194,22 +197,23 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   hs_format_time(s.total_time, t3, sizeof t3);
   hs_format_bytes(s.bytes_per_iter / (info->ranks ? info->ranks : 1), b1, sizeof b1);
   hs_format_bandwidth(c->inter.bandwidth, bw, sizeof bw);
-  double samples = (double)info->ranks * sc->workload.batch;
   fprintf(out, "hearsay: %s (%s, %s backend, %s collectives)\n", sc->name, info->mode, info->backend, info->fidelity);
   fprintf(out, "  cluster     %d nodes x %d GPUs = %d ranks, inter-node %s %s\n", c->nodes, c->gpus_per_node,
           info->ranks, bw, c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
   fprintf(out, "  workload    %s%s, batch %d per worker; algorithm %s\n", sc->workload.model,
           sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, sc->algorithm.name);
   int simulated = strcmp(info->mode, "simulated") == 0;
-  fprintf(out, "  iterations  %d in %s %s time\n", m->iterations, t3, simulated ? "simulated" : "wall-clock");
+  fprintf(out, "  iterations  %d in %s %s time\n", hs_metrics_rows(m), t3, simulated ? "simulated" : "wall-clock");
   fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%)\n", t1, t2, 100 * s.comm_share);
-  double tput = s.time_per_iter > 0 ? samples / s.time_per_iter : 0;
+  double tput = isnan(s.samples_per_s) ? 0 : s.samples_per_s;
   fprintf(out, "  throughput  %.4g %ssamples/s\n", tput >= 1e6 ? tput / 1e6 : tput >= 1e3 ? tput / 1e3 : tput,
           tput >= 1e6 ? "M " : tput >= 1e3 ? "k " : "");
   fprintf(out, "  traffic     %s sent per rank per iteration\n", b1);
-  if (sc->workload.numeric)
+  if (sc->workload.numeric) {
     fprintf(out, "  final       training loss %.4f, held-out loss %.4f, accuracy %.2f%%\n", s.final_loss,
             s.final_test_loss, 100 * s.final_accuracy);
+    if (s.final_consensus > 0) fprintf(out, "  consensus   mean squared distance to the mean model %.3g\n", s.final_consensus);
+  }
   if (simulated) fprintf(out, "  simulation  %ld messages in %.2f s wall\n", info->messages, info->wall_time);
   else fprintf(out, "  run         %d processes, %.2f s wall in all\n", info->ranks, info->wall_time);
   if (dir)

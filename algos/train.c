@@ -26,21 +26,47 @@ static int is_eval_iteration(const hs_run_spec *run, int it) {
   return it == run->iterations - 1 || (run->eval_every > 0 && (it + 1) % run->eval_every == 0);
 }
 
+/* Rank 0's weights at each evaluation, set aside and evaluated after the
+ * loop: evaluation is an observer's measurement and costs no time in any
+ * mode (in a real run it would stall rank 0, and through the next
+ * collective everyone). */
+typedef struct {
+  float *weights;
+  int *iteration;
+  int n, cap;
+  size_t n_params;
+} snapshots;
+
+static void snapshot(snapshots *s, int it, const float *params) {
+  if (!s->weights || (s->n && s->iteration[s->n - 1] == it) || s->n == s->cap) return;
+  memcpy(s->weights + (size_t)s->n * s->n_params, params, s->n_params * sizeof(float));
+  s->iteration[s->n++] = it;
+}
+
 int hs_train_worker(hs_worker *w, hs_train_job *job) {
   const hs_scenario *sc = job->sc;
   const hs_workload_spec *wl = &sc->workload;
   const hs_algorithm_desc *algo = hs_algorithm_find(sc->algorithm.name);
   if (!algo) return HS_EINVAL;
+  w->role = w->rank >= w->size - hs_algorithm_servers(sc) ? HS_ROLE_SERVER : HS_ROLE_WORKER;
 
   double bucket_bytes = algo->bucket_option ? hs_opt_num(&sc->algorithm.options, algo->bucket_option) : 0;
   hs_model *model = hs_model_create(wl, bucket_bytes);
   if (!model) return HS_ENOMEM;
+  hs_model_init_params(model, wl, sc->run.seed, w->rank);
 
   hs_algo_ctx ctx = {.w = w, .sc = sc, .opt = &sc->algorithm.options, .model = model};
   int rc = algo->init ? algo->init(&ctx) : 0;
   if (rc) {
     hs_model_free(model);
     return rc;
+  }
+  if (w->role == HS_ROLE_SERVER) {
+    if (algo->serve) algo->serve(&ctx);
+    if (algo->finish) algo->finish(&ctx);
+    hs_model_free(model);
+    job->ranks_done++;
+    return 0;
   }
 
   hs_batcher batcher;
@@ -56,21 +82,24 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   double *bucket_bwd = calloc(model->n_buckets, sizeof *bucket_bwd);
   for (int l = 0; l < model->n_layers; l++) bucket_bwd[model->layers[l].bucket] += model->layers[l].bwd_flops;
 
-  float *snapshots = NULL; /* rank 0's weights at each evaluation */
-  int *snap_iter = NULL, n_snap = 0;
+  int max_iterations = hs_algorithm_max_iterations(sc);
+  snapshots snaps = {.n_params = model->n_params};
   if (wl->numeric && w->rank == 0) {
-    int evals = 0;
-    for (int it = 0; it < sc->run.iterations; it++) evals += is_eval_iteration(&sc->run, it);
-    snapshots = malloc((size_t)evals * model->n_params * sizeof(float));
-    snap_iter = malloc((size_t)evals * sizeof(int));
+    for (int it = 0; it < max_iterations; it++) snaps.cap += is_eval_iteration(&sc->run, it);
+    snaps.cap += 1; /* an asynchronous run's last iteration */
+    snaps.weights = malloc((size_t)snaps.cap * model->n_params * sizeof(float));
+    snaps.iteration = malloc((size_t)snaps.cap * sizeof(int));
   }
 
-  for (int it = 0; it < sc->run.iterations; it++) {
+  int it;
+  for (it = 0; it < max_iterations; it++) {
     ctx.iteration = it;
+    if (algo->keep_going ? !algo->keep_going(&ctx) : it >= sc->run.iterations) break;
     w->tracing = w->trace && it < sc->run.trace;
     uint64_t bytes0 = w->bytes_sent;
     double loss = 0, compute = 0;
 
+    if (algo->begin_iteration) algo->begin_iteration(&ctx);
     if (wl->numeric) {
       /* Real work: in real runs it takes wall time and counts as compute; in
        * simulation the clock does not move here, hs_compute charges it. */
@@ -89,22 +118,17 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     algo->step(&ctx);
 
     hs_metrics_add(job->metrics, it, hs_now(w), compute, loss, (double)(w->bytes_sent - bytes0));
-    /* Evaluation is an observer's measurement, taken on rank 0's replica:
-     * the weights are set aside here and evaluated after the loop, so it
-     * costs no time in any mode (in a real run it would stall rank 0, and
-     * through the next collective everyone). */
-    if (snapshots && is_eval_iteration(&sc->run, it)) {
-      memcpy(snapshots + (size_t)n_snap * model->n_params, model->params, model->n_params * sizeof(float));
-      snap_iter[n_snap++] = it;
-    }
+    hs_metrics_add_params(job->metrics, it, model->params);
+    if (snaps.weights && is_eval_iteration(&sc->run, it)) snapshot(&snaps, it, model->params);
   }
-  for (int i = 0; i < n_snap; i++) {
+  if (snaps.weights && it > 0) snapshot(&snaps, it - 1, model->params);
+  for (int i = 0; i < snaps.n; i++) {
     double tl, acc;
-    hs_softmax_eval(snapshots + (size_t)i * model->n_params, job->ds, &tl, &acc);
-    hs_metrics_eval(job->metrics, snap_iter[i], tl, acc);
+    hs_softmax_eval(snaps.weights + (size_t)i * model->n_params, job->ds, &tl, &acc);
+    hs_metrics_eval(job->metrics, snaps.iteration[i], tl, acc);
   }
-  free(snapshots);
-  free(snap_iter);
+  free(snaps.weights);
+  free(snaps.iteration);
 
   w->tracing = 0;
   if (algo->finish) algo->finish(&ctx);
@@ -116,5 +140,6 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   }
   free(bucket_bwd);
   hs_model_free(model);
+  job->ranks_done++;
   return 0;
 }

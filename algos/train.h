@@ -18,6 +18,7 @@ typedef struct {
   const hs_dataset *ds; /* NULL for timing-only workloads */
   hs_metrics *metrics;  /* where each rank reports */
   float *final_params;  /* optional: rank 0 copies its final weights here */
+  int ranks_done;       /* ranks that ran to the end (workers and servers) */
 } hs_train_job;
 
 /* Runs the whole training on one worker; returns 0 or a negative error. */

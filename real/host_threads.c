@@ -65,3 +65,8 @@ double hs_host_compute_speed(const hs_scenario *sc, int rank, int emulate_comput
 void hs_host_compute(double speed, double flops) {
   if (speed > 0 && flops > 0) hs_clock_sleep_until(hs_clock_now() + flops / speed);
 }
+
+void hs_host_sleep(hs_worker *w, double seconds) {
+  (void)w;
+  if (seconds > 0) hs_clock_sleep_until(hs_clock_now() + seconds);
+}

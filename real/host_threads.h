@@ -23,5 +23,7 @@ void hs_host_mutex_destroy(hs_mutex *m);
 double hs_host_compute_speed(const hs_scenario *sc, int rank, int emulate_compute);
 /* Takes flops / speed of wall time (nothing when speed is 0). */
 void hs_host_compute(double speed, double flops);
+/* The backends' sleep: wall time passes. */
+void hs_host_sleep(hs_worker *w, double seconds);
 
 #endif

@@ -30,6 +30,14 @@ struct mpi_op {
   mpi_op *next;
 };
 
+/* MPI has no 16-bit float type: reductions of real fp16/bf16 data go through
+ * hearsay's lowering, which reduces them with the kernels (float32 sums
+ * rounded once, as NCCL does). */
+static int needs_hearsay_lowering(const hs_lower_op *o) {
+  int reduces = o->kind == HS_OP_ALLREDUCE || o->kind == HS_OP_REDUCE_SCATTER || o->kind == HS_OP_REDUCE;
+  return reduces && o->send.data && (o->send.dtype == HS_F16 || o->send.dtype == HS_BF16);
+}
+
 static void *stream_main(void *arg) {
   hs_comm *c = arg;
   mpi_rank *self = c->self;
@@ -44,7 +52,7 @@ static void *stream_main(void *arg) {
       free(o);
       return NULL;
     }
-    if (self->native) hs_mpi_native_run(c, &o->op);
+    if (self->native && !needs_hearsay_lowering(&o->op)) hs_mpi_native_run(c, &o->op);
     else hs_lower_run(&c->g, &o->op, self->sc->sim.collectives);
     pthread_mutex_lock(&self->lock);
     o->req->done = 1;
@@ -242,6 +250,7 @@ static const hs_backend mpi_backend = {
     .comm_size = mpi_comm_size,
     .now = mpi_now,
     .compute = mpi_compute,
+    .sleep = hs_host_sleep,
     .thread_spawn = mpi_thread_spawn,
     .thread_join = hs_host_thread_join,
     .mutex_create = hs_host_mutex_create,

@@ -355,6 +355,7 @@ static const hs_backend nccl_backend = {
     .comm_size = nccl_comm_size,
     .now = nccl_now,
     .compute = nccl_compute,
+    .sleep = hs_host_sleep,
     .thread_spawn = nccl_thread_spawn,
     .thread_join = hs_host_thread_join,
     .mutex_create = hs_host_mutex_create,

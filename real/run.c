@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/algorithm.h"
 #include "algos/dataset.h"
 #include "algos/metrics.h"
+#include "algos/model.h"
 #include "algos/report.h"
 #include "algos/train.h"
 #include "real/emulator.h"
@@ -83,12 +85,20 @@ static void merge_metrics(hs_metrics *m, int rank) {
     MPI_Reduce(in_place, m->loss, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(in_place, m->bytes, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(in_place, m->count, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (m->param_sum) {
+      MPI_Reduce(in_place, m->param_sum, (int)((size_t)n * m->n_params), MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+      MPI_Reduce(in_place, m->param_sq, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    }
   } else {
     MPI_Reduce(m->end_time, NULL, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(m->compute, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(m->loss, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(m->bytes, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(m->count, NULL, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (m->param_sum) {
+      MPI_Reduce(m->param_sum, NULL, (int)((size_t)n * m->n_params), MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+      MPI_Reduce(m->param_sq, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    }
   }
 }
 
@@ -113,7 +123,8 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
 
   char err[256] = "";
   hs_dataset *ds = NULL;
-  if (sc->workload.numeric) ds = hs_dataset_create(&sc->workload, sc->run.seed, size, err, sizeof err);
+  if (sc->workload.numeric)
+    ds = hs_dataset_create(&sc->workload, sc->run.seed, hs_algorithm_workers(sc), err, sizeof err);
   rc = agree(sc->workload.numeric && !ds ? HS_SCENARIO_EBAD : 0);
   if (rc) {
     if (rank == 0) fprintf(stderr, "%s: %s\n", sc->path, err[0] ? err : "cannot build the dataset on every rank");
@@ -146,7 +157,7 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
   if (sc->run.trace > 0 && rank == 0)
     fprintf(stderr, "hearsay-real: run.trace is recorded by the simulator only; no trace.json here\n");
 
-  hs_metrics *m = hs_metrics_create(sc->run.iterations);
+  hs_metrics *m = hs_metrics_create(hs_algorithm_max_iterations(sc), hs_model_tracked_params(&sc->workload));
   hs_train_job job = {.sc = sc, .ds = ds, .metrics = m};
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();

@@ -84,6 +84,7 @@ typedef struct {
   /* training */
   int batch; /* per worker */
   double lr, momentum, weight_decay;
+  double init_noise; /* std. dev. of each replica's own initial weights (0: all zero) */
 } hs_workload_spec;
 
 typedef struct {

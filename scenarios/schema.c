@@ -77,6 +77,7 @@ static const field workload_fields[] = {
     {"lr", F_NUM, OFF(workload.lr), "0.1", MIN_GE, 0, 0, NULL, NULL},
     {"momentum", F_NUM, OFF(workload.momentum), "0.9", MIN_GE, 0, 0, NULL, NULL},
     {"weight_decay", F_NUM, OFF(workload.weight_decay), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"init_noise", F_NUM, OFF(workload.init_noise), "0", MIN_GE, 0, 0, NULL, NULL},
     {"precision", F_ENUM, OFF(workload.precision), "fp32", MIN_NONE, 0, 0, "fp32|fp16|bf16", NULL},
     END};
 static const field run_fields[] = {
@@ -606,6 +607,15 @@ static int validate_algorithm(hs_loader *ld) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
+  if (!rc && d->validate) {
+    char msg[512] = "";
+    const char *key = d->validate(ld->out, msg, sizeof msg);
+    if (key) {
+      char kp[256];
+      snprintf(kp, sizeof kp, "algorithm.%s", key);
+      rc = hs_loader_fail(ld, kp, line, "%s", msg);
+    }
+  }
   return rc;
 }
 

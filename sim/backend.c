@@ -290,6 +290,11 @@ static void sim_compute(hs_worker *w, double flops) {
   if (flops > 0) sg_actor_execute(flops);
 }
 
+static void sim_sleep(hs_worker *w, double seconds) {
+  (void)w;
+  if (seconds > 0) sg_actor_sleep_for(seconds);
+}
+
 struct hs_thread {
   sg_actor_t actor;
   void (*fn)(void *);
@@ -361,6 +366,7 @@ const hs_backend hs_sim_backend = {
     .comm_size = sim_comm_size,
     .now = sim_now,
     .compute = sim_compute,
+    .sleep = sim_sleep,
     .thread_spawn = sim_thread_spawn,
     .thread_join = sim_thread_join,
     .mutex_create = sim_mutex_create,

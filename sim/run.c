@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/algorithm.h"
 #include "algos/dataset.h"
 #include "algos/metrics.h"
+#include "algos/model.h"
 #include "algos/report.h"
 #include "algos/trace.h"
 #include "algos/train.h"
@@ -25,7 +27,7 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   hs_dataset *ds = NULL;
   if (sc->workload.numeric) {
     char err[256];
-    ds = hs_dataset_create(&sc->workload, sc->run.seed, n, err, sizeof err);
+    ds = hs_dataset_create(&sc->workload, sc->run.seed, hs_algorithm_workers(sc), err, sizeof err);
     if (!ds) {
       fprintf(stderr, "%s: %s\n", sc->path, err);
       return HS_SCENARIO_EBAD;
@@ -48,7 +50,7 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
     return 1;
   }
 
-  hs_metrics *m = hs_metrics_create(sc->run.iterations);
+  hs_metrics *m = hs_metrics_create(hs_algorithm_max_iterations(sc), hs_model_tracked_params(&sc->workload));
   hs_train_job job = {.sc = sc, .ds = ds, .metrics = m};
   hs_trace *trace = sc->run.trace > 0 ? hs_trace_create() : NULL;
   hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = train_rank, .arg = &job, .trace = trace};
@@ -59,11 +61,10 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
                       .wall_time = stats.wall_time, .messages = stats.messages};
   int rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
   /* What was measured is written either way; a run in which some rank did
-   * not finish every iteration is still a failed run. */
-  int last = sc->run.iterations - 1;
-  if (m->count[last] != n) {
-    fprintf(stderr, "hearsay: only %d of %d ranks finished iteration %d; the outputs hold what was measured\n",
-            m->count[last], n, last);
+   * not run to its end is still a failed run. */
+  if (job.ranks_done != n) {
+    fprintf(stderr, "hearsay: only %d of %d ranks ran to the end; the outputs hold what was measured\n",
+            job.ranks_done, n);
     rc = 1;
   }
   if (!rc && trace) {

@@ -60,7 +60,7 @@ static void child(void *arg, FILE *report) {
     return;
   }
   scenario = &sc;
-  metrics = hs_metrics_create(3);
+  metrics = hs_metrics_create(3, 0);
   hs_trace *trace = hs_trace_create();
   hs_test_simulate(&sc, 0, train_rank, NULL, NULL, trace);
   hs_report(report, metrics->count[2] == 8, "all 8 ranks ran 3 iterations");

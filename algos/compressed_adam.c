@@ -1,0 +1,85 @@
+/* compressed_adam.c — the shared engine of qadam and onebit_adam (compressed_adam.h). */
+#include "algos/compressed_adam.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "algos/scatter_gather.h"
+#include "kernels/kernels.h"
+
+typedef struct {
+  int warmup;
+  float lr, beta1, beta2, eps, wd;
+  float *m, *v;
+  hs_request **pending; /* warm-up allreduces, one per bucket */
+  hs_sg **sg;           /* compressed momentum exchange, one per bucket */
+} cadam_state;
+
+int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback) {
+  cadam_state *s = calloc(1, sizeof *s);
+  ctx->state = s;
+  hs_model *m = ctx->model;
+  const hs_workload_spec *wl = &ctx->sc->workload;
+  s->warmup = (int)hs_opt_int(ctx->opt, "warmup_steps");
+  double lr = hs_opt_num(ctx->opt, "lr");
+  s->lr = (float)(lr > 0 ? lr : wl->lr);
+  s->beta1 = (float)hs_opt_num(ctx->opt, "beta1");
+  s->beta2 = (float)hs_opt_num(ctx->opt, "beta2");
+  s->eps = (float)hs_opt_num(ctx->opt, "eps");
+  s->wd = (float)wl->weight_decay;
+  if (m->params) {
+    s->m = calloc(m->n_params, sizeof(float));
+    s->v = calloc(m->n_params, sizeof(float));
+  }
+  s->pending = calloc(m->n_buckets, sizeof *s->pending);
+  s->sg = calloc(m->n_buckets, sizeof *s->sg);
+  for (int b = 0; b < m->n_buckets; b++)
+    s->sg[b] = hs_sg_create(cz, m->buckets[b].count, ctx->w->size, m->params != NULL, error_feedback);
+  return 0;
+}
+
+void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {
+  cadam_state *s = ctx->state;
+  hs_model *m = ctx->model;
+  if (ctx->iteration < s->warmup) {
+    hs_buf g = hs_model_bucket_buf(m, m->grads, b);
+    hs_allreduce(ctx->w, ctx->w->world, g, g, HS_AVG, &s->pending[b]);
+    return;
+  }
+  float *mb = NULL;
+  if (m->params) {
+    const hs_bucket *bk = &m->buckets[b];
+    float *g = m->grads + bk->offset;
+    mb = s->m + bk->offset;
+    hs_k_axpy_f32(g, m->params + bk->offset, s->wd, bk->count); /* weight decay folded into the gradient */
+    hs_k_ema_f32(mb, g, s->beta1, bk->count);
+  }
+  hs_sg_start(s->sg[b], ctx->w, ctx->w->world, mb, (uint64_t)ctx->iteration);
+}
+
+void hs_cadam_step(hs_algo_ctx *ctx) {
+  cadam_state *s = ctx->state;
+  hs_model *m = ctx->model;
+  int t = ctx->iteration + 1;
+  float c1 = (float)(1 - pow(s->beta1, t));
+  if (ctx->iteration < s->warmup) {
+    hs_waitall(ctx->w, s->pending, m->n_buckets);
+    if (m->params)
+      hs_k_adam_f32(m->params, m->grads, s->m, s->v, m->n_params, s->lr, s->beta1, s->beta2, s->eps, s->wd, c1,
+                    (float)(1 - pow(s->beta2, t)));
+    return;
+  }
+  for (int b = 0; b < m->n_buckets; b++) hs_sg_exchange(s->sg[b], ctx->w, ctx->w->world, (uint64_t)ctx->iteration);
+  for (int b = 0; b < m->n_buckets; b++)
+    hs_sg_finish(s->sg[b], ctx->w, s->m ? s->m + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
+  /* The variance stopped at the end of the warm-up, and so did its bias correction. */
+  if (m->params)
+    hs_k_adam_apply_f32(m->params, s->m, s->v, m->n_params, s->lr, s->eps, c1, (float)(1 - pow(s->beta2, s->warmup)));
+}
+
+void hs_cadam_finish(hs_algo_ctx *ctx) {
+  cadam_state *s = ctx->state;
+  for (int b = 0; b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]);
+  free(s->sg), free(s->pending), free(s->m), free(s->v);
+  free(s);
+}

@@ -1,0 +1,91 @@
+/* half_allreduce.c — fp16 / bf16 gradient compression (PyTorch DDP's
+ * fp16_compress_hook and bf16_compress_hook): the cheap baselines.
+ *
+ * Each bucket's gradients are divided by n, cast to 16 bits, allreduced
+ * (sum, reduced in float32 and rounded once per addition, as NCCL does),
+ * and cast back, overlapped with backward like gradient_allreduce. Bytes
+ * per step: half of gradient_allreduce's, 2(n-1)/n x 2 bytes per parameter. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "algos/algorithm.h"
+#include "algos/sgd.h"
+#include "kernels/compress.h"
+
+typedef struct {
+  hs_dtype type;
+  hs_request **pending;
+  uint16_t *half; /* the whole model in 16 bits (numeric runs) */
+  float *momentum;
+} half_state;
+
+static int half_init(hs_algo_ctx *ctx, hs_dtype type) {
+  half_state *s = calloc(1, sizeof *s);
+  ctx->state = s;
+  s->type = type;
+  s->pending = calloc(ctx->model->n_buckets, sizeof *s->pending);
+  s->momentum = hs_sgd_momentum_alloc(ctx);
+  if (ctx->model->params) s->half = malloc(ctx->model->n_params * sizeof *s->half);
+  return 0;
+}
+static int fp16_init(hs_algo_ctx *ctx) { return half_init(ctx, HS_F16); }
+static int bf16_init(hs_algo_ctx *ctx) { return half_init(ctx, HS_BF16); }
+
+static void half_bucket_ready(hs_algo_ctx *ctx, int b) {
+  half_state *s = ctx->state;
+  hs_model *m = ctx->model;
+  const hs_bucket *bk = &m->buckets[b];
+  hs_buf h = hs_buf_virtual(bk->count, s->type);
+  if (s->half) {
+    float *g = m->grads + bk->offset;
+    /* Divided first, so the 16-bit sum of n gradients cannot overflow. */
+    hs_k_divide(HS_K_F32, g, bk->count, ctx->w->size);
+    if (s->type == HS_F16) hs_k_to_f16(g, bk->count, s->half + bk->offset);
+    else hs_k_to_bf16(g, bk->count, s->half + bk->offset);
+    h.data = s->half + bk->offset;
+  }
+  hs_allreduce(ctx->w, ctx->w->world, h, h, HS_SUM, &s->pending[b]);
+}
+
+static void half_step(hs_algo_ctx *ctx) {
+  half_state *s = ctx->state;
+  hs_model *m = ctx->model;
+  hs_waitall(ctx->w, s->pending, m->n_buckets);
+  if (!s->half) return;
+  if (s->type == HS_F16) hs_k_from_f16(s->half, m->n_params, m->grads);
+  else hs_k_from_bf16(s->half, m->n_params, m->grads);
+  hs_sgd_step(ctx, m->grads, s->momentum);
+}
+
+static void half_finish(hs_algo_ctx *ctx) {
+  half_state *s = ctx->state;
+  free(s->pending), free(s->half), free(s->momentum);
+  free(s);
+}
+
+static const hs_option_spec half_options[] = {
+    {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "gradients are grouped into buckets of about this size"},
+    {NULL, 0, NULL, 0, NULL, NULL},
+};
+
+const hs_algorithm_desc hs_algo_fp16 = {
+    .name = "fp16_compress",
+    .summary = "gradient allreduce in IEEE half precision (2 bytes per parameter)",
+    .options = half_options,
+    .bucket_option = "bucket_size",
+    .init = fp16_init,
+    .bucket_ready = half_bucket_ready,
+    .step = half_step,
+    .finish = half_finish,
+};
+
+const hs_algorithm_desc hs_algo_bf16 = {
+    .name = "bf16_compress",
+    .summary = "gradient allreduce in bfloat16 (2 bytes per parameter)",
+    .options = half_options,
+    .bucket_option = "bucket_size",
+    .init = bf16_init,
+    .bucket_ready = half_bucket_ready,
+    .step = half_step,
+    .finish = half_finish,
+};

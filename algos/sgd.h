@@ -1,0 +1,32 @@
+/* sgd.h — the local optimizer step the SGD-based algorithms share: the
+ * workload's SGD with momentum and weight decay (kernels' fused step) on
+ * the flat model, a no-op in timing-only runs. */
+#ifndef HS_SGD_H
+#define HS_SGD_H
+
+#include <stdlib.h>
+
+#include "algos/algorithm.h"
+#include "kernels/kernels.h"
+
+/* Momentum state for the model, or NULL when none is needed. */
+static inline float *hs_sgd_momentum_alloc(const hs_algo_ctx *ctx) {
+  return ctx->model->params && ctx->sc->workload.momentum > 0 ? calloc(ctx->model->n_params, sizeof(float)) : NULL;
+}
+
+/* params -= lr * (momentum-filtered grad + weight decay), with grad given. */
+static inline void hs_sgd_step(hs_algo_ctx *ctx, const float *grad, float *momentum) {
+  hs_model *m = ctx->model;
+  if (!m->params) return;
+  const hs_workload_spec *wl = &ctx->sc->workload;
+  hs_k_sgd_momentum_f32(m->params, grad, momentum, m->n_params, (float)wl->lr, (float)wl->momentum,
+                        (float)wl->weight_decay);
+}
+
+/* The model as one buffer (virtual in timing-only runs). */
+static inline hs_buf hs_model_buf(const hs_model *m, float *base) {
+  hs_buf b = {base, m->n_params, m->dtype, HS_MEM_HOST};
+  return b;
+}
+
+#endif
