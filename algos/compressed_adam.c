@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "algos/hierarchy.h"
 #include "algos/scatter_gather.h"
 #include "kernels/kernels.h"
 
@@ -13,6 +14,9 @@ typedef struct {
   float *m, *v;
   hs_request **pending; /* warm-up allreduces, one per bucket */
   hs_sg **sg;           /* compressed momentum exchange, one per bucket */
+  int hierarchical;
+  hs_hierarchy h;
+  hs_comm *comm; /* world, or the node leaders (NULL on the other GPUs) */
 } cadam_state;
 
 int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback) {
@@ -33,8 +37,17 @@ int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback)
   }
   s->pending = calloc(m->n_buckets, sizeof *s->pending);
   s->sg = calloc(m->n_buckets, sizeof *s->sg);
-  for (int b = 0; b < m->n_buckets; b++)
-    s->sg[b] = hs_sg_create(cz, m->buckets[b].count, ctx->w->size, m->params != NULL, error_feedback);
+  s->hierarchical = hs_opt_bool(ctx->opt, "hierarchical");
+  s->comm = ctx->w->world;
+  if (s->hierarchical) {
+    int rc = hs_hierarchy_create(ctx->w, &s->h);
+    if (rc) return rc;
+    s->comm = s->h.leaders;
+  }
+  if (s->comm)
+    for (int b = 0; b < m->n_buckets; b++)
+      s->sg[b] = hs_sg_create(cz, m->buckets[b].count, hs_comm_size(ctx->w, s->comm), m->params != NULL,
+                              error_feedback);
   return 0;
 }
 
@@ -54,7 +67,8 @@ void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {
     hs_k_axpy_f32(g, m->params + bk->offset, s->wd, bk->count); /* weight decay folded into the gradient */
     hs_k_ema_f32(mb, g, s->beta1, bk->count);
   }
-  hs_sg_start(s->sg[b], ctx->w, ctx->w->world, mb, (uint64_t)ctx->iteration);
+  if (s->hierarchical) hs_hierarchy_reduce(ctx->w, &s->h, hs_model_bucket_buf(m, s->m, b));
+  if (s->comm) hs_sg_start(s->sg[b], ctx->w, s->comm, mb, (uint64_t)ctx->iteration);
 }
 
 void hs_cadam_step(hs_algo_ctx *ctx) {
@@ -69,9 +83,15 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
                     (float)(1 - pow(s->beta2, t)));
     return;
   }
-  for (int b = 0; b < m->n_buckets; b++) hs_sg_exchange(s->sg[b], ctx->w, ctx->w->world, (uint64_t)ctx->iteration);
-  for (int b = 0; b < m->n_buckets; b++)
-    hs_sg_finish(s->sg[b], ctx->w, s->m ? s->m + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
+  if (s->comm) {
+    for (int b = 0; b < m->n_buckets; b++) hs_sg_exchange(s->sg[b], ctx->w, s->comm, (uint64_t)ctx->iteration);
+    for (int b = 0; b < m->n_buckets; b++)
+      hs_sg_finish(s->sg[b], ctx->w, s->m ? s->m + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
+  }
+  if (s->hierarchical) {
+    hs_buf whole = {s->m, m->n_params, m->dtype, HS_MEM_HOST};
+    hs_hierarchy_broadcast(ctx->w, &s->h, whole);
+  }
   /* The variance stopped at the end of the warm-up, and so did its bias correction. */
   if (m->params)
     hs_k_adam_apply_f32(m->params, s->m, s->v, m->n_params, s->lr, s->eps, c1, (float)(1 - pow(s->beta2, s->warmup)));
@@ -80,6 +100,7 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
 void hs_cadam_finish(hs_algo_ctx *ctx) {
   cadam_state *s = ctx->state;
   for (int b = 0; b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]);
+  if (s->hierarchical) hs_hierarchy_free(ctx->w, &s->h);
   free(s->sg), free(s->pending), free(s->m), free(s->v);
   free(s);
 }

@@ -25,6 +25,7 @@ void hs_cadam_finish(hs_algo_ctx *ctx);
       {"lr", HS_OPT_NUMBER, "0", 0, NULL, "Adam's learning rate (0: workload.lr)"},                          \
       {"beta1", HS_OPT_NUMBER, "0.9", 0, NULL, "momentum decay"},                                            \
       {"beta2", HS_OPT_NUMBER, "0.999", 0, NULL, "variance decay"},                                          \
-      {"eps", HS_OPT_NUMBER, "1e-8", 0, NULL, "added to the square root of the variance"}
+      {"eps", HS_OPT_NUMBER, "1e-8", 0, NULL, "added to the square root of the variance"},                   \
+      {"hierarchical", HS_OPT_BOOL, "false", 0, NULL, "full precision inside a node, compressed among node leaders"}
 
 #endif

@@ -36,6 +36,8 @@ static const variant variants[] = {
     {"bytegrad", ", hierarchical = true", 0},
     {"qadam", ", warmup_steps = 30", 0},
     {"onebit_adam", ", warmup_steps = 30", 0},
+    {"onebit_adam", ", warmup_steps = 30, hierarchical = true", 0},
+    {"qadam", ", warmup_steps = 30, hierarchical = true", 0},
     {"powersgd", ", rank = 2", 0},
     {"decentralized", ", peers = \"all\"", 0},
     {"decentralized", ", peers = \"shift_one\"", 0},
