@@ -12,73 +12,47 @@
  * Bytes per worker per step: 2 x the compressed size (docs/algorithms.md). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/compressor.h"
-#include "algos/ring.h"
+#include "algos/ring_copies.h"
 #include "algos/sgd.h"
 
 typedef struct {
-  hs_compressor cz;
+  hs_ring_copies ring;
   float gamma;
-  size_t wire;
-  float *mine, *left, *right, *diff, *tmp;
-  uint8_t *out, *in_l, *in_r;
   float *momentum;
 } choco_state;
-
-static hs_buf bytes_of(uint8_t *data, size_t n) { return data ? hs_buf_host(data, n, HS_U8) : hs_buf_virtual(n, HS_U8); }
 
 static int choco_init(hs_algo_ctx *ctx) {
   choco_state *s = calloc(1, sizeof *s);
   ctx->state = s;
-  hs_model *m = ctx->model;
-  s->cz = (hs_compressor){.kind = (hs_cz_kind)hs_cz_parse(hs_opt_str(ctx->opt, "compressor")),
-                          .chunk = (size_t)hs_opt_int(ctx->opt, "chunk"),
-                          .fraction = hs_opt_num(ctx->opt, "fraction"),
-                          .seed = (uint64_t)ctx->sc->run.seed};
+  hs_compressor cz = {.kind = (hs_cz_kind)hs_cz_parse(hs_opt_str(ctx->opt, "compressor")),
+                      .chunk = (size_t)hs_opt_int(ctx->opt, "chunk"),
+                      .fraction = hs_opt_num(ctx->opt, "fraction"),
+                      .seed = (uint64_t)ctx->sc->run.seed};
+  hs_ring_copies_init(&s->ring, &cz, ctx->model->n_params, ctx->model->params != NULL);
   s->gamma = (float)hs_opt_num(ctx->opt, "gamma");
-  s->wire = hs_cz_bytes(&s->cz, m->n_params);
   s->momentum = hs_sgd_momentum_alloc(ctx);
-  if (m->params) {
-    size_t n = m->n_params;
-    s->mine = calloc(n, sizeof(float)), s->left = calloc(n, sizeof(float)), s->right = calloc(n, sizeof(float));
-    s->diff = malloc(n * sizeof(float)), s->tmp = malloc(n * sizeof(float));
-    s->out = malloc(s->wire), s->in_l = malloc(s->wire), s->in_r = malloc(s->wire);
-  }
   return 0;
 }
 
 static void choco_step(hs_algo_ctx *ctx) {
   choco_state *s = ctx->state;
+  hs_ring_copies *r = &s->ring;
   hs_model *m = ctx->model;
-  size_t n = m->n_params;
-  uint64_t step = (uint64_t)ctx->iteration;
   hs_sgd_step(ctx, m->grads, s->momentum);
-  if (m->params) {
-    for (size_t i = 0; i < n; i++) s->diff[i] = m->params[i] - s->mine[i];
-    hs_cz_encode(&s->cz, s->diff, NULL, n, step, s->out);
-  }
-  hs_request *r = NULL;
-  hs_ring_exchange(ctx->w, ctx->w->world, bytes_of(s->out, s->wire), bytes_of(s->in_l, s->wire),
-                   bytes_of(s->in_r, s->wire), &r);
-  hs_wait(ctx->w, &r);
-  if (!m->params) return;
-  hs_cz_decode(&s->cz, s->out, n, step, s->tmp);
-  hs_k_axpy_f32(s->mine, s->tmp, 1.0f, n);
-  hs_cz_decode(&s->cz, s->in_l, n, step, s->tmp);
-  hs_k_axpy_f32(s->left, s->tmp, 1.0f, n);
-  hs_cz_decode(&s->cz, s->in_r, n, step, s->tmp);
-  hs_k_axpy_f32(s->right, s->tmp, 1.0f, n);
-  for (size_t i = 0; i < n; i++)
-    m->params[i] += s->gamma * ((s->left[i] + s->right[i]) / 3.0f - (2.0f / 3.0f) * s->mine[i]);
+  if (m->params)
+    for (size_t i = 0; i < r->n; i++) r->diff[i] = m->params[i] - r->mine[i];
+  hs_ring_copies_round(r, ctx->w, ctx->w->world, (uint64_t)ctx->iteration);
+  if (m->params)
+    for (size_t i = 0; i < r->n; i++)
+      m->params[i] += s->gamma * ((r->left[i] + r->right[i]) / 3.0f - (2.0f / 3.0f) * r->mine[i]);
 }
 
 static void choco_finish(hs_algo_ctx *ctx) {
   choco_state *s = ctx->state;
-  free(s->mine), free(s->left), free(s->right), free(s->diff), free(s->tmp);
-  free(s->out), free(s->in_l), free(s->in_r), free(s->momentum);
+  hs_ring_copies_free(&s->ring);
+  free(s->momentum);
   free(s);
 }
 

@@ -59,14 +59,7 @@ static hs_run_result *train(const char *partition, const variant *v) {
   int nodes = v->server_rank ? 17 : 4, gpn = v->server_rank ? 1 : 4;
   snprintf(lua, sizeof lua, scenario_fmt, nodes, gpn, partition, v->name, v->options);
   snprintf(what, sizeof what, "%s%s, %s", v->name, v->options, partition);
-  hs_scenario sc;
-  if (hs_test_load(lua, &sc)) {
-    tap_ok(0, "%s: scenario loads", what);
-    return NULL;
-  }
-  hs_run_result *r = hs_run_sim(what, &sc, 300);
-  hs_scenario_free(&sc);
-  return r;
+  return hs_run_lua(what, lua, 300);
 }
 
 int main(void) {

@@ -23,14 +23,7 @@ static hs_run_result *run(const char *name, const char *options, int seed) {
   char lua[2048], what[256];
   snprintf(lua, sizeof lua, scenario_fmt, ps ? 9 : 2, ps ? 1 : 4, name, options, seed);
   snprintf(what, sizeof what, "%s%s, seed %d", name, options, seed);
-  hs_scenario sc;
-  if (hs_test_load(lua, &sc)) {
-    tap_ok(0, "%s: scenario loads", what);
-    return NULL;
-  }
-  hs_run_result *r = hs_run_sim(what, &sc, 120);
-  hs_scenario_free(&sc);
-  return r;
+  return hs_run_lua(what, lua, 120);
 }
 
 static void check(const char *name, const char *options) {

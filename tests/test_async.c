@@ -27,14 +27,7 @@ static hs_run_result *run(const char *name, const char *options, int ps) {
   char lua[2048], what[256];
   snprintf(lua, sizeof lua, scenario_fmt, ps ? 17 : 4, ps ? 1 : 4, name, options);
   snprintf(what, sizeof what, "%s%s, one worker 5x slower", name, options);
-  hs_scenario sc;
-  if (hs_test_load(lua, &sc)) {
-    tap_ok(0, "%s: scenario loads", what);
-    return NULL;
-  }
-  hs_run_result *r = hs_run_sim(what, &sc, 300);
-  hs_scenario_free(&sc);
-  return r;
+  return hs_run_lua(what, lua, 300);
 }
 
 int main(void) {

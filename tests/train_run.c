@@ -13,6 +13,7 @@
 #include "algos/model.h"
 #include "algos/train.h"
 #include "tests/harness.h"
+#include "tests/tap.h"
 
 typedef struct {
   const hs_scenario *sc;
@@ -63,3 +64,14 @@ hs_run_result *hs_run_sim(const char *what, const hs_scenario *sc, int timeout_s
 }
 
 void hs_run_free(hs_run_result *r) { munmap(r, sizeof *r); }
+
+hs_run_result *hs_run_lua(const char *what, const char *lua, int timeout_s) {
+  hs_scenario sc;
+  if (hs_test_load(lua, &sc)) {
+    tap_ok(0, "%s: scenario loads", what);
+    return NULL;
+  }
+  hs_run_result *r = hs_run_sim(what, &sc, timeout_s);
+  hs_scenario_free(&sc);
+  return r;
+}

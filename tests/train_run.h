@@ -28,5 +28,8 @@ typedef struct {
  * memory shared with it (free with hs_run_free). */
 hs_run_result *hs_run_sim(const char *what, const hs_scenario *sc, int timeout_s);
 void hs_run_free(hs_run_result *r);
+/* Loads the scenario text and simulates it; a scenario that does not load
+ * is a failed TAP check and NULL. */
+hs_run_result *hs_run_lua(const char *what, const char *lua, int timeout_s);
 
 #endif
