@@ -11,7 +11,7 @@
  *   reduce-scatter,
  *   allgather           = n-1 ring steps
  *   broadcast, reduce   = binomial tree, ceil(log2 n) rounds
- *   alltoall            = n-1 pairwise exchanges
+ *   alltoall            = one round of n-1 sends and receives (NCCL's grouped form)
  *   barrier             = dissemination, ceil(log2 n) rounds of empty messages
  *   hierarchical        = node reduce-scatter, allreduce across nodes on one
  *                         chunk per GPU (rails), node allgather; leaders
@@ -308,16 +308,24 @@ void hs_lower_reduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, int roo
   free(h.buf);
 }
 
+/* One round in which every rank sends its n-1 blocks at once, as NCCL's
+ * alltoall (one group of sends and receives) does: the latency is paid
+ * once, and the blocks share the links. */
 void hs_lower_alltoall(hs_lower_group *g, hs_buf s, hs_buf r) {
   int n = g->size, me = g->me;
   size_t block = s.count / n;
   if (r.data) memcpy(at(r, me * block), at(s, me * block), block * esz(s));
+  if (n == 1) return;
+  hs_lower_send *snd = malloc((size_t)(n - 1) * sizeof *snd);
+  hs_lower_recv *rcv = malloc((size_t)(n - 1) * sizeof *rcv);
   for (int k = 1; k < n; k++) {
     int to = mod(me + k, n), from = mod(me - k, n);
-    hs_lower_send snd = {to, at(s, to * block), block * esz(s)};
-    hs_lower_recv rcv = {from, at(r, from * block), block * esz(r), 0, r.dtype, HS_SUM};
-    g->exchange(g, &snd, 1, &rcv, 1);
+    snd[k - 1] = (hs_lower_send){to, at(s, to * block), block * esz(s)};
+    rcv[k - 1] = (hs_lower_recv){from, at(r, from * block), block * esz(r), 0, r.dtype, HS_SUM};
   }
+  g->exchange(g, snd, n - 1, rcv, n - 1);
+  free(snd);
+  free(rcv);
 }
 
 void hs_lower_barrier(hs_lower_group *g) {
