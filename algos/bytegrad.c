@@ -17,7 +17,6 @@
 #include "algos/sgd.h"
 
 typedef struct {
-  int hierarchical;
   hs_hierarchy h;
   hs_comm *comm; /* world, or the leaders (NULL on the other GPUs of a node) */
   hs_sg **sg;    /* one per bucket */
@@ -28,13 +27,8 @@ static int bg_init(hs_algo_ctx *ctx) {
   bg_state *s = calloc(1, sizeof *s);
   ctx->state = s;
   hs_model *m = ctx->model;
-  s->hierarchical = hs_opt_bool(ctx->opt, "hierarchical");
-  s->comm = ctx->w->world;
-  if (s->hierarchical) {
-    int rc = hs_hierarchy_create(ctx->w, &s->h);
-    if (rc) return rc;
-    s->comm = s->h.leaders;
-  }
+  int rc = hs_hierarchy_init(ctx->w, hs_opt_bool(ctx->opt, "hierarchical"), &s->h, &s->comm);
+  if (rc) return rc;
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->sg = calloc(m->n_buckets, sizeof *s->sg);
   hs_compressor cz = {.kind = HS_CZ_MINMAX_U8};
@@ -48,7 +42,7 @@ static void bg_bucket_ready(hs_algo_ctx *ctx, int b) {
   bg_state *s = ctx->state;
   hs_model *m = ctx->model;
   hs_buf g = hs_model_bucket_buf(m, m->grads, b);
-  if (s->hierarchical) hs_hierarchy_reduce(ctx->w, &s->h, g);
+  hs_hierarchy_reduce(ctx->w, &s->h, g);
   if (s->comm) hs_sg_start(s->sg[b], ctx->w, s->comm, g.data, (uint64_t)ctx->iteration);
 }
 
@@ -60,14 +54,14 @@ static void bg_step(hs_algo_ctx *ctx) {
     for (int b = 0; b < m->n_buckets; b++)
       hs_sg_finish(s->sg[b], ctx->w, m->grads ? m->grads + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
   }
-  if (s->hierarchical) hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, m->grads));
+  hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, m->grads));
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
 
 static void bg_finish(hs_algo_ctx *ctx) {
   bg_state *s = ctx->state;
   for (int b = 0; b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]);
-  if (s->hierarchical) hs_hierarchy_free(ctx->w, &s->h);
+  hs_hierarchy_free(ctx->w, &s->h);
   free(s->sg), free(s->momentum);
   free(s);
 }

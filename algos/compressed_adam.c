@@ -14,7 +14,6 @@ typedef struct {
   float *m, *v;
   hs_request **pending; /* warm-up allreduces, one per bucket */
   hs_sg **sg;           /* compressed momentum exchange, one per bucket */
-  int hierarchical;
   hs_hierarchy h;
   hs_comm *comm; /* world, or the node leaders (NULL on the other GPUs) */
 } cadam_state;
@@ -37,13 +36,8 @@ int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback)
   }
   s->pending = calloc(m->n_buckets, sizeof *s->pending);
   s->sg = calloc(m->n_buckets, sizeof *s->sg);
-  s->hierarchical = hs_opt_bool(ctx->opt, "hierarchical");
-  s->comm = ctx->w->world;
-  if (s->hierarchical) {
-    int rc = hs_hierarchy_create(ctx->w, &s->h);
-    if (rc) return rc;
-    s->comm = s->h.leaders;
-  }
+  int rc = hs_hierarchy_init(ctx->w, hs_opt_bool(ctx->opt, "hierarchical"), &s->h, &s->comm);
+  if (rc) return rc;
   if (s->comm)
     for (int b = 0; b < m->n_buckets; b++)
       s->sg[b] = hs_sg_create(cz, m->buckets[b].count, hs_comm_size(ctx->w, s->comm), m->params != NULL,
@@ -67,7 +61,7 @@ void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {
     hs_k_axpy_f32(g, m->params + bk->offset, s->wd, bk->count); /* weight decay folded into the gradient */
     hs_k_ema_f32(mb, g, s->beta1, bk->count);
   }
-  if (s->hierarchical) hs_hierarchy_reduce(ctx->w, &s->h, hs_model_bucket_buf(m, s->m, b));
+  hs_hierarchy_reduce(ctx->w, &s->h, hs_model_bucket_buf(m, s->m, b));
   if (s->comm) hs_sg_start(s->sg[b], ctx->w, s->comm, mb, (uint64_t)ctx->iteration);
 }
 
@@ -88,10 +82,8 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
     for (int b = 0; b < m->n_buckets; b++)
       hs_sg_finish(s->sg[b], ctx->w, s->m ? s->m + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
   }
-  if (s->hierarchical) {
-    hs_buf whole = {s->m, m->n_params, m->dtype, HS_MEM_HOST};
-    hs_hierarchy_broadcast(ctx->w, &s->h, whole);
-  }
+  hs_buf whole = {s->m, m->n_params, m->dtype, HS_MEM_HOST};
+  hs_hierarchy_broadcast(ctx->w, &s->h, whole);
   /* The variance stopped at the end of the warm-up, and so did its bias correction. */
   if (m->params)
     hs_k_adam_apply_f32(m->params, s->m, s->v, m->n_params, s->lr, s->eps, c1, (float)(1 - pow(s->beta2, s->warmup)));
@@ -100,7 +92,7 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
 void hs_cadam_finish(hs_algo_ctx *ctx) {
   cadam_state *s = ctx->state;
   for (int b = 0; b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]);
-  if (s->hierarchical) hs_hierarchy_free(ctx->w, &s->h);
+  hs_hierarchy_free(ctx->w, &s->h);
   free(s->sg), free(s->pending), free(s->m), free(s->v);
   free(s);
 }

@@ -29,7 +29,7 @@ typedef enum { PEERS_ALL, PEERS_SHIFT_ONE, PEERS_RING } peer_mode;
 
 typedef struct {
   peer_mode mode;
-  int interval, hierarchical;
+  int interval;
   hs_hierarchy h;
   hs_comm *gossip; /* world, or the leaders when hierarchical (NULL on non-leaders) */
   float *momentum;
@@ -58,14 +58,9 @@ static int dec_init(hs_algo_ctx *ctx) {
   ctx->state = s;
   s->mode = mode_of(hs_opt_str(ctx->opt, "peers"));
   s->interval = (int)hs_opt_int(ctx->opt, "communication_interval");
-  s->hierarchical = hs_opt_bool(ctx->opt, "hierarchical");
   s->momentum = hs_sgd_momentum_alloc(ctx);
-  s->gossip = ctx->w->world;
-  if (s->hierarchical) {
-    int rc = hs_hierarchy_create(ctx->w, &s->h);
-    if (rc) return rc;
-    s->gossip = s->h.leaders;
-  }
+  int rc = hs_hierarchy_init(ctx->w, hs_opt_bool(ctx->opt, "hierarchical"), &s->h, &s->gossip);
+  if (rc) return rc;
   if (ctx->model->params) {
     s->left = malloc(ctx->model->n_params * sizeof(float));
     s->right = malloc(ctx->model->n_params * sizeof(float));
@@ -80,7 +75,7 @@ static void dec_begin(hs_algo_ctx *ctx) {
   s->exchanging = ctx->iteration % s->interval == 0;
   if (!s->exchanging) return;
   hs_buf x = hs_model_buf(m, m->params);
-  if (s->hierarchical) hs_hierarchy_reduce(w, &s->h, x); /* onto the leader */
+  hs_hierarchy_reduce(w, &s->h, x); /* onto the leader, when hierarchical */
   if (!s->gossip) return;
   int me = hs_comm_rank(w, s->gossip), n = hs_comm_size(w, s->gossip);
   hs_buf l = hs_model_buf(m, s->left), r = hs_model_buf(m, s->right);
@@ -114,14 +109,14 @@ static void dec_step(hs_algo_ctx *ctx) {
       hs_wait(ctx->w, &s->req);
       mix(s, m);
     }
-    if (s->hierarchical) hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, m->params));
+    hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, m->params));
   }
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
 
 static void dec_finish(hs_algo_ctx *ctx) {
   dec_state *s = ctx->state;
-  if (s->hierarchical) hs_hierarchy_free(ctx->w, &s->h);
+  hs_hierarchy_free(ctx->w, &s->h);
   free(s->momentum), free(s->left), free(s->right);
   free(s);
 }

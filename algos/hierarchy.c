@@ -1,10 +1,13 @@
 /* hierarchy.c — node and leader communicators (hierarchy.h). */
 #include "algos/hierarchy.h"
 
-int hs_hierarchy_create(hs_worker *w, hs_hierarchy *h) {
-  h->node = h->leaders = NULL;
+int hs_hierarchy_init(hs_worker *w, int enabled, hs_hierarchy *h, hs_comm **pattern) {
+  *h = (hs_hierarchy){.enabled = enabled};
+  *pattern = w->world;
+  if (!enabled) return 0;
   int rc = hs_comm_split(w, w->world, w->node, w->local_rank, &h->node);
   if (!rc) rc = hs_comm_split(w, w->world, w->local_rank == 0 ? 0 : -1, w->node, &h->leaders);
+  *pattern = h->leaders;
   return rc;
 }
 
@@ -15,12 +18,14 @@ void hs_hierarchy_free(hs_worker *w, hs_hierarchy *h) {
 }
 
 int hs_hierarchy_reduce(hs_worker *w, hs_hierarchy *h, hs_buf b) {
+  if (!h->enabled) return 0;
   hs_request *r = NULL;
   int rc = hs_reduce(w, h->node, b, b, HS_AVG, 0, &r);
   return rc ? rc : hs_wait(w, &r);
 }
 
 int hs_hierarchy_broadcast(hs_worker *w, hs_hierarchy *h, hs_buf b) {
+  if (!h->enabled) return 0;
   hs_request *r = NULL;
   int rc = hs_broadcast(w, h->node, b, b, 0, &r);
   return rc ? rc : hs_wait(w, &r);

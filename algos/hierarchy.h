@@ -8,15 +8,19 @@
 #include "algos/comm.h"
 
 typedef struct {
+  int enabled;
   hs_comm *node;    /* this node's GPUs, ordered by local rank */
   hs_comm *leaders; /* local rank 0 of every node, ordered by node; NULL elsewhere */
 } hs_hierarchy;
 
-/* Collective over world. Returns 0 or a negative error. */
-int hs_hierarchy_create(hs_worker *w, hs_hierarchy *h);
+/* Collective over world when enabled. *pattern gets the communicator the
+ * algorithm runs its own exchange on: world when not enabled, else the
+ * leaders (NULL on the other GPUs of a node, which then take no part).
+ * Returns 0 or a negative error. */
+int hs_hierarchy_init(hs_worker *w, int enabled, hs_hierarchy *h, hs_comm **pattern);
 void hs_hierarchy_free(hs_worker *w, hs_hierarchy *h);
-/* Blocking helpers on a float buffer: average inside the node onto the
- * leader, and the leader's result back to the node. */
+/* Blocking helpers on a buffer, no-ops when not enabled: average inside
+ * the node onto the leader, and the leader's result back to the node. */
 int hs_hierarchy_reduce(hs_worker *w, hs_hierarchy *h, hs_buf b);
 int hs_hierarchy_broadcast(hs_worker *w, hs_hierarchy *h, hs_buf b);
 
