@@ -82,8 +82,7 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
     for (int b = 0; b < m->n_buckets; b++)
       hs_sg_finish(s->sg[b], ctx->w, s->m ? s->m + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
   }
-  hs_buf whole = {s->m, m->n_params, m->dtype, HS_MEM_HOST};
-  hs_hierarchy_broadcast(ctx->w, &s->h, whole);
+  hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, s->m));
   /* The variance stopped at the end of the warm-up, and so did its bias correction. */
   if (m->params)
     hs_k_adam_apply_f32(m->params, s->m, s->v, m->n_params, s->lr, s->eps, c1, (float)(1 - pow(s->beta2, s->warmup)));

@@ -65,9 +65,13 @@ void hs_model_free(hs_model *m) {
   free(m);
 }
 
-hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b) {
+hs_buf hs_model_buf(const hs_model *m, float *base) {
   hs_buf whole = {base, m->n_params, m->dtype, HS_MEM_HOST};
-  return hs_buf_slice(whole, m->buckets[b].offset, m->buckets[b].count);
+  return whole;
+}
+
+hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b) {
+  return hs_buf_slice(hs_model_buf(m, base), m->buckets[b].offset, m->buckets[b].count);
 }
 
 void hs_model_init_params(hs_model *m, const hs_workload_spec *wl, long seed, int rank) {

@@ -51,6 +51,8 @@ size_t hs_model_tracked_params(const hs_workload_spec *wl);
  * replicas start apart (consensus studies). */
 void hs_model_init_params(hs_model *m, const hs_workload_spec *wl, long seed, int rank);
 
+/* The whole model within a flat array (virtual when base is NULL). */
+hs_buf hs_model_buf(const hs_model *m, float *base);
 /* The buffer of bucket b within a flat array (virtual when base is NULL). */
 hs_buf hs_model_bucket_buf(const hs_model *m, float *base, int b);
 

@@ -105,46 +105,39 @@ static int ps_keep_going(hs_algo_ctx *ctx) {
   return s->async ? !s->stop : ctx->iteration < ctx->sc->run.iterations;
 }
 
+/* Posts ops[0..n) on c and waits. */
+static void exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
+  hs_request *r = NULL;
+  hs_group_p2p(w, c, ops, n, &r);
+  hs_wait(w, &r);
+}
+
+/* Push every gradient shard, pull every weight shard. Asynchronously, a
+ * control word (update) goes before the payload and one (stop?) comes back
+ * after it, in calls of their own: a timing-only payload carries no data. */
 static void ps_step(hs_algo_ctx *ctx) {
   ps_state *s = ctx->state;
   hs_worker *w = ctx->w;
   hs_model *m = ctx->model;
   int S = s->servers;
-  hs_p2p *ops = calloc((size_t)3 * S, sizeof *ops);
-  float *ctl = calloc((size_t)2 * S, sizeof *ctl); /* S requests out, S replies in */
-  hs_request *r = NULL;
-  int n = 0;
   hs_comm *c = s->async ? s->pair[w->rank] : w->world;
+  hs_p2p *payload = calloc((size_t)2 * S, sizeof *payload), *ctl = calloc((size_t)S, sizeof *ctl);
+  float *words = calloc((size_t)2 * S, sizeof *words); /* S requests out (0: update), S replies in */
   for (int j = 0; j < S; j++) {
-    int peer = s->async ? 1 + j : s->workers + j; /* in the pair comm the worker is rank 0 */
-    if (s->async) ops[n++] = (hs_p2p){HS_P2P_SEND, peer, hs_buf_host(&ctl[j], 1, HS_F32)};
-    ops[n++] = (hs_p2p){HS_P2P_SEND, peer, fbuf(m->grads, s->off[j], shard(s, j))};
-    ops[n++] = (hs_p2p){HS_P2P_RECV, peer, fbuf(m->params, s->off[j], shard(s, j))};
+    int peer = s->async ? 1 + j : s->workers + j; /* in a pair communicator the worker is rank 0 */
+    payload[2 * j] = (hs_p2p){HS_P2P_SEND, peer, fbuf(m->grads, s->off[j], shard(s, j))};
+    payload[2 * j + 1] = (hs_p2p){HS_P2P_RECV, peer, fbuf(m->params, s->off[j], shard(s, j))};
+    ctl[j] = (hs_p2p){HS_P2P_SEND, peer, hs_buf_host(&words[j], 1, HS_F32)};
   }
+  if (s->async) exchange(w, c, ctl, S);
+  exchange(w, c, payload, 2 * S);
   if (s->async) {
-    /* Control and payload cannot share a call (a timing-only payload has no data). */
-    int k = 0;
-    hs_p2p *ctl_ops = calloc((size_t)S, sizeof *ctl_ops);
-    for (int j = 0; j < S; j++) ctl_ops[k++] = ops[3 * j];
-    hs_request *rc = NULL;
-    hs_group_p2p(w, c, ctl_ops, S, &rc);
-    k = 0;
-    for (int j = 0; j < S; j++) ops[k++] = ops[3 * j + 1], ops[k++] = ops[3 * j + 2];
-    hs_group_p2p(w, c, ops, k, &r);
-    hs_wait(w, &rc);
-    hs_wait(w, &r);
-    for (int j = 0; j < S; j++) ctl_ops[j] = (hs_p2p){HS_P2P_RECV, 1 + j, hs_buf_host(&ctl[S + j], 1, HS_F32)};
-    hs_group_p2p(w, c, ctl_ops, S, &r);
-    hs_wait(w, &r);
+    for (int j = 0; j < S; j++) ctl[j] = (hs_p2p){HS_P2P_RECV, 1 + j, hs_buf_host(&words[S + j], 1, HS_F32)};
+    exchange(w, c, ctl, S);
     for (int j = 0; j < S; j++)
-      if (ctl[S + j] != 0) s->stopped_by[j] = 1, s->stop = 1;
-    free(ctl_ops);
-  } else {
-    hs_group_p2p(w, c, ops, n, &r);
-    hs_wait(w, &r);
+      if (words[S + j] != 0) s->stopped_by[j] = 1, s->stop = 1;
   }
-  free(ops);
-  free(ctl);
+  free(payload), free(ctl), free(words);
 }
 
 /* An asynchronous worker says goodbye to every server still serving it. */
@@ -153,9 +146,7 @@ static void worker_bye(ps_state *s, hs_worker *w) {
   for (int j = 0; j < s->servers; j++) {
     if (s->stopped_by[j]) continue;
     hs_p2p op = {HS_P2P_SEND, 1 + j, hs_buf_host(&bye, 1, HS_F32)};
-    hs_request *r = NULL;
-    hs_group_p2p(w, s->pair[w->rank], &op, 1, &r);
-    hs_wait(w, &r);
+    exchange(w, s->pair[w->rank], &op, 1);
   }
 }
 
@@ -178,10 +169,8 @@ static void serve_sync(ps_state *s, hs_worker *w) {
   if (m->params) s->gsum = malloc((size_t)W * len * sizeof(float));
   float *avg = m->params ? malloc(len * sizeof(float)) : NULL;
   for (int it = 0; it < s->ctx->sc->run.iterations; it++) {
-    hs_request *r = NULL;
     for (int v = 0; v < W; v++) ops[v] = (hs_p2p){HS_P2P_RECV, v, fbuf(s->gsum, (size_t)v * len, len)};
-    hs_group_p2p(w, w->world, ops, W, &r);
-    hs_wait(w, &r);
+    exchange(w, w->world, ops, W);
     if (avg) {
       memcpy(avg, s->gsum, len * sizeof(float));
       for (int v = 1; v < W; v++) hs_k_axpy_f32(avg, s->gsum + (size_t)v * len, 1.0f, len);
@@ -189,8 +178,7 @@ static void serve_sync(ps_state *s, hs_worker *w) {
       apply(s, w, avg, (float)s->ctx->sc->workload.lr);
     }
     for (int v = 0; v < W; v++) ops[v] = (hs_p2p){HS_P2P_SEND, v, fbuf(m->params, o, len)};
-    hs_group_p2p(w, w->world, ops, W, &r);
-    hs_wait(w, &r);
+    exchange(w, w->world, ops, W);
   }
   free(ops);
   free(avg);
@@ -216,13 +204,10 @@ static void serve_worker(void *arg) {
   for (;;) {
     float ctl = 0;
     hs_p2p op = {HS_P2P_RECV, 0, hs_buf_host(&ctl, 1, HS_F32)};
-    hs_request *r = NULL;
-    hs_group_p2p(w, c, &op, 1, &r);
-    hs_wait(w, &r);
+    exchange(w, c, &op, 1);
     if (ctl == CTL_BYE) break;
     op = (hs_p2p){HS_P2P_RECV, 0, fbuf(l->grad, 0, len)};
-    hs_group_p2p(w, c, &op, 1, &r);
-    hs_wait(w, &r);
+    exchange(w, c, &op, 1);
     hs_mutex_lock(w, s->lock);
     apply(s, w, l->grad, lr);
     s->clock[l->worker]++;
@@ -238,10 +223,8 @@ static void serve_worker(void *arg) {
       hs_sleep(w, STALENESS_POLL);
     }
     hs_p2p back[2] = {{HS_P2P_SEND, 0, fbuf(l->out, 0, len)}, {HS_P2P_SEND, 0, hs_buf_host(&stop, 1, HS_F32)}};
-    hs_group_p2p(w, c, back, 1, &r);
-    hs_wait(w, &r);
-    hs_group_p2p(w, c, back + 1, 1, &r);
-    hs_wait(w, &r);
+    exchange(w, c, back, 1);
+    exchange(w, c, back + 1, 1);
     if (stop) break;
   }
   /* Gone: it no longer holds anyone back. */

@@ -23,10 +23,4 @@ static inline void hs_sgd_step(hs_algo_ctx *ctx, const float *grad, float *momen
                         (float)wl->weight_decay);
 }
 
-/* The model as one buffer (virtual in timing-only runs). */
-static inline hs_buf hs_model_buf(const hs_model *m, float *base) {
-  hs_buf b = {base, m->n_params, m->dtype, HS_MEM_HOST};
-  return b;
-}
-
 #endif

@@ -1,7 +1,7 @@
 /* test_algorithm_determinism.c — same seed, same results, for every
  * algorithm in the registry, the asynchronous ones included (their threads
  * of control are SimGrid actors, scheduled deterministically): two runs
- * give identical per-iteration bytes, losses, consensus distances, times and
+ * give identical per-iteration end times, bytes, losses, consensus distances and
  * final weights, bit for bit; a third with another seed differs. */
 #include <string.h>
 

@@ -122,7 +122,7 @@ static void test_all_replay(int nodes, int gpn, double tolerance) {
   char err[256];
   hs_dataset *ds = hs_dataset_create(wl, sc.run.seed, n, err, sizeof err);
   size_t P;
-  float **x = start_weights(&sc, n, &P), *g = malloc(P * sizeof(float)), *avg = malloc(P * sizeof(float));
+  float **x = start_weights(&sc, n, &P), *avg = malloc(P * sizeof(float));
   float **mom = malloc((size_t)n * sizeof *mom);
   float **grads = malloc((size_t)n * sizeof *grads);
   hs_batcher *b = calloc((size_t)n, sizeof *b);
@@ -157,7 +157,7 @@ static void test_all_replay(int nodes, int gpn, double tolerance) {
     tap_ok(r->ok && worst <= tolerance * norm, "peers = all, %d workers, 20 steps: equals allreduce model averaging "
            "then local SGD (max diff %.3g, largest weight %.3g)", n, worst, norm);
   for (int k = 0; k < n; k++) free(mom[k]), free(grads[k]), hs_batcher_free(&b[k]);
-  free(mom), free(grads), free(b), free(idx), free(g), free(avg);
+  free(mom), free(grads), free(b), free(idx), free(avg);
   free_weights(x, n);
   hs_dataset_free(ds);
   hs_run_free(r);

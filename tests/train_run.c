@@ -43,9 +43,9 @@ static void child(void *arg, FILE *report) {
   hs_metrics_summarize(j->m, sc->workload.batch, &s);
   r->ranks_done = j->job.ranks_done;
   r->rows = hs_metrics_rows(j->m);
-  r->accuracy = s.final_accuracy, r->test_loss = s.final_test_loss, r->final_loss = s.final_loss;
-  r->total_time = s.total_time, r->samples_per_s = s.samples_per_s, r->time_per_iter = s.time_per_iter;
+  r->accuracy = s.final_accuracy, r->samples_per_s = s.samples_per_s;
   for (int i = 0; i < r->rows && i < HS_RUN_MAX_ROWS; i++) {
+    r->time[i] = j->m->end_time[i];
     r->bytes[i] = j->m->bytes[i];
     r->count[i] = j->m->count[i];
     r->consensus[i] = hs_metrics_consensus(j->m, i);

@@ -14,8 +14,9 @@ typedef struct {
   int ok;          /* the child ran to the end, every rank returned 0 */
   int ranks_done;
   int rows;        /* metrics rows reported */
-  double accuracy, test_loss, final_loss;
-  double total_time, samples_per_s, time_per_iter;
+  double accuracy;                   /* last held-out evaluation */
+  double samples_per_s;              /* every worker's samples / total time */
+  double time[HS_RUN_MAX_ROWS];      /* when the slowest reporting worker ended the row */
   double bytes[HS_RUN_MAX_ROWS];     /* summed over ranks */
   int count[HS_RUN_MAX_ROWS];        /* workers reporting */
   double consensus[HS_RUN_MAX_ROWS]; /* NAN when not tracked */
