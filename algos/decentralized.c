@@ -6,11 +6,14 @@
  * the iteration started with, so it is posted before forward and overlaps
  * all of the compute.
  *
- *   peers = "all"       allreduce(avg) of the weights: 2(n-1)/n model sizes
- *                       sent per worker per communicating step (ring)
- *   peers = "shift_one" one peer per step, Bagua's formula (algos/peers.h),
- *                       x = (x + x_peer)/2: one model size per worker
- *   peers = "ring"      both ring neighbours, weights 1/3: two model sizes
+ * Who averages with whom is a peer-selection scheme (algos/peer_scheme.h):
+ * a built-in (algos/peer_builtin.c) or a Lua function in the scenario.
+ *   undirected schemes: x_i <- W_ii x_i + sum_j W_ij x_j over the peers;
+ *   directed schemes (send-to lists): push-sum, every message carries the
+ *     sender's weight ps and receivers de-bias with x / ps (SGP);
+ *   peers = "all": one allreduce(avg) of the weights.
+ * Sums are taken in double, self first and peers in rank order, so a scheme
+ * written in Lua trains bit for bit like the same scheme built in.
  *
  * hierarchical = true: the GPUs of a node first average onto their leader
  * (full precision, NVLink), the leaders run the scheme among themselves,
@@ -21,33 +24,53 @@
 
 #include "algos/algorithm.h"
 #include "algos/hierarchy.h"
-#include "algos/peers.h"
-#include "algos/ring.h"
+#include "algos/peer_scheme.h"
+#include "kernels/kernels.h"
 #include "algos/sgd.h"
 
-typedef enum { PEERS_ALL, PEERS_SHIFT_ONE, PEERS_RING } peer_mode;
-
 typedef struct {
-  peer_mode mode;
+  hs_peer_scheme *scheme;
+  bool push_sum; /* directed scheme: weights travel with a push-sum weight */
   int interval;
   hs_hierarchy h;
   hs_comm *gossip; /* world, or the leaders when hierarchical (NULL on non-leaders) */
   float *momentum;
-  float *left, *right; /* received weights (numeric runs) */
+  /* this rank's part of the current step, copied out of the shared schedule */
+  hs_peer_edge *in;
+  int n_in, cap_in;
+  double self;
+  hs_p2p *ops;
+  int cap_ops;
+  float *send;   /* push-sum: the numerator ps * x and ps (numeric runs) */
+  float **recv;  /* one buffer per in-edge (numeric runs) */
+  float *avg;    /* peers = all: the allreduce result */
+  double *acc;
+  double ps;     /* push-sum weight, 1 at the start */
   hs_request *req;
   int exchanging;
 } dec_state;
 
-static peer_mode mode_of(const char *s) {
-  return strcmp(s, "all") == 0 ? PEERS_ALL : strcmp(s, "shift_one") == 0 ? PEERS_SHIFT_ONE : PEERS_RING;
+/* Push-sum messages carry the sender's weight as a double after the model. */
+#define PS_TRAILER_BYTES 8
+
+static int uses_hierarchy(const hs_scenario *sc) {
+  return hs_opt_bool(&sc->algorithm.options, "hierarchical") || sc->algorithm.peers->hierarchical;
 }
 
+/* Steps checked when the scenario is loaded, so a broken scheme is reported
+ * before anything runs; later steps are checked as they are built. */
+#define STEPS_CHECKED_AT_LOAD 16
+
 static const char *dec_validate(const hs_scenario *sc, char *msg, size_t len) {
-  const hs_options *o = &sc->algorithm.options;
-  int n = hs_opt_bool(o, "hierarchical") ? sc->cluster.nodes : hs_scenario_gpus(sc);
-  if (mode_of(hs_opt_str(o, "peers")) == PEERS_SHIFT_ONE && n % 2) {
-    snprintf(msg, len, "shift_one pairs workers, so it needs an even number of %s; this scenario has %d",
-             hs_opt_bool(o, "hierarchical") ? "nodes (hierarchical = true)" : "workers", n);
+  hs_peer_scheme *scheme = sc->algorithm.peers;
+  if (scheme->allreduce) return NULL;
+  int n = uses_hierarchy(sc) ? sc->cluster.nodes : hs_scenario_gpus(sc);
+  long rounds = (sc->run.iterations + hs_opt_int(&sc->algorithm.options, "communication_interval") - 1) /
+                hs_opt_int(&sc->algorithm.options, "communication_interval");
+  char err[HS_PEER_ERR_MAX];
+  if (hs_peer_scheme_check(scheme, n, rounds < STEPS_CHECKED_AT_LOAD ? rounds : STEPS_CHECKED_AT_LOAD, err,
+                           sizeof err)) {
+    snprintf(msg, len, "scheme %s over %d %s: %s", scheme->name, n, uses_hierarchy(sc) ? "nodes" : "workers", err);
     return "peers";
   }
   return NULL;
@@ -56,16 +79,65 @@ static const char *dec_validate(const hs_scenario *sc, char *msg, size_t len) {
 static int dec_init(hs_algo_ctx *ctx) {
   dec_state *s = calloc(1, sizeof *s);
   ctx->state = s;
-  s->mode = mode_of(hs_opt_str(ctx->opt, "peers"));
+  s->scheme = ctx->sc->algorithm.peers;
+  s->push_sum = s->scheme->directed;
+  s->ps = 1;
   s->interval = (int)hs_opt_int(ctx->opt, "communication_interval");
   s->momentum = hs_sgd_momentum_alloc(ctx);
-  int rc = hs_hierarchy_init(ctx->w, hs_opt_bool(ctx->opt, "hierarchical"), &s->h, &s->gossip);
+  int rc = hs_hierarchy_init(ctx->w, uses_hierarchy(ctx->sc), &s->h, &s->gossip);
   if (rc) return rc;
+  size_t np = ctx->model->n_params;
   if (ctx->model->params) {
-    s->left = malloc(ctx->model->n_params * sizeof(float));
-    s->right = malloc(ctx->model->n_params * sizeof(float));
+    s->acc = malloc(np * sizeof(double));
+    if (s->scheme->allreduce) s->avg = malloc(np * sizeof(float));
+    if (s->push_sum) s->send = malloc(np * sizeof(float) + PS_TRAILER_BYTES);
   }
   return 0;
+}
+
+/* The model as sent: the weights, or the push-sum numerator and weight. */
+static hs_buf message_buf(const hs_model *m, float *base, bool push_sum) {
+  hs_buf b = hs_model_buf(m, base);
+  if (push_sum) b.count += PS_TRAILER_BYTES / hs_dtype_size(b.dtype);
+  return b;
+}
+
+static void grow_recv(dec_state *s, const hs_model *m, int k) {
+  if (k <= s->cap_in) return;
+  s->in = realloc(s->in, k * sizeof *s->in);
+  s->recv = realloc(s->recv, k * sizeof *s->recv);
+  for (int i = s->cap_in; i < k; i++)
+    s->recv[i] = m->params ? malloc(m->n_params * sizeof(float) + PS_TRAILER_BYTES) : NULL;
+  s->cap_in = k;
+}
+
+static void post_gossip(hs_algo_ctx *ctx, dec_state *s, int me, int n) {
+  hs_model *m = ctx->model;
+  long round = ctx->iteration / s->interval;
+  const hs_peer_step *st = hs_peer_schedule_get_or_exit(hs_peer_scheme_schedule(s->scheme, n), round);
+  int n_out = st->out_off[me + 1] - st->out_off[me];
+  s->n_in = st->in_off[me + 1] - st->in_off[me];
+  s->self = st->self[me];
+  grow_recv(s, m, s->n_in);
+  memcpy(s->in, st->in + st->in_off[me], s->n_in * sizeof *s->in);
+  if (n_out + s->n_in > s->cap_ops) {
+    s->cap_ops = n_out + s->n_in;
+    s->ops = realloc(s->ops, s->cap_ops * sizeof *s->ops);
+  }
+  float *out = m->params;
+  if (s->push_sum && m->params) {
+    /* numerator ps * x, then ps itself */
+    hs_k_mix_start_f32(s->acc, m->params, s->ps, m->n_params);
+    hs_k_mix_finish_f32(s->send, s->acc, 1.0, m->n_params);
+    memcpy(s->send + m->n_params, &s->ps, sizeof s->ps);
+    out = s->send;
+  }
+  int k = 0;
+  for (int e = st->out_off[me]; e < st->out_off[me + 1]; e++)
+    s->ops[k++] = (hs_p2p){HS_P2P_SEND, st->out[e].peer, message_buf(m, out, s->push_sum)};
+  for (int i = 0; i < s->n_in; i++)
+    s->ops[k++] = (hs_p2p){HS_P2P_RECV, s->in[i].peer, message_buf(m, s->recv[i], s->push_sum)};
+  hs_group_p2p(ctx->w, s->gossip, s->ops, k, &s->req);
 }
 
 static void dec_begin(hs_algo_ctx *ctx) {
@@ -77,28 +149,32 @@ static void dec_begin(hs_algo_ctx *ctx) {
   hs_buf x = hs_model_buf(m, m->params);
   hs_hierarchy_reduce(w, &s->h, x); /* onto the leader, when hierarchical */
   if (!s->gossip) return;
-  int me = hs_comm_rank(w, s->gossip), n = hs_comm_size(w, s->gossip);
-  hs_buf l = hs_model_buf(m, s->left), r = hs_model_buf(m, s->right);
-  if (s->mode == PEERS_ALL) {
-    hs_allreduce(w, s->gossip, x, l, HS_AVG, &s->req);
-  } else if (s->mode == PEERS_SHIFT_ONE) {
-    int peer = hs_peer_shift_one(me, n, ctx->iteration / s->interval);
-    hs_p2p ops[2] = {{HS_P2P_SEND, peer, x}, {HS_P2P_RECV, peer, l}};
-    hs_group_p2p(w, s->gossip, ops, 2, &s->req);
-  } else {
-    hs_ring_exchange(w, s->gossip, x, l, r, &s->req);
-  }
+  if (s->scheme->allreduce) hs_allreduce(w, s->gossip, x, hs_model_buf(m, s->avg), HS_AVG, &s->req);
+  else post_gossip(ctx, s, hs_comm_rank(w, s->gossip), hs_comm_size(w, s->gossip));
 }
 
+/* x <- W x (self first, then peers in rank order), de-biased by the
+ * push-sum weight when the scheme is directed. */
 static void mix(dec_state *s, hs_model *m) {
   if (!m->params) return;
-  if (s->mode == PEERS_ALL) {
-    memcpy(m->params, s->left, m->n_params * sizeof(float));
-  } else if (s->mode == PEERS_SHIFT_ONE) {
-    hs_k_average2_f32(m->params, m->params, s->left, m->n_params);
-  } else {
-    for (size_t i = 0; i < m->n_params; i++) m->params[i] = (m->params[i] + s->left[i] + s->right[i]) / 3.0f;
+  size_t np = m->n_params;
+  if (s->scheme->allreduce) {
+    memcpy(m->params, s->avg, np * sizeof(float));
+    return;
   }
+  double ps = s->self * s->ps;
+  hs_k_mix_start_f32(s->acc, m->params, s->self * s->ps, np);
+  for (int i = 0; i < s->n_in; i++) {
+    hs_k_mix_add_f32(s->acc, s->recv[i], s->in[i].weight, np);
+    if (s->push_sum) {
+      double theirs;
+      memcpy(&theirs, s->recv[i] + np, sizeof theirs);
+      ps += s->in[i].weight * theirs;
+    }
+  }
+  if (!s->push_sum) ps = 1;
+  hs_k_mix_finish_f32(m->params, s->acc, ps, np);
+  s->ps = ps;
 }
 
 static void dec_step(hs_algo_ctx *ctx) {
@@ -117,13 +193,16 @@ static void dec_step(hs_algo_ctx *ctx) {
 static void dec_finish(hs_algo_ctx *ctx) {
   dec_state *s = ctx->state;
   hs_hierarchy_free(ctx->w, &s->h);
-  free(s->momentum), free(s->left), free(s->right);
+  for (int i = 0; i < s->cap_in; i++) free(s->recv[i]);
+  free(s->recv), free(s->in), free(s->ops), free(s->send), free(s->avg), free(s->acc);
+  free(s->momentum);
   free(s);
 }
 
 static const hs_option_spec dec_options[] = {
-    {"peers", HS_OPT_STRING, "shift_one", 0, "all|shift_one|ring",
-     "who averages with whom: everyone (allreduce), one peer that changes every step, or both ring neighbours"},
+    {"peers", HS_OPT_PEERS, "shift_one", 0, NULL,
+     "who averages with whom at each step: a built-in scheme (hearsay peers --list), a .lua file, or a "
+     "function(rank, n, step) returning peers (docs/peer-selection.md)"},
     {"communication_interval", HS_OPT_INT, "1", 1, NULL, "average with peers every this many steps"},
     {"hierarchical", HS_OPT_BOOL, "false", 0, NULL,
      "average inside each node first and gossip among node leaders only"},
@@ -132,7 +211,8 @@ static const hs_option_spec dec_options[] = {
 
 const hs_algorithm_desc hs_algo_decentralized = {
     .name = "decentralized",
-    .summary = "decentralized SGD: weights averaged with peers (all, shift_one, ring), overlapped with compute",
+    .summary = "decentralized SGD: weights averaged with peers chosen by any peer-selection scheme, overlapped "
+               "with compute",
     .options = dec_options,
     .validate = dec_validate,
     .init = dec_init,

@@ -18,7 +18,10 @@ typedef enum {
   HS_OPT_BYTES,
   HS_OPT_TIME,
   HS_OPT_BANDWIDTH,
-  HS_OPT_FLOPS
+  HS_OPT_FLOPS,
+  HS_OPT_PEERS /* a peer-selection scheme: a built-in name, a .lua file, a Lua
+                  function or scheme table; resolved into
+                  hs_algorithm_spec.peers, its name kept in str */
 } hs_opt_type;
 
 typedef struct {

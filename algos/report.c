@@ -102,7 +102,7 @@ static void json_config(FILE *f, const hs_scenario *sc) {
     fprintf(f, ", ");
     json_str(f, v->key);
     fprintf(f, ": ");
-    if (v->type == HS_OPT_STRING) json_str(f, v->str);
+    if (v->type == HS_OPT_STRING || v->type == HS_OPT_PEERS) json_str(f, v->str);
     else if (v->type == HS_OPT_BOOL) fputs(v->num ? "true" : "false", f);
     else json_num(f, v->num);
   }

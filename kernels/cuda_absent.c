@@ -19,6 +19,18 @@ int hs_kc_average2_f32(float *out, const float *a, const float *b, size_t n, voi
   (void)out, (void)a, (void)b, (void)n, (void)stream;
   return -1;
 }
+int hs_kc_mix_start_f32(double *acc, const float *x, double w, size_t n, void *stream) {
+  (void)acc, (void)x, (void)w, (void)n, (void)stream;
+  return -1;
+}
+int hs_kc_mix_add_f32(double *acc, const float *x, double w, size_t n, void *stream) {
+  (void)acc, (void)x, (void)w, (void)n, (void)stream;
+  return -1;
+}
+int hs_kc_mix_finish_f32(float *out, const double *acc, double divisor, size_t n, void *stream) {
+  (void)out, (void)acc, (void)divisor, (void)n, (void)stream;
+  return -1;
+}
 int hs_kc_sgd_momentum_f32(float *w, const float *grad, float *m, size_t n, float lr, float momentum,
                            float weight_decay, void *stream) {
   (void)w, (void)grad, (void)m, (void)n, (void)lr, (void)momentum, (void)weight_decay, (void)stream;

@@ -24,6 +24,14 @@ void hs_k_divide(hs_k_type t, void *dst, size_t n, double divisor);
 void hs_k_axpy_f32(float *y, const float *x, float a, size_t n);
 /* out = (a + b) / 2, element-wise */
 void hs_k_average2_f32(float *out, const float *a, const float *b, size_t n);
+/* Gossip mixing, x_new = (sum_k w_k x_k) / divisor, accumulated in double
+ * in the order the caller adds terms (so every backend rounds alike):
+ *   start:  acc = w * x        add: acc += w * x
+ *   finish: out = (float)(acc / divisor)   (divisor 1 for plain averaging,
+ *           the push-sum weight for de-biasing) */
+void hs_k_mix_start_f32(double *acc, const float *x, double w, size_t n);
+void hs_k_mix_add_f32(double *acc, const float *x, double w, size_t n);
+void hs_k_mix_finish_f32(float *out, const double *acc, double divisor, size_t n);
 /* SGD with momentum and decoupled weight decay folded into the gradient,
  * PyTorch's convention:
  *   g = grad + weight_decay * w;  m = momentum * m + g;  w -= lr * m

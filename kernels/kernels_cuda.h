@@ -30,6 +30,9 @@ int hs_kc_reduce(hs_k_type t, hs_k_op op, void *dst, const void *src, size_t n, 
 int hs_kc_divide(hs_k_type t, void *dst, size_t n, double divisor, void *stream);
 int hs_kc_axpy_f32(float *y, const float *x, float a, size_t n, void *stream);
 int hs_kc_average2_f32(float *out, const float *a, const float *b, size_t n, void *stream);
+int hs_kc_mix_start_f32(double *acc, const float *x, double w, size_t n, void *stream);
+int hs_kc_mix_add_f32(double *acc, const float *x, double w, size_t n, void *stream);
+int hs_kc_mix_finish_f32(float *out, const double *acc, double divisor, size_t n, void *stream);
 int hs_kc_sgd_momentum_f32(float *w, const float *grad, float *m, size_t n, float lr, float momentum,
                            float weight_decay, void *stream);
 int hs_kc_adam_f32(float *w, const float *grad, float *m, float *v, size_t n, float lr, float beta1, float beta2,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "scenarios/loader_internal.h"
+#include "scenarios/peer_lua.h"
 
 static const char *const declaration_names[] = {"cluster", "workload", "algorithm", "run", "sim", "real", NULL};
 static const char *const required_declarations[] = {"cluster", "workload", "algorithm", "run", NULL};
@@ -215,7 +216,7 @@ static int apply_override(hs_loader *ld, const char *set) {
 /* ---- entry point ------------------------------------------------------------ */
 
 static void loader_close(hs_loader *ld) {
-  if (ld->L) lua_close(ld->L);
+  if (ld->L && !ld->lua_kept) lua_close(ld->L);
   for (size_t i = 0; i < ld->n_lines; i++) free(ld->lines[i]);
   free(ld->lines);
 }
@@ -244,6 +245,7 @@ int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_s
   lua_State *L = luaL_newstate();
   ld.L = L;
   luaL_openlibs(L);
+  hs_peer_lua_open(L, HS_DEFAULT_PEERS_DIR);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
   for (int i = 0; declaration_names[i]; i++) {
@@ -283,6 +285,8 @@ void hs_scenario_free(hs_scenario *s) {
   free(s->cluster.overrides);
   free(s->cluster.speed);
   free(s->workload.layers);
+  hs_peer_scheme_free(s->algorithm.peers);
+  s->algorithm.peers = NULL;
   s->cluster.overrides = NULL;
   s->cluster.speed = NULL;
   s->workload.layers = NULL;

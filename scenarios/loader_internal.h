@@ -16,6 +16,7 @@ typedef struct {
   size_t n_lines;
   hs_scenario *out;
   int failed;
+  int lua_kept; /* a Lua peer scheme owns L now: hs_scenario_free closes it */
 } hs_loader;
 
 /* Prints "FILE:LINE: keypath: message" (or names the --set that gave the

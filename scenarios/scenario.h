@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "algos/options.h"
+#include "algos/peer_scheme.h"
 
 #define HS_NAME_MAX 64
 #define HS_PATH_MAX 4096
@@ -90,6 +91,9 @@ typedef struct {
 typedef struct {
   char name[HS_NAME_MAX];
   hs_options options;
+  /* The scheme of the algorithm's HS_OPT_PEERS option, or NULL. Owned by the
+   * scenario (a Lua scheme keeps the scenario's Lua state alive). */
+  hs_peer_scheme *peers;
 } hs_algorithm_spec;
 
 typedef struct {

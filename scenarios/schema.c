@@ -13,6 +13,7 @@
 #include "algos/algorithm.h"
 #include "scenarios/loader.h"
 #include "scenarios/loader_internal.h"
+#include "scenarios/peer_lua.h"
 #include "scenarios/units.h"
 
 typedef enum { F_INT, F_LONG, F_NUM, F_BOOL, F_STR, F_ENUM, F_BYTES, F_TIME, F_BW, F_FLOPS, F_TABLE, F_LIST } ftype;
@@ -523,7 +524,57 @@ static int resolve_model(hs_loader *ld, int line) {
 /* ---- algorithm ------------------------------------------------------------------ */
 
 /* hs_opt_type -> field type, in hs_opt_type's order. */
-static const ftype opt_field_types[] = {F_INT, F_NUM, F_BOOL, F_STR, F_BYTES, F_TIME, F_BW, F_FLOPS};
+static const ftype opt_field_types[] = {F_INT, F_NUM, F_BOOL, F_STR, F_BYTES, F_TIME, F_BW, F_FLOPS, F_STR};
+
+/* The value on top of the stack names a peer scheme: a built-in, a Lua file
+ * (relative to the scenario), a function or a scheme table. Fills
+ * algorithm.peers and the option's display name. */
+static int resolve_peers(hs_loader *ld, const char *kp, int line, const hs_option_spec *spec, hs_option_value *v) {
+  lua_State *L = ld->L;
+  hs_algorithm_spec *a = &ld->out->algorithm;
+  char err[HS_PEER_ERR_MAX] = "";
+  const char *bad = "peers";
+  int t = lua_type(L, -1);
+  if (t == LUA_TNIL || t == LUA_TSTRING) {
+    const char *name = t == LUA_TNIL ? spec->def : lua_tostring(L, -1);
+    if ((a->peers = hs_peer_builtin(name))) {
+      snprintf(v->str, sizeof v->str, "%s", name);
+    } else if (strchr(name, '/') || strstr(name, ".lua")) {
+      char dir[HS_PATH_MAX], file[HS_PATH_MAX * 2];
+      snprintf(dir, sizeof dir, "%s", ld->path);
+      char *slash = strrchr(dir, '/');
+      if (slash) *slash = '\0';
+      else snprintf(dir, sizeof dir, ".");
+      snprintf(file, sizeof file, "%s%s%s", name[0] == '/' ? "" : dir, name[0] == '/' ? "" : "/", name);
+      if (luaL_loadfile(L, file) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        int rc = hs_loader_fail(ld, kp, line, "peer scheme file failed to load: %s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return rc;
+      }
+      const char *base = strrchr(name, '/');
+      char label[HS_PEER_NAME_MAX];
+      snprintf(label, sizeof label, "%s", base ? base + 1 : name);
+      a->peers = hs_peer_lua_create(L, -1, label, err, sizeof err, &bad);
+      lua_pop(L, 1);
+      if (a->peers) ld->lua_kept = 1;
+    } else {
+      return hs_loader_fail(ld, kp, line, "unknown peer scheme '%s' (built-in: %s; or a .lua file, or a "
+                            "function(rank, n, step))", name, hs_peer_builtin_names());
+    }
+  } else {
+    a->peers = hs_peer_lua_create(L, -1, NULL, err, sizeof err, &bad);
+    if (a->peers) ld->lua_kept = 1;
+  }
+  if (!a->peers) {
+    char key[300];
+    snprintf(key, sizeof key, "%s%s%s", kp, strcmp(bad, "peers") ? "." : "", strcmp(bad, "peers") ? bad : "");
+    return hs_loader_fail(ld, key, line, "%s", err);
+  }
+  if (ld->lua_kept) hs_peer_lua_set_seed(L, (uint64_t)ld->out->run.seed);
+  a->peers->seed = (uint64_t)ld->out->run.seed;
+  if (!v->str[0]) snprintf(v->str, sizeof v->str, "%s", a->peers->name);
+  return 0;
+}
 
 static int validate_algorithm(hs_loader *ld) {
   lua_State *L = ld->L;
@@ -587,7 +638,9 @@ static int validate_algorithm(hs_loader *ld) {
     snprintf(kp, sizeof kp, "algorithm.%s", fields[i].key);
     hs_option_value *v = &a->options.v[i - 1];
     lua_getfield(L, -1, fields[i].key);
-    if (fields[i].type == F_STR) {
+    if (d->options[i - 1].type == HS_OPT_PEERS) {
+      rc = resolve_peers(ld, kp, line, &d->options[i - 1], v);
+    } else if (fields[i].type == F_STR) {
       fields[i].off = offsetof(hs_option_value, str);
       rc = store_field(ld, kp, line, &fields[i], -1, (char *)v);
       const char *choices = d->options[i - 1].choices;

@@ -7,6 +7,7 @@
 #include "scenarios/loader.h"
 #include "scenarios/units.h"
 #include "sim/collective_cmd.h"
+#include "sim/peers_cmd.h"
 #include "sim/run.h"
 
 #define MAX_SETS 256
@@ -14,6 +15,8 @@
 static void usage(FILE *f) {
   fputs("usage: hearsay run SCENARIO.lua [--set key.path=value]... [--out DIR] [--quiet]\n"
         "       hearsay collective SCENARIO.lua [--op allreduce] [--bytes 100MiB] [--set k=v]...\n"
+        "       hearsay peers SCENARIO.lua [--steps 200] [--rounds R] [--set k=v]... [--out DIR]\n"
+        "       hearsay peers --list\n"
         "       hearsay algorithms\n"
         "       hearsay --help\n"
         "\n"
@@ -34,6 +37,11 @@ static void usage(FILE *f) {
         "`hearsay collective` times one timing-only collective over every GPU of\n"
         "the scenario's cluster and prints the simulated time, algbw/busbw, the\n"
         "ring bound, and the wall time and memory the simulation took.\n"
+        "\n"
+        "`hearsay peers` checks the scenario's peer-selection scheme at every step\n"
+        "(pairing, weights), reports its mixing matrices, spectral rate, measured\n"
+        "consensus decay, degree and bytes, and simulates its first gossip rounds\n"
+        "on the cluster; writes DIR/peers.json (docs/peer-selection.md).\n"
         "\n"
         "A scenario declares cluster{}, workload{}, algorithm{}, run{} and optionally\n"
         "sim{}; docs/scenarios.md lists every key, its unit and default. A bad\n"
@@ -58,7 +66,9 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "algorithms") == 0) return cmd_algorithms();
   int collective = strcmp(argv[1], "collective") == 0;
-  if (strcmp(argv[1], "run") != 0 && !collective) {
+  int peers = strcmp(argv[1], "peers") == 0;
+  if (peers && argc == 3 && strcmp(argv[2], "--list") == 0) return hs_cmd_peers_list();
+  if (strcmp(argv[1], "run") != 0 && !collective && !peers) {
     fprintf(stderr, "hearsay: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;
@@ -68,6 +78,7 @@ int main(int argc, char **argv) {
   int n_sets = 0;
   hs_run_options opt = {0};
   const char *op = "allreduce", *bytes_text = "100MiB";
+  hs_peers_options popt = {.steps = 200};
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
       if (n_sets == MAX_SETS) {
@@ -83,6 +94,16 @@ int main(int argc, char **argv) {
       op = argv[++i];
     } else if (collective && strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
       bytes_text = argv[++i];
+    } else if (peers && (strcmp(argv[i], "--steps") == 0 || strcmp(argv[i], "--rounds") == 0) && i + 1 < argc) {
+      char *end;
+      long v = strtol(argv[i + 1], &end, 10);
+      if (*end || v < 1 || v > 100000) {
+        fprintf(stderr, "hearsay peers: %s %s: expected an integer in 1..100000\n", argv[i], argv[i + 1]);
+        return 2;
+      }
+      if (argv[i][2] == 's') popt.steps = v;
+      else popt.rounds = (int)v;
+      i++;
     } else if (strcmp(argv[i], "--quiet") == 0) {
       opt.quiet = 1;
     } else if (strcmp(argv[i], "--help") == 0) {
@@ -103,7 +124,11 @@ int main(int argc, char **argv) {
   hs_scenario sc;
   int rc = hs_scenario_load(scenario, sets, n_sets, &sc);
   if (rc) return rc;
-  if (collective) {
+  if (peers) {
+    popt.out_dir = opt.out_dir;
+    popt.quiet = opt.quiet;
+    rc = hs_cmd_peers(&sc, &popt);
+  } else if (collective) {
     double bytes;
     char err[256];
     if (hs_parse_unit(bytes_text, HS_UNIT_BYTES, &bytes, err, sizeof err) || bytes <= 0) {

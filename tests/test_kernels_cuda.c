@@ -16,7 +16,7 @@
 #include "tests/tap.h"
 
 #define N 1000003 /* odd, larger than one grid of blocks */
-#define CHECKS 43 /* 21 reduce, 4 divide, axpy, average2, 2 sgd, 4 adam, 2 minmax, 2 sign, 2 top-k,
+#define CHECKS 44 /* 21 reduce, 4 divide, axpy, average2, mix, 2 sgd, 4 adam, 2 minmax, 2 sign, 2 top-k,
                      2 gather/scatter, 4 half conversions */
 
 static gsl_rng *rng;
@@ -190,6 +190,23 @@ int main(void) {
     hs_k_average2_f32(ro, x, dy_now, N);
     tap_ok(launched && same(ro, dout, fb), "average2 f32: CUDA == C");
     hs_kc_free(dx), hs_kc_free(dy), hs_kc_free(dout), free(ry), free(dy_now), free(ro);
+  }
+  {
+    /* Gossip mixing: self weight 1/3, two peers 1/3 each, push-sum divisor 0.75. */
+    size_t db = N * sizeof(double);
+    float *dx = upload(x, fb), *dy = upload(y, fb), *dw = upload(w, fb), *dout = hs_kc_malloc(fb);
+    double *dacc = hs_kc_malloc(db), *acc = malloc(db);
+    float *ro = malloc(fb);
+    int launched = hs_kc_mix_start_f32(dacc, dx, 1.0 / 3, N, NULL) == 0 &&
+                   hs_kc_mix_add_f32(dacc, dy, 1.0 / 3, N, NULL) == 0 &&
+                   hs_kc_mix_add_f32(dacc, dw, 1.0 / 3, N, NULL) == 0 &&
+                   hs_kc_mix_finish_f32(dout, dacc, 0.75, N, NULL) == 0 && hs_kc_synchronize() == 0;
+    hs_k_mix_start_f32(acc, x, 1.0 / 3, N);
+    hs_k_mix_add_f32(acc, y, 1.0 / 3, N);
+    hs_k_mix_add_f32(acc, w, 1.0 / 3, N);
+    hs_k_mix_finish_f32(ro, acc, 0.75, N);
+    tap_ok(launched && same(ro, dout, fb), "gossip mix (start, add, add, finish) f32: CUDA == C");
+    hs_kc_free(dx), hs_kc_free(dy), hs_kc_free(dw), hs_kc_free(dout), hs_kc_free(dacc), free(acc), free(ro);
   }
   for (int with_momentum = 0; with_momentum < 2; with_momentum++) {
     float mom = with_momentum ? 0.9f : 0.0f;

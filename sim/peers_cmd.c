@@ -1,0 +1,208 @@
+/* peers_cmd.c — `hearsay peers`: validate and characterise a scenario's
+ * peer-selection scheme without training.
+ *
+ * It checks every step (pairing symmetry, ranges, weights), reports the
+ * mixing matrices (stochastic or not, so push-sum is needed or not), the
+ * spectral rate of consensus next to the decay measured by gossiping random
+ * vectors, the degree and bytes per worker, and the simulated time of the
+ * first gossip rounds on the scenario's network. Writes peers.json. */
+#include "sim/peers_cmd.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/report.h"
+#include "scenarios/units.h"
+#include "sim/peer_analysis.h"
+#include "sim/peer_round.h"
+
+int hs_cmd_peers_list(void) {
+  const char *names = hs_peer_builtin_names();
+  char name[64];
+  for (const char *p = names; *p;) {
+    size_t k = strcspn(p, ",");
+    snprintf(name, sizeof name, "%.*s", (int)k, p);
+    printf("%-16s %s\n", name, hs_peer_builtin_summary(name));
+    p += k;
+    while (*p == ',' || *p == ' ') p++;
+  }
+  printf("\nEach has a Lua twin in scenarios/peers/NAME.lua to copy as a template;\n"
+         "hearsay.scheme(\"NAME\") in a scenario returns it.\n");
+  return 0;
+}
+
+static double model_bytes(const hs_scenario *sc) {
+  double p = 0;
+  for (int i = 0; i < sc->workload.n_layers; i++) p += sc->workload.layers[i].params;
+  return p * sc->workload.dtype_bytes;
+}
+
+/* The largest number of messages leaving one node's NIC in one step, over
+ * the first `steps` steps (ranks are GPUs, or nodes when hierarchical). */
+static int busiest_nic(hs_peer_scheme *s, int n, int gpn, long steps) {
+  hs_peer_schedule *ps = hs_peer_schedule_create(s, n);
+  int nodes = (n + gpn - 1) / gpn, worst = 0;
+  int *out = calloc(nodes, sizeof(int));
+  char err[HS_PEER_ERR_MAX];
+  for (long t = 0; t < steps; t++) {
+    const hs_peer_step *st = hs_peer_schedule_get(ps, t, err, sizeof err);
+    if (!st) break;
+    memset(out, 0, nodes * sizeof(int));
+    for (int i = 0; i < n; i++)
+      for (int e = st->out_off[i]; e < st->out_off[i + 1]; e++)
+        if (st->out[e].peer / gpn != i / gpn) out[i / gpn]++;
+    for (int k = 0; k < nodes; k++)
+      if (out[k] > worst) worst = out[k];
+  }
+  free(out);
+  hs_peer_schedule_free(ps);
+  return worst;
+}
+
+static void json_num(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.17g", v);
+  else fputs("null", f);
+}
+
+static int write_json(const char *path, const hs_scenario *sc, const hs_peer_report *r, const hs_peer_rounds *rd,
+                      double bytes, double bytes_per_step, int nic, bool hier) {
+  char tmp[4300];
+  snprintf(tmp, sizeof tmp, "%s.partial", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return 1;
+  hs_peer_scheme *s = sc->algorithm.peers;
+  fprintf(f, "{\n  \"scenario\": \"%s\",\n  \"scheme\": \"%s\",\n", sc->name, s->name);
+  fprintf(f, "  \"ranks\": %d,\n  \"level\": \"%s\",\n  \"directed\": %s,\n  \"push_sum\": %s,\n", r->n,
+          hier ? "nodes" : "gpus", s->directed ? "true" : "false", s->directed ? "true" : "false");
+  fprintf(f, "  \"steps_checked\": %ld,\n  \"checks\": {\"pairing_symmetric\": %s, \"deadlock_free\": true},\n",
+          r->steps, s->directed ? "null" : "true");
+  fprintf(f, "  \"mixing\": {\"nonnegative\": %s, \"rows_stochastic\": %s, \"doubly_stochastic\": %s, ",
+          r->nonnegative ? "true" : "false", r->rows_stochastic ? "true" : "false",
+          r->doubly_stochastic ? "true" : "false");
+  fprintf(f, "\"row_sum_min\": %.17g, \"row_sum_max\": %.17g, \"column_sum_min\": %.17g, \"column_sum_max\": %.17g},\n",
+          r->row_min, r->row_max, r->col_min, r->col_max);
+  fprintf(f, "  \"period\": %d,\n  \"product_steps\": %d,\n", r->period, r->product_steps);
+  fprintf(f, "  \"spectral\": {\"computed\": %s, \"quantity\": \"%s\", \"rho_product\": ", r->spectral_done ? "true" : "false",
+          r->rho_is_sigma ? "sigma_max(P - 11^T/n)" : "|lambda_2(P)|");
+  json_num(f, r->spectral_done ? r->rho_product : NAN);
+  fputs(", \"rho_per_step\": ", f);
+  json_num(f, r->spectral_done ? r->rho_step : NAN);
+  fputs(", \"asymptotic_per_step\": ", f);
+  json_num(f, r->spectral_done ? r->asymptotic_step : NAN);
+  fputs("},\n  \"measured\": {\"rate_per_step\": ", f);
+  json_num(f, r->measured_rate);
+  fprintf(f, ", \"fit_from\": %ld, \"fit_to\": %ld, \"exact_consensus_step\": %ld, \"error\": [", r->fit_from, r->fit_to,
+          r->exact_step);
+  for (long t = 0; t <= r->steps; t++) {
+    if (t) fputs(", ", f);
+    fprintf(f, "%.6g", r->error[t]);
+  }
+  fprintf(f, "]},\n  \"degree\": {\"sends_max\": %d, \"receives_max\": %d, \"sends_mean\": %.17g},\n", r->deg_out_max,
+          r->deg_in_max, r->deg_out_mean);
+  fprintf(f, "  \"bytes\": {\"message\": %.17g, \"per_worker_per_step_mean\": %.17g, \"busiest_nic_messages\": %d},\n",
+          bytes, bytes_per_step, nic);
+  fprintf(f, "  \"gossip_round_s\": [");
+  for (int i = 0; i < rd->rounds; i++) fprintf(f, "%s%.9g", i ? ", " : "", rd->time[i]);
+  fprintf(f, "]\n}\n");
+  if (fclose(f)) return 1;
+  return rename(tmp, path) ? 1 : 0;
+}
+
+int hs_cmd_peers(const hs_scenario *sc, const hs_peers_options *opt) {
+  hs_peer_scheme *s = sc->algorithm.peers;
+  if (!s) {
+    fprintf(stderr, "%s: algorithm '%s' has no peer scheme; `hearsay peers` studies the peers of the decentralized "
+                    "algorithm (--set algorithm.name=decentralized)\n", sc->path, sc->algorithm.name);
+    return 2;
+  }
+  bool hier = s->hierarchical || hs_opt_bool(&sc->algorithm.options, "hierarchical");
+  int n = hier ? sc->cluster.nodes : hs_scenario_gpus(sc);
+  int gpn = hier ? 1 : sc->cluster.gpus_per_node;
+  hs_peer_report r;
+  char err[HS_PEER_ERR_MAX];
+  if (hs_peer_analyze(s, n, opt->steps, (uint64_t)sc->run.seed, &r, err, sizeof err)) {
+    fprintf(stderr, "%s: algorithm.peers: scheme %s is broken: %s\n", sc->path, s->name, err);
+    hs_peer_report_free(&r);
+    return 2;
+  }
+  double bytes = model_bytes(sc) + (s->directed ? 8 : 0);
+  double per_step = r.deg_out_mean * bytes;
+  long nic_steps = opt->steps < 64 ? opt->steps : 64;
+  int nic = busiest_nic(s, n, gpn, nic_steps);
+  int rounds = opt->rounds > 0 ? opt->rounds : (r.period > 0 ? r.period : 8);
+  if (rounds > opt->steps) rounds = (int)opt->steps;
+  if (rounds < 1) rounds = 1;
+
+  char dir[4096], path[4200];
+  if (opt->out_dir) snprintf(dir, sizeof dir, "%s", opt->out_dir);
+  else snprintf(dir, sizeof dir, "out/%s", sc->name);
+  if (hs_report_mkdir(dir)) {
+    fprintf(stderr, "hearsay: cannot create output folder %s: %s\n", dir, strerror(errno));
+    hs_peer_report_free(&r);
+    return 1;
+  }
+  hs_peer_rounds rd = {0};
+  if (hs_peer_rounds_simulate(sc, rounds, bytes, &rd)) {
+    hs_peer_report_free(&r);
+    return 1;
+  }
+  snprintf(path, sizeof path, "%s/peers.json", dir);
+  int rc = write_json(path, sc, &r, &rd, bytes, per_step, nic, hier);
+  if (rc) fprintf(stderr, "hearsay: cannot write %s\n", path);
+
+  if (!opt->quiet && !rc) {
+    char b1[32], b2[32], t1[32], t2[32];
+    printf("hearsay peers: %s over %d %s (%d nodes x %d GPUs), %s, %ld steps checked\n", s->name, n,
+           hier ? "node leaders" : "workers", sc->cluster.nodes, sc->cluster.gpus_per_node,
+           s->allreduce ? "one allreduce per step" : s->directed ? "directed (push-sum)" : "undirected", r.steps);
+    printf("  pairing     %s\n", s->directed ? "send-to lists; receivers are whoever targets them"
+                                             : "symmetric at every step (i lists j exactly when j lists i)");
+    printf("  schedule    every send has its receive in the same step: deadlock-free\n");
+    printf("  mixing W    entries >= 0: %s; row sums %.12g..%.12g; column sums %.12g..%.12g\n",
+           r.nonnegative ? "yes" : "NO", r.row_min, r.row_max, r.col_min, r.col_max);
+    printf("              %s\n", r.doubly_stochastic ? "doubly stochastic: plain averaging reaches the mean"
+                               : s->directed ? "not doubly stochastic: push-sum de-biasing is what reaches the mean"
+                                             : "rows only: the limit is a weighted mean, not the mean");
+    if (r.period == 1) printf("  pattern     static (the same W every step)\n");
+    else if (r.period > 1) printf("  pattern     periodic, period %d steps\n", r.period);
+    else printf("  pattern     time-varying, no period within the steps kept\n");
+    if (r.spectral_done)
+    {
+      printf("  spectrum    %s of the product of %d step%s = %.9g, per step %.9g\n",
+             r.rho_is_sigma ? "rho = sigma_max(P - 11'/n)" : "rho = |lambda_2(P)|", r.product_steps,
+             r.product_steps > 1 ? "s" : "", r.rho_product, r.rho_step);
+      if (r.product_steps > 1 && r.rho_is_sigma)
+        printf("              asymptotic rate (spectral radius of P - 11'/n) per step %.9g\n", r.asymptotic_step);
+    }
+    else
+      printf("  spectrum    not computed above %d ranks (dense O(n^3)); the measured decay stands\n",
+             HS_PEER_SPECTRAL_MAX);
+    printf("  measured    error %.3g after %ld steps", r.error[r.steps], r.steps);
+    if (isfinite(r.measured_rate)) {
+      printf("; fitted rate %.6g per step (steps %ld..%ld)", r.measured_rate, r.fit_from, r.fit_to);
+      if (r.spectral_done && r.asymptotic_step > 0)
+        printf(", predicted %.6g, ratio %.4f", r.asymptotic_step, r.measured_rate / r.asymptotic_step);
+    }
+    if (r.exact_step >= 0) printf("; exact consensus (< 1e-12) at step %ld", r.exact_step);
+    printf("\n");
+    hs_format_bytes(bytes, b1, sizeof b1);
+    hs_format_bytes(per_step, b2, sizeof b2);
+    printf("  degree      sends per rank per step: max %d, mean %.2f; receives: max %d\n", r.deg_out_max,
+           r.deg_out_mean, r.deg_in_max);
+    printf("  traffic     %s per message, %s per worker per step; busiest NIC: %d messages out in one step\n", b1, b2,
+           nic);
+    double mean = 0, worst = 0;
+    for (int i = 0; i < rd.rounds; i++) mean += rd.time[i] / rd.rounds, worst = fmax(worst, rd.time[i]);
+    hs_format_time(mean, t1, sizeof t1);
+    hs_format_time(worst, t2, sizeof t2);
+    printf("  gossip      one round simulated on this cluster: mean %s, max %s over %d rounds (%.2f s wall)\n", t1,
+           t2, rd.rounds, rd.wall_time);
+    printf("  outputs     %s\n", path);
+  }
+  free(rd.time);
+  hs_peer_report_free(&r);
+  return rc;
+}
