@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WINDOW 8
 /* Rounding slack when checking that a rank's weights sum to at most 1:
@@ -143,7 +144,7 @@ static int collect(hs_peer_schedule *ps, long step, char *err, size_t len) {
       sum += l[i].weight;
     }
     if (sum > 1 + WEIGHT_SLACK) {
-      snprintf(err, len, "step %ld: the weights of rank %d sum to %.17g > 1, so its own weight would be negative "
+      snprintf(err, len, "step %ld: the weights of rank %d sum to %.12g > 1, so its own weight would be negative "
                "(%s of W)", step, r, sum, ps->scheme->directed ? "column" : "row");
       return -1;
     }
@@ -223,7 +224,11 @@ const hs_peer_step *hs_peer_schedule_get_or_exit(hs_peer_schedule *ps, long step
   const hs_peer_step *st = hs_peer_schedule_get(ps, step, err, sizeof err);
   if (st) return st;
   fprintf(stderr, "hearsay: peer scheme %s is broken: %s\n", ps->scheme->name, err);
-  exit(2);
+  /* _exit: this may run inside a simulated actor, whose engine must not run
+   * its exit handlers half-way through a simulation; nothing is half
+   * written because outputs are written after the run. */
+  fflush(NULL);
+  _exit(2);
 }
 
 int hs_peer_scheme_check(hs_peer_scheme *scheme, int n, long steps, char *err, size_t len) {
