@@ -8,7 +8,8 @@
  * sim_vs_real.h). Asynchronous ones depend on real timing by nature: they
  * must run to the end (exit 0, a metrics row per iteration of the mean
  * worker) and still train (accuracy >= 90%). 4 ranks (2 nodes x 2 GPUs);
- * the parameter server gets a fifth rank for its server. */
+ * the parameter server gets a fifth rank for its server. Decentralized SGD
+ * also runs with two peer schemes written in Lua. */
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +62,19 @@ int main(void) {
     write_scenario(path, name, options, ps);
     if ((*d)->asynchronous && !ps) run_async(name, options, path, 4);
     else hs_test_sim_vs_real(name, path, "", ps ? 5 : 4, 1);
+  }
+  /* Peer schemes written in Lua run in hearsay-real too (every process calls
+   * the same function): a directed one (push-sum through MPI) and an inline
+   * undirected one. */
+  static const char *const lua_schemes[][2] = {
+      {"decentralized-lua-exp2-one-peer", ", peers = hearsay.scheme(\"exp2_one_peer\")"},
+      {"decentralized-lua-inline-xor", ", peers = function(rank, n, step) return { rank ~ (1 << (step % 2)) } end"},
+  };
+  for (int i = 0; i < 2; i++) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.lua", hs_test_tmpdir(), lua_schemes[i][0]);
+    write_scenario(path, "decentralized", lua_schemes[i][1], 0);
+    hs_test_sim_vs_real(lua_schemes[i][0], path, "", 4, 1);
   }
   char path[700];
   snprintf(path, sizeof path, "%s/ps-async.lua", hs_test_tmpdir());
