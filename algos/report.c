@@ -149,6 +149,15 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
     json_num(f, figures[i].value);
     fprintf(f, ",\n");
   }
+  const hs_peer_scheme *ps = sc->algorithm.peers;
+  if (ps) {
+    /* What asking the scheme cost this process (in a simulation, every rank). */
+    fprintf(f, "  \"peer_scheme\": {\"name\": ");
+    json_str(f, ps->name);
+    fprintf(f, ", \"calls\": %ld, \"seconds\": ", ps->select_calls);
+    json_num(f, ps->select_seconds);
+    fprintf(f, "},\n");
+  }
   json_config(f, sc);
   fprintf(f, "}\n");
   return ferror(f) ? -1 : 0;
@@ -216,6 +225,10 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   }
   if (simulated) fprintf(out, "  simulation  %ld messages in %.2f s wall\n", info->messages, info->wall_time);
   else fprintf(out, "  run         %d processes, %.2f s wall in all\n", info->ranks, info->wall_time);
+  const hs_peer_scheme *ps = sc->algorithm.peers;
+  if (ps && ps->select_calls)
+    fprintf(out, "  peers       %s: %ld calls, %.3f s (%.1f%% of the wall time)\n", ps->name, ps->select_calls,
+            ps->select_seconds, info->wall_time > 0 ? 100 * ps->select_seconds / info->wall_time : 0);
   if (dir)
     fprintf(out, "  outputs     %s/{metrics.csv,summary.json%s%s}\n", dir, simulated ? ",platform.xml" : "",
             simulated && sc->run.trace > 0 ? ",trace.json" : "");
