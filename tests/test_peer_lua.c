@@ -16,7 +16,9 @@
  *     row-stochastic (even ranks send to two peers, odd ranks to one) drives
  *     every replica to the average of the starting weights with lr = 0 in 400
  *     steps (the consensus column falls below 1e-9 of its start); `hearsay peers` says
- *     push-sum is what reaches the mean. */
+ *     push-sum is what reaches the mean.
+ *  4. hearsay.metropolis turns an irregular undirected graph (a path) into a
+ *     doubly stochastic W; uniform weights on it are only row-stochastic. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,7 +187,43 @@ static void test_push_sum(void) {
          "hearsay peers on it: directed, push-sum, rows not stochastic, and the gossiped error still reaches 1e-12");
 }
 
+/* ---- Metropolis-Hastings weights -------------------------------------------- */
+
+/* A path graph (no wrap-around): its ends have one neighbour, the rest two.
+ * Uniform weights keep rows stochastic but not columns; hearsay.metropolis
+ * makes W symmetric, hence doubly stochastic. */
+static void test_metropolis(void) {
+  static const char *const schemes[2] = {
+      "path", "hearsay.metropolis(path)"};
+  for (int mh = 0; mh < 2; mh++) {
+    char path[600], out[512], cmd[2048], err[4096], text[1 << 15];
+    snprintf(path, sizeof path, "%s/path-%d.lua", hs_test_tmpdir(), mh);
+    snprintf(out, sizeof out, "%s/path-out-%d", hs_test_tmpdir(), mh);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "local function path(rank, n, step)\n"
+               "  local out = {}\n"
+               "  if rank > 0 then out[#out + 1] = rank - 1 end\n"
+               "  if rank < n - 1 then out[#out + 1] = rank + 1 end\n"
+               "  return out\n"
+               "end\n");
+    fprintf(f, train_fmt, 0.1, schemes[mh], 10);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "timeout -k 5 60 %s peers %s --steps 50 --out %s --quiet", HEARSAY_BIN, path, out);
+    int rc = hs_test_command(cmd, err, sizeof err);
+    snprintf(path, sizeof path, "%s/peers.json", out);
+    f = fopen(path, "r");
+    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[len] = '\0';
+    if (f) fclose(f);
+    int doubly = strstr(text, "\"doubly_stochastic\": true") != NULL;
+    tap_ok(rc == 0 && strstr(text, "\"rows_stochastic\": true") && doubly == mh,
+           "path graph with %s weights: rows stochastic, doubly stochastic: %s", mh ? "Metropolis-Hastings" : "uniform",
+           doubly ? "yes" : "no");
+  }
+}
+
 int main(void) {
+  test_metropolis();
   test_twins();
   test_broken();
   test_push_sum();
