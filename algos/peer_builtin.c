@@ -243,13 +243,6 @@ static void builtin_destroy(hs_peer_scheme *s) {
 
 static const hs_peer_scheme_ops builtin_ops = {builtin_select, builtin_destroy};
 
-static int period_of(const builtin *b) {
-  if (b->fn == exp2_one_peer_fn || b->fn == sgp_exp_fn || b->fn == shift_one_fn || b->fn == random_matching_fn ||
-      b->fn == random_regular_fn)
-    return 0; /* depends on n (or never repeats): found by analysis */
-  return 1;
-}
-
 hs_peer_scheme *hs_peer_builtin(const char *name) {
   for (const builtin *b = builtins; b->name; b++) {
     if (strcmp(b->name, name) != 0) continue;
@@ -263,7 +256,6 @@ hs_peer_scheme *hs_peer_builtin(const char *name) {
     s->directed = b->directed;
     s->allreduce = b->allreduce;
     s->hierarchical = b->hierarchical;
-    s->period = period_of(b);
     return s;
   }
   return NULL;

@@ -49,7 +49,6 @@ struct hs_peer_scheme {
   bool directed;               /* send-to lists, push-sum */
   bool allreduce;              /* "all": every rank averages with every rank, run as an allreduce */
   bool hierarchical;           /* a machine-level scheme: among node leaders, after an intra-node average */
-  int period;                  /* steps after which the pattern repeats; 0: unknown or never */
   uint64_t seed;               /* the run's seed, for randomised schemes */
   void *impl;
   struct hs_peer_schedule *shared; /* hs_peer_scheme_schedule's cache */

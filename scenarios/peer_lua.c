@@ -254,7 +254,7 @@ static void describe_function(lua_State *L, int idx, char *out, size_t len) {
   snprintf(out, len, "lua:%s", where);
 }
 
-static const char *const table_keys[] = {"peers", "directed", "hierarchical", "name", "period", NULL};
+static const char *const table_keys[] = {"peers", "directed", "hierarchical", "name", NULL};
 
 hs_peer_scheme *hs_peer_lua_create(lua_State *L, int idx, const char *default_name, char *err, size_t len,
                                    const char **bad_key) {
@@ -270,7 +270,7 @@ hs_peer_scheme *hs_peer_lua_create(lua_State *L, int idx, const char *default_na
       if (lua_type(L, -1) == LUA_TSTRING)
         for (int i = 0; table_keys[i]; i++) known |= strcmp(table_keys[i], lua_tostring(L, -1)) == 0;
       if (!known) {
-        snprintf(err, len, "unknown field '%s' of a peer scheme (accepted: peers, directed, hierarchical, name, period)",
+        snprintf(err, len, "unknown field '%s' of a peer scheme (accepted: peers, directed, hierarchical, name)",
                  luaL_tolstring(L, -1, NULL));
         lua_pop(L, 2);
         free(s);
@@ -285,18 +285,13 @@ hs_peer_scheme *hs_peer_lua_create(lua_State *L, int idx, const char *default_na
     s->hierarchical = lua_toboolean(L, -1);
     bad |= (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) << 1;
     lua_pop(L, 1);
-    lua_getfield(L, idx, "period");
-    long period = 0;
-    if (!lua_isnil(L, -1) && (!integer_value(L, -1, &period) || period < 0)) bad |= 4;
-    s->period = (int)period;
-    lua_pop(L, 1);
     lua_getfield(L, idx, "name");
     if (lua_type(L, -1) == LUA_TSTRING) snprintf(s->name, sizeof s->name, "%s", lua_tostring(L, -1));
-    else if (!lua_isnil(L, -1)) bad |= 8;
+    else if (!lua_isnil(L, -1)) bad |= 4;
     lua_pop(L, 1);
-    static const char *const keys[] = {"directed", "hierarchical", "period", "name"};
-    static const char *const what[] = {"a boolean", "a boolean", "a non-negative integer", "a string"};
-    for (int b = 0; b < 4; b++)
+    static const char *const keys[] = {"directed", "hierarchical", "name"};
+    static const char *const what[] = {"a boolean", "a boolean", "a string"};
+    for (int b = 0; b < 3; b++)
       if (bad & (1 << b)) {
         *bad_key = keys[b];
         snprintf(err, len, "the scheme's '%s' must be %s", keys[b], what[b]);
