@@ -163,7 +163,7 @@ static void mix(dec_state *s, hs_model *m) {
     return;
   }
   double ps = s->self * s->ps;
-  hs_k_mix_start_f32(s->acc, m->params, s->self * s->ps, np);
+  hs_k_mix_start_f32(s->acc, m->params, ps, np);
   for (int i = 0; i < s->n_in; i++) {
     hs_k_mix_add_f32(s->acc, s->recv[i], s->in[i].weight, np);
     if (s->push_sum) {

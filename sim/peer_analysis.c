@@ -151,7 +151,8 @@ static void fit_rate(hs_peer_report *out) {
   out->measured_rate = exp(slope);
 }
 
-int hs_peer_analyze(hs_peer_scheme *s, int n, long steps, uint64_t seed, hs_peer_report *out, char *err, size_t len) {
+int hs_peer_analyze(hs_peer_scheme *s, int n, int per_node, long steps, uint64_t seed, hs_peer_report *out, char *err,
+                    size_t len) {
   memset(out, 0, sizeof *out);
   out->n = n;
   out->steps = steps;
@@ -180,13 +181,18 @@ int hs_peer_analyze(hs_peer_scheme *s, int n, long steps, uint64_t seed, hs_peer
   int rc = 0;
   double deg_sum = 0;
   long kept_edges = 0;
+  int nodes = (n + per_node - 1) / per_node, *nic = malloc(nodes * sizeof(int));
   for (long t = 0; t < steps && !rc; t++) {
     const hs_peer_step *st = hs_peer_schedule_get(ps, t, err, len);
     if (!st) {
       rc = -1;
       break;
     }
+    memset(nic, 0, nodes * sizeof(int));
     for (int i = 0; i < n; i++) {
+      for (int e = st->out_off[i]; e < st->out_off[i + 1]; e++)
+        if (st->out[e].peer / per_node != i / per_node && ++nic[i / per_node] > out->busiest_nic)
+          out->busiest_nic = nic[i / per_node];
       double row = st->self[i], col = st->self[i];
       for (int e = st->in_off[i]; e < st->in_off[i + 1]; e++) row += st->in[e].weight;
       for (int e = st->out_off[i]; e < st->out_off[i + 1]; e++) col += st->out[e].weight;
@@ -236,7 +242,7 @@ int hs_peer_analyze(hs_peer_scheme *s, int n, long steps, uint64_t seed, hs_peer
     if (n <= HS_PEER_SPECTRAL_MAX && steps > 0) rc = spectral(ps, out, err, len);
   }
   for (int t = 0; t < kept_n; t++) free(kept[t].off), free(kept[t].in), free(kept[t].self);
-  free(kept), free(x), free(y), free(w), free(v);
+  free(kept), free(x), free(y), free(w), free(v), free(nic);
   hs_peer_schedule_free(ps);
   return rc;
 }

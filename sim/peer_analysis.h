@@ -29,6 +29,7 @@ typedef struct {
   int product_steps; /* how many matrices the spectral product spans */
   int deg_out_max, deg_in_max;
   double deg_out_mean; /* messages sent per rank per step, averaged */
+  int busiest_nic;     /* most messages leaving one node in one step */
   /* spectrum */
   bool spectral_done; /* false when n is above HS_PEER_SPECTRAL_MAX */
   bool rho_is_sigma;  /* sigma_max(P - J) (doubly stochastic) or |lambda_2(P)| */
@@ -46,9 +47,11 @@ typedef struct {
 
 #define HS_PEER_SPECTRAL_MAX 1024
 
-/* Checks and characterises `steps` steps of the scheme over n ranks.
- * Returns 0, or -1 with err naming the step, ranks and problem. */
-int hs_peer_analyze(hs_peer_scheme *s, int n, long steps, uint64_t seed, hs_peer_report *out, char *err, size_t len);
+/* Checks and characterises `steps` steps of the scheme over n ranks, of
+ * which `per_node` share a node (its NIC). Returns 0, or -1 with err naming
+ * the step, ranks and problem. */
+int hs_peer_analyze(hs_peer_scheme *s, int n, int per_node, long steps, uint64_t seed, hs_peer_report *out, char *err,
+                    size_t len);
 void hs_peer_report_free(hs_peer_report *r);
 
 #endif

@@ -40,35 +40,13 @@ static double model_bytes(const hs_scenario *sc) {
   return p * sc->workload.dtype_bytes;
 }
 
-/* The largest number of messages leaving one node's NIC in one step, over
- * the first `steps` steps (ranks are GPUs, or nodes when hierarchical). */
-static int busiest_nic(hs_peer_scheme *s, int n, int gpn, long steps) {
-  hs_peer_schedule *ps = hs_peer_schedule_create(s, n);
-  int nodes = (n + gpn - 1) / gpn, worst = 0;
-  int *out = calloc(nodes, sizeof(int));
-  char err[HS_PEER_ERR_MAX];
-  for (long t = 0; t < steps; t++) {
-    const hs_peer_step *st = hs_peer_schedule_get(ps, t, err, sizeof err);
-    if (!st) break;
-    memset(out, 0, nodes * sizeof(int));
-    for (int i = 0; i < n; i++)
-      for (int e = st->out_off[i]; e < st->out_off[i + 1]; e++)
-        if (st->out[e].peer / gpn != i / gpn) out[i / gpn]++;
-    for (int k = 0; k < nodes; k++)
-      if (out[k] > worst) worst = out[k];
-  }
-  free(out);
-  hs_peer_schedule_free(ps);
-  return worst;
-}
-
 static void json_num(FILE *f, double v) {
   if (isfinite(v)) fprintf(f, "%.17g", v);
   else fputs("null", f);
 }
 
 static int write_json(const char *path, const hs_scenario *sc, const hs_peer_report *r, const hs_peer_rounds *rd,
-                      double bytes, double bytes_per_step, int nic, bool hier) {
+                      double bytes, double bytes_per_step, bool hier) {
   char tmp[4300];
   snprintf(tmp, sizeof tmp, "%s.partial", path);
   FILE *f = fopen(tmp, "w");
@@ -103,7 +81,7 @@ static int write_json(const char *path, const hs_scenario *sc, const hs_peer_rep
   fprintf(f, "]},\n  \"degree\": {\"sends_max\": %d, \"receives_max\": %d, \"sends_mean\": %.17g},\n", r->deg_out_max,
           r->deg_in_max, r->deg_out_mean);
   fprintf(f, "  \"bytes\": {\"message\": %.17g, \"per_worker_per_step_mean\": %.17g, \"busiest_nic_messages\": %d},\n",
-          bytes, bytes_per_step, nic);
+          bytes, bytes_per_step, r->busiest_nic);
   fprintf(f, "  \"gossip_round_s\": [");
   for (int i = 0; i < rd->rounds; i++) fprintf(f, "%s%.9g", i ? ", " : "", rd->time[i]);
   fprintf(f, "]\n}\n");
@@ -123,15 +101,13 @@ int hs_cmd_peers(const hs_scenario *sc, const hs_peers_options *opt) {
   int gpn = hier ? 1 : sc->cluster.gpus_per_node;
   hs_peer_report r;
   char err[HS_PEER_ERR_MAX];
-  if (hs_peer_analyze(s, n, opt->steps, (uint64_t)sc->run.seed, &r, err, sizeof err)) {
+  if (hs_peer_analyze(s, n, gpn, opt->steps, (uint64_t)sc->run.seed, &r, err, sizeof err)) {
     fprintf(stderr, "%s: algorithm.peers: scheme %s is broken: %s\n", sc->path, s->name, err);
     hs_peer_report_free(&r);
     return 2;
   }
   double bytes = model_bytes(sc) + (s->directed ? 8 : 0);
   double per_step = r.deg_out_mean * bytes;
-  long nic_steps = opt->steps < 64 ? opt->steps : 64;
-  int nic = busiest_nic(s, n, gpn, nic_steps);
   int rounds = opt->rounds > 0 ? opt->rounds : (r.period > 0 ? r.period : 8);
   if (rounds > opt->steps) rounds = (int)opt->steps;
   if (rounds < 1) rounds = 1;
@@ -150,7 +126,7 @@ int hs_cmd_peers(const hs_scenario *sc, const hs_peers_options *opt) {
     return 1;
   }
   snprintf(path, sizeof path, "%s/peers.json", dir);
-  int rc = write_json(path, sc, &r, &rd, bytes, per_step, nic, hier);
+  int rc = write_json(path, sc, &r, &rd, bytes, per_step, hier);
   if (rc) fprintf(stderr, "hearsay: cannot write %s\n", path);
 
   if (!opt->quiet && !rc) {
@@ -193,7 +169,7 @@ int hs_cmd_peers(const hs_scenario *sc, const hs_peers_options *opt) {
     printf("  degree      sends per rank per step: max %d, mean %.2f; receives: max %d\n", r.deg_out_max,
            r.deg_out_mean, r.deg_in_max);
     printf("  traffic     %s per message, %s per worker per step; busiest NIC: %d messages out in one step\n", b1, b2,
-           nic);
+           r.busiest_nic);
     double mean = 0, worst = 0;
     for (int i = 0; i < rd.rounds; i++) mean += rd.time[i] / rd.rounds, worst = fmax(worst, rd.time[i]);
     hs_format_time(mean, t1, sizeof t1);
