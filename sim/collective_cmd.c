@@ -74,13 +74,8 @@ int hs_cmd_collective(const hs_scenario *sc, const char *op, double bytes) {
   if (j.count == 0) j.count = n;
   double M = 4.0 * j.count;
 
-  char platform[] = "/tmp/hearsay-platform-XXXXXX";
-  int fd = mkstemp(platform);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f || hs_platform_write(&sc->cluster, f) || fclose(f)) {
-    fprintf(stderr, "hearsay collective: cannot write a platform file\n");
-    return 1;
-  }
+  char platform[HS_PLATFORM_TEMP_LEN];
+  if (hs_platform_write_temp(&sc->cluster, "hearsay collective", platform)) return 1;
   hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = rank_main, .arg = &j};
   hs_sim_stats st = {0};
   hs_sim_run(&cfg, &st);

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "sim/platform.h"
 #include "sim/sim.h"
@@ -56,13 +55,8 @@ static void round_main(hs_worker *w, void *arg) {
 int hs_peer_rounds_simulate(const hs_scenario *sc, int rounds, double bytes, hs_peer_rounds *out) {
   out->rounds = rounds;
   out->time = calloc(rounds ? rounds : 1, sizeof(double));
-  char platform[] = "/tmp/hearsay-platform-XXXXXX";
-  int fd = mkstemp(platform);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f || hs_platform_write(&sc->cluster, f) || fclose(f)) {
-    fprintf(stderr, "hearsay peers: cannot write a platform file\n");
-    return 1;
-  }
+  char platform[HS_PLATFORM_TEMP_LEN];
+  if (hs_platform_write_temp(&sc->cluster, "hearsay peers", platform)) return 1;
   round_job j = {.sc = sc, .rounds = rounds, .count = (size_t)ceil(bytes / 4)};
   j.start = malloc(rounds * sizeof(double));
   j.end = malloc(rounds * sizeof(double));

@@ -1,6 +1,9 @@
 /* platform.c — writes the SimGrid XML platform of a cluster. */
 #include "sim/platform.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "scenarios/links.h"
 
 static void link(FILE *f, const char *id, double bw, double lat) {
@@ -72,4 +75,15 @@ int hs_platform_write(const hs_cluster_spec *c, FILE *f) {
   }
   fprintf(f, "  </zone>\n</platform>\n");
   return ferror(f) ? -1 : 0;
+}
+
+int hs_platform_write_temp(const hs_cluster_spec *c, const char *who, char *path) {
+  strcpy(path, "/tmp/hearsay-platform-XXXXXX");
+  int fd = mkstemp(path);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f || hs_platform_write(c, f) || fclose(f)) {
+    fprintf(stderr, "%s: cannot write a platform file\n", who);
+    return -1;
+  }
+  return 0;
 }

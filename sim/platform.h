@@ -24,5 +24,11 @@
 
 /* Writes the platform; returns 0, or -1 if the stream failed. */
 int hs_platform_write(const hs_cluster_spec *c, FILE *out);
+/* Writes it to a fresh temporary file for commands that keep no outputs
+ * (`hearsay collective`, `hearsay peers`' rounds): its path goes into
+ * path[HS_PLATFORM_TEMP_LEN]; the caller removes it. 0, or -1 with a message
+ * naming `who`. */
+#define HS_PLATFORM_TEMP_LEN 32
+int hs_platform_write_temp(const hs_cluster_spec *c, const char *who, char *path);
 
 #endif
