@@ -14,7 +14,15 @@ hs_metrics *hs_metrics_create(int n, size_t n_params) {
   m->count = calloc(n, sizeof(int));
   m->test_loss = malloc(n * sizeof(double));
   m->accuracy = malloc(n * sizeof(double));
-  for (int i = 0; i < n; i++) m->test_loss[i] = m->accuracy[i] = NAN;
+  m->wait = calloc(n, sizeof(double));
+  m->slow1 = malloc(n * sizeof(double));
+  m->slow2 = malloc(n * sizeof(double));
+  m->slow_rank = malloc(n * sizeof(int));
+  for (int i = 0; i < n; i++) {
+    m->test_loss[i] = m->accuracy[i] = NAN;
+    m->slow1[i] = m->slow2[i] = -1;
+    m->slow_rank[i] = -1;
+  }
   if (n_params) {
     m->n_params = n_params;
     m->param_sum = calloc((size_t)n * n_params, sizeof(double));
@@ -32,13 +40,32 @@ void hs_metrics_free(hs_metrics *m) {
   free(m->count);
   free(m->test_loss);
   free(m->accuracy);
+  free(m->wait);
+  free(m->slow1);
+  free(m->slow2);
+  free(m->slow_rank);
   free(m->param_sum);
   free(m->param_sq);
   free(m);
 }
 
-void hs_metrics_add(hs_metrics *m, int it, double end_time, double compute, double loss, double bytes) {
+void hs_metrics_note_compute(hs_metrics *m, int it, int rank, double compute) {
+  /* Ties go to the lower rank, so the result does not depend on the order
+   * in which ranks report. */
+  if (compute > m->slow1[it] || (compute == m->slow1[it] && rank < m->slow_rank[it])) {
+    m->slow2[it] = m->slow1[it];
+    m->slow1[it] = compute;
+    m->slow_rank[it] = rank;
+  } else if (compute > m->slow2[it]) {
+    m->slow2[it] = compute;
+  }
+}
+
+void hs_metrics_add(hs_metrics *m, int it, int rank, double start, double end_time, double compute, double loss,
+                    double bytes) {
   if (end_time > m->end_time[it]) m->end_time[it] = end_time;
+  m->wait[it] += fmax(0, end_time - start - compute);
+  hs_metrics_note_compute(m, it, rank, compute);
   m->compute[it] += compute;
   m->loss[it] += loss;
   m->bytes[it] += bytes;
@@ -97,6 +124,35 @@ void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s)
   s->final_loss = n && m->count[n - 1] ? m->loss[n - 1] / m->count[n - 1] : NAN;
   s->final_consensus = n ? hs_metrics_consensus(m, n - 1) : NAN;
   s->final_test_loss = s->final_accuracy = NAN;
+  double wait = 0;
+  int ranks = 0;
+  for (int i = 0; i < n; i++) {
+    wait += m->wait[i];
+    if (m->slow_rank[i] + 1 > ranks) ranks = m->slow_rank[i] + 1;
+  }
+  s->wait_per_iter = reports > 0 ? wait / reports : 0;
+  /* Cost per rank: the slowest one's lead over the runner-up, summed. */
+  double *cost = calloc(ranks > 0 ? ranks : 1, sizeof *cost);
+  int *times = calloc(ranks > 0 ? ranks : 1, sizeof *times);
+  for (int i = 0; i < n; i++)
+    if (m->slow_rank[i] >= 0 && m->count[i] > 1) {
+      cost[m->slow_rank[i]] += m->slow1[i] - fmax(0, m->slow2[i]);
+      times[m->slow_rank[i]]++;
+    }
+  s->n_costly = 0;
+  for (int k = 0; k < HS_METRICS_COSTLY; k++) {
+    int best = -1;
+    for (int r = 0; r < ranks; r++)
+      if (cost[r] > 0 && (best < 0 || cost[r] > cost[best])) best = r;
+    if (best < 0) break;
+    s->costly_rank[k] = best;
+    s->costly_seconds[k] = cost[best];
+    s->costly_iterations[k] = times[best];
+    cost[best] = 0;
+    s->n_costly++;
+  }
+  free(cost);
+  free(times);
   for (int i = n - 1; i >= 0; i--)
     if (!isnan(m->accuracy[i])) {
       s->final_test_loss = m->test_loss[i];

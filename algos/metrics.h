@@ -18,6 +18,12 @@ typedef struct {
   double *bytes;    /* sum over ranks of bytes sent */
   int *count;       /* ranks that reported */
   double *test_loss, *accuracy; /* held-out evaluation, NAN where none ran */
+  /* Who held the others up: the sum over ranks of the time each spent not
+   * computing (blocked on others: communication, synchronisation), and the
+   * largest and second-largest compute time of one rank, with the rank. */
+  double *wait;
+  double *slow1, *slow2;
+  int *slow_rank;
   /* Numeric runs: sums over ranks of the weights and of their squared norm,
    * per iteration, from which the consensus distance (1/n) sum ||x_i - mean||^2
    * follows. NULL when n_params is 0. */
@@ -29,7 +35,12 @@ typedef struct {
 /* iterations rows; n_params > 0 also tracks the consensus distance. */
 hs_metrics *hs_metrics_create(int iterations, size_t n_params);
 void hs_metrics_free(hs_metrics *m);
-void hs_metrics_add(hs_metrics *m, int it, double end_time, double compute, double loss, double bytes);
+/* Rank's iteration it ran from start to end_time, computing `compute`. */
+void hs_metrics_add(hs_metrics *m, int it, int rank, double start, double end_time, double compute, double loss,
+                    double bytes);
+/* Folds one rank's compute time into the iteration's slowest two (merging
+ * real runs' per-process sinks uses it too). */
+void hs_metrics_note_compute(hs_metrics *m, int it, int rank, double compute);
 void hs_metrics_eval(hs_metrics *m, int it, double test_loss, double accuracy);
 /* Adds one rank's weights after iteration it (numeric runs). */
 void hs_metrics_add_params(hs_metrics *m, int it, const float *params);
@@ -39,6 +50,8 @@ int hs_metrics_rows(const hs_metrics *m);
  * NAN when not tracked. Computed in double as E||x||^2 - ||E x||^2: absolute
  * error about 1e-15 of ||x||^2, far below float32 weights' own resolution. */
 double hs_metrics_consensus(const hs_metrics *m, int it);
+
+#define HS_METRICS_COSTLY 3
 
 /* Derived figures, for the summary. */
 typedef struct {
@@ -51,6 +64,14 @@ typedef struct {
   double final_loss;      /* NAN for timing-only runs */
   double final_test_loss, final_accuracy; /* NAN if never evaluated */
   double final_consensus; /* NAN when not tracked */
+  double wait_per_iter;   /* mean over ranks and iterations of the time blocked on others */
+  /* The ranks that cost the run the most: in each iteration the slowest
+   * rank costs what it computed beyond the runner-up (what the run would
+   * have saved had it been as fast); summed over the run, largest first. */
+  int n_costly;
+  int costly_rank[HS_METRICS_COSTLY];
+  int costly_iterations[HS_METRICS_COSTLY]; /* iterations in which it was the slowest */
+  double costly_seconds[HS_METRICS_COSTLY];
 } hs_metrics_summary;
 
 void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s);

@@ -29,7 +29,7 @@ static void csv_num(FILE *f, double v) {
 
 static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
   fputs("iteration,time_s,iter_time_s,compute_s,exposed_comm_s,loss,test_loss,accuracy,bytes_sent,workers,"
-        "consensus\n", f);
+        "consensus,wait_s,slowest_rank,slowest_compute_s\n", f);
   double prev = 0;
   for (int i = 0, rows = hs_metrics_rows(m); i < rows; i++) {
     double iter = m->end_time[i] - prev;
@@ -43,7 +43,10 @@ static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
     csv_num(f, m->accuracy[i]);
     fprintf(f, ",%.0f,%d,", m->bytes[i], m->count[i]);
     csv_num(f, hs_metrics_consensus(m, i));
-    fputc('\n', f);
+    fputc(',', f);
+    csv_num(f, m->count[i] ? m->wait[i] / m->count[i] : NAN);
+    if (m->slow_rank[i] >= 0) fprintf(f, ",%d,%.9g\n", m->slow_rank[i], m->slow1[i]);
+    else fputs(",,\n", f);
   }
   return ferror(f) ? -1 : 0;
 }
@@ -141,6 +144,7 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
       {"final_test_loss", s.final_test_loss},
       {"final_accuracy", s.final_accuracy},
       {"final_consensus_distance", s.final_consensus},
+      {"wait_per_iteration_s", s.wait_per_iter},
       {"messages", (double)info->messages},
       {"wall_time_s", info->wall_time},
   };
@@ -149,6 +153,12 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
     json_num(f, figures[i].value);
     fprintf(f, ",\n");
   }
+  fprintf(f, "  \"costliest_ranks\": [");
+  for (int k = 0; k < s.n_costly; k++)
+    fprintf(f, "%s{\"rank\": %d, \"seconds\": %.9g, \"share_of_run\": %.9g, \"slowest_in_iterations\": %d}",
+            k ? ", " : "", s.costly_rank[k], s.costly_seconds[k], s.total_time > 0 ? s.costly_seconds[k] / s.total_time : 0,
+            s.costly_iterations[k]);
+  fprintf(f, "],\n");
   const hs_peer_scheme *ps = sc->algorithm.peers;
   if (ps) {
     /* What asking the scheme cost this process (in a simulation, every rank). */
@@ -218,6 +228,19 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   fprintf(out, "  throughput  %.4g %ssamples/s\n", tput >= 1e6 ? tput / 1e6 : tput >= 1e3 ? tput / 1e3 : tput,
           tput >= 1e6 ? "M " : tput >= 1e3 ? "k " : "");
   fprintf(out, "  traffic     %s sent per rank per iteration\n", b1);
+  char tw[32];
+  hs_format_time(s.wait_per_iter, tw, sizeof tw);
+  fprintf(out, "  waiting     %s per rank per iteration blocked on others\n", tw);
+  if (s.n_costly > 0 && (sc->stragglers.n > 0 || sc->stragglers.fn || sc->cluster.n_speed > 0)) {
+    fprintf(out, "  stragglers ");
+    for (int k = 0; k < s.n_costly; k++) {
+      char tc[32];
+      hs_format_time(s.costly_seconds[k], tc, sizeof tc);
+      fprintf(out, "%s rank %d cost %s (%.1f%%, slowest in %d of %d iterations)", k ? ";" : "", s.costly_rank[k], tc,
+              s.total_time > 0 ? 100 * s.costly_seconds[k] / s.total_time : 0, s.costly_iterations[k], hs_metrics_rows(m));
+    }
+    fputc('\n', out);
+  }
   if (sc->workload.numeric) {
     fprintf(out, "  final       training loss %.4f, held-out loss %.4f, accuracy %.2f%%\n", s.final_loss,
             s.final_test_loss, 100 * s.final_accuracy);

@@ -4,22 +4,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "algos/algorithm.h"
 #include "algos/batches.h"
 #include "algos/model.h"
 #include "algos/softmax.h"
+#include "algos/straggler.h"
 #include "algos/trace.h"
 
-/* Computes and returns the time it took (it may be longer than flops/speed
- * if another thread of control computes on the same GPU meanwhile). */
-static double timed_compute(hs_worker *w, double flops, const char *what) {
+/* Computes flops slowed by this iteration's straggler factor, then stalls
+ * for the hiccup pauses that fell inside; returns the time it all took (it
+ * may be longer than flops/speed if another thread of control computes on
+ * the same GPU meanwhile). */
+static double timed_compute(hs_worker *w, const hs_straggler *st, double factor, double flops, const char *what) {
   if (flops <= 0) return 0;
   double t0 = hs_now(w);
-  hs_compute(w, flops);
+  hs_compute(w, flops * factor);
+  double stall = hs_straggler_stall(st, t0, hs_now(w) - t0);
+  if (stall > 0) hs_sleep(w, stall);
   double t1 = hs_now(w);
   if (w->tracing) hs_trace_span(w->trace, w->rank, HS_LANE_COMPUTE, what, t0, t1);
   return t1 - t0;
+}
+
+/* This iteration's straggler factor; a failing Lua slowdown function ends
+ * the run as a bad scenario would (exit 2), from whichever rank hit it. */
+static double straggler_factor(hs_straggler *st, const hs_scenario *sc, int rank, int it, double t) {
+  char err[512] = "";
+  double f = hs_straggler_factor(st, it, t, err, sizeof err);
+  if (f < 0) {
+    fprintf(stderr, "%s: stragglers.slowdown: rank %d, iteration %d: %s\n", sc->path, rank, it, err);
+    fflush(stderr);
+    _exit(2);
+  }
+  return f;
 }
 
 static int is_eval_iteration(const hs_run_spec *run, int it) {
@@ -91,13 +110,15 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     snaps.iteration = malloc((size_t)snaps.cap * sizeof(int));
   }
 
+  hs_straggler *st = job->stragglers ? hs_straggler_create(sc, w->rank) : NULL;
   int it;
   for (it = 0; it < max_iterations; it++) {
     ctx.iteration = it;
     if (algo->keep_going ? !algo->keep_going(&ctx) : it >= sc->run.iterations) break;
     w->tracing = w->trace && it < sc->run.trace;
     uint64_t bytes0 = w->bytes_sent;
-    double loss = 0, compute = 0;
+    double loss = 0, compute = 0, start = hs_now(w);
+    double factor = st ? straggler_factor(st, sc, w->rank, it, start) : 1;
 
     if (algo->begin_iteration) algo->begin_iteration(&ctx);
     if (wl->numeric) {
@@ -106,18 +127,21 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
       double t0 = hs_now(w);
       hs_batcher_indices(&batcher, it, wl->batch, batch_idx);
       loss = hs_softmax_grad(model->params, job->ds, batch_idx, wl->batch, model->grads);
+      double took = hs_now(w) - t0;
+      /* An emulated straggler takes longer to do the same real work. */
+      if (factor != 1 && took > 0) hs_sleep(w, (factor - 1) * took);
       compute += hs_now(w) - t0;
     }
-    compute += timed_compute(w, fwd_flops * wl->batch, "forward");
+    compute += timed_compute(w, st, factor, fwd_flops * wl->batch, "forward");
     for (int b = 0; b < model->n_buckets; b++) {
       char what[32];
       snprintf(what, sizeof what, "backward (bucket %d)", b);
-      compute += timed_compute(w, bucket_bwd[b] * wl->batch, what);
+      compute += timed_compute(w, st, factor, bucket_bwd[b] * wl->batch, what);
       if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
     }
     algo->step(&ctx);
 
-    hs_metrics_add(job->metrics, it, hs_now(w), compute, loss, (double)(w->bytes_sent - bytes0));
+    hs_metrics_add(job->metrics, it, w->rank, start, hs_now(w), compute, loss, (double)(w->bytes_sent - bytes0));
     hs_metrics_add_params(job->metrics, it, model->params);
     if (snaps.weights && is_eval_iteration(&sc->run, it)) snapshot(&snaps, it, model->params);
   }
@@ -139,6 +163,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     free(batch_idx);
   }
   free(bucket_bwd);
+  hs_straggler_free(st);
   hs_model_free(model);
   job->ranks_done++;
   return 0;

@@ -19,6 +19,9 @@ typedef struct {
   hs_metrics *metrics;  /* where each rank reports */
   float *final_params;  /* optional: rank 0 copies its final weights here */
   int ranks_done;       /* ranks that ran to the end (workers and servers) */
+  /* Apply the scenario's stragglers { } (the simulator always does; real
+   * runs only when emulating, where the delays are injected). */
+  int stragglers;
 } hs_train_job;
 
 /* Runs the whole training on one worker; returns 0 or a negative error. */

@@ -75,30 +75,38 @@ static int choose_transport(const hs_scenario *sc, int rank, hs_transport *out) 
 }
 
 /* Sums and maxima of every rank's metrics, on rank 0. Evaluation happens on
- * rank 0 only, so its test loss and accuracy are already there. */
-static void merge_metrics(hs_metrics *m, int rank) {
+ * rank 0 only, so its test loss and accuracy are already there. Each
+ * process saw only its own compute time: rank 0 gathers them all and folds
+ * them into each iteration's slowest two. */
+static void merge_metrics(hs_metrics *m, int rank, int size) {
   int n = m->iterations;
+  int root = rank == 0;
   void *in_place = MPI_IN_PLACE;
-  if (rank == 0) {
-    MPI_Reduce(in_place, m->end_time, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(in_place, m->compute, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(in_place, m->loss, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(in_place, m->bytes, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(in_place, m->count, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (m->param_sum) {
-      MPI_Reduce(in_place, m->param_sum, (int)((size_t)n * m->n_params), MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-      MPI_Reduce(in_place, m->param_sq, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+#define REDUCE(buf, count, type, op) MPI_Reduce(root ? in_place : (void *)(buf), root ? (void *)(buf) : NULL, \
+                                                (int)(count), type, op, 0, MPI_COMM_WORLD)
+  REDUCE(m->end_time, n, MPI_DOUBLE, MPI_MAX);
+  REDUCE(m->compute, n, MPI_DOUBLE, MPI_SUM);
+  REDUCE(m->loss, n, MPI_DOUBLE, MPI_SUM);
+  REDUCE(m->bytes, n, MPI_DOUBLE, MPI_SUM);
+  REDUCE(m->count, n, MPI_INT, MPI_SUM);
+  REDUCE(m->wait, n, MPI_DOUBLE, MPI_SUM);
+  if (m->param_sum) {
+    REDUCE(m->param_sum, (size_t)n * m->n_params, MPI_DOUBLE, MPI_SUM);
+    REDUCE(m->param_sq, n, MPI_DOUBLE, MPI_SUM);
+  }
+#undef REDUCE
+  /* slow1 holds this process's own compute (-1 where it did not report). */
+  double *all = root ? malloc((size_t)n * size * sizeof *all) : NULL;
+  MPI_Gather(m->slow1, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (root) {
+    for (int i = 0; i < n; i++) {
+      m->slow1[i] = m->slow2[i] = -1;
+      m->slow_rank[i] = -1;
     }
-  } else {
-    MPI_Reduce(m->end_time, NULL, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(m->compute, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(m->loss, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(m->bytes, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(m->count, NULL, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (m->param_sum) {
-      MPI_Reduce(m->param_sum, NULL, (int)((size_t)n * m->n_params), MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-      MPI_Reduce(m->param_sq, NULL, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    }
+    for (int r = 0; r < size; r++)
+      for (int i = 0; i < n; i++)
+        if (all[(size_t)r * n + i] >= 0) hs_metrics_note_compute(m, i, r, all[(size_t)r * n + i]);
+    free(all);
   }
 }
 
@@ -158,7 +166,7 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
     fprintf(stderr, "hearsay-real: run.trace is recorded by the simulator only; no trace.json here\n");
 
   hs_metrics *m = hs_metrics_create(hs_algorithm_max_iterations(sc), hs_model_tracked_params(&sc->workload));
-  hs_train_job job = {.sc = sc, .ds = ds, .metrics = m};
+  hs_train_job job = {.sc = sc, .ds = ds, .metrics = m, .stragglers = sc->real.emulate};
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   if (transport == HS_TRANSPORT_NCCL) hs_nccl_worker_start_clock(w);
@@ -171,7 +179,7 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
   hs_emulator_free(emu);
 
   if (!rc) {
-    merge_metrics(m, rank);
+    merge_metrics(m, rank, size);
     if (rank == 0) {
       const char *mode = sc->real.emulate ? "emulated" : "real";
       const char *backend = transport == HS_TRANSPORT_NCCL ? "nccl" : "mpi";

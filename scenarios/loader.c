@@ -19,7 +19,8 @@
 #include "scenarios/loader_internal.h"
 #include "scenarios/peer_lua.h"
 
-static const char *const declaration_names[] = {"cluster", "workload", "algorithm", "run", "sim", "real", NULL};
+static const char *const declaration_names[] = {"cluster", "workload", "algorithm", "run", "sim", "real",
+                                                "stragglers", "network", "failures", NULL};
 static const char *const required_declarations[] = {"cluster", "workload", "algorithm", "run", NULL};
 
 static char models_dir[HS_PATH_MAX] = HS_DEFAULT_MODELS_DIR;
@@ -57,6 +58,22 @@ static int find_key_line(const hs_loader *ld, const char *key, int from) {
     }
   }
   return from;
+}
+
+int hs_loader_entry_line(const hs_loader *ld, int decl_line, int i) {
+  if (decl_line <= 0) return decl_line;
+  int depth = 0, seen = 0;
+  for (size_t l = (size_t)decl_line - 1; l < ld->n_lines; l++) {
+    int in_string = 0;
+    for (const char *p = ld->lines[l]; *p; p++) {
+      if (*p == '"' || *p == '\'') in_string = !in_string;
+      if (in_string) continue;
+      if (p[0] == '-' && p[1] == '-') break; /* a comment runs to the end of the line */
+      if (*p == '{' && ++depth == 2 && ++seen == i) return (int)l + 1;
+      if (*p == '}' && --depth == 0) return decl_line;
+    }
+  }
+  return decl_line;
 }
 
 /* If keypath (or a prefix of it) came from --set, the override to name. */
@@ -216,7 +233,8 @@ static int apply_override(hs_loader *ld, const char *set) {
 /* ---- entry point ------------------------------------------------------------ */
 
 static void loader_close(hs_loader *ld) {
-  if (ld->L && !ld->lua_kept) lua_close(ld->L);
+  if (ld->L && ld->lua_kept) ld->out->lua = ld->L;
+  else if (ld->L) lua_close(ld->L);
   for (size_t i = 0; i < ld->n_lines; i++) free(ld->lines[i]);
   free(ld->lines);
 }
@@ -274,6 +292,7 @@ int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_s
     }
   }
   rc = hs_schema_validate(&ld);
+  if (!rc) rc = hs_conditions_validate(&ld);
 
 done:
   loader_close(&ld);
@@ -287,6 +306,17 @@ void hs_scenario_free(hs_scenario *s) {
   free(s->workload.layers);
   hs_peer_scheme_free(s->algorithm.peers);
   s->algorithm.peers = NULL;
+  if (s->stragglers.fn) s->stragglers.fn->destroy(s->stragglers.fn);
+  s->stragglers.fn = NULL;
+  free(s->stragglers.entries);
+  free(s->network.events);
+  free(s->failures.entries);
+  s->stragglers.entries = NULL;
+  s->network.events = NULL;
+  s->failures.entries = NULL;
+  /* Last: the Lua schemes and functions above live in this state. */
+  if (s->lua) lua_close(s->lua);
+  s->lua = NULL;
   s->cluster.overrides = NULL;
   s->cluster.speed = NULL;
   s->workload.layers = NULL;

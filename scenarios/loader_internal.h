@@ -16,7 +16,7 @@ typedef struct {
   size_t n_lines;
   hs_scenario *out;
   int failed;
-  int lua_kept; /* a Lua peer scheme owns L now: hs_scenario_free closes it */
+  int lua_kept; /* a Lua peer scheme or slowdown function needs L: the scenario keeps it */
 } hs_loader;
 
 /* Prints "FILE:LINE: keypath: message" (or names the --set that gave the
@@ -25,6 +25,13 @@ int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char
     __attribute__((format(printf, 4, 5)));
 int hs_loader_push_decl(hs_loader *ld, const char *name);
 int hs_schema_validate(hs_loader *ld);
+/* stragglers { }, network { }, failures { } (conditions.c). */
+int hs_conditions_validate(hs_loader *ld);
+/* The line of the i-th (1-based) { ... } entry of the list declared on
+ * decl_line, found by counting braces in the source; decl_line if unsure. */
+int hs_loader_entry_line(const hs_loader *ld, int decl_line, int i);
+/* A Lua slowdown function (slowdown_lua.c); the scenario keeps L. */
+hs_slowdown_fn *hs_slowdown_lua_create(lua_State *L, int idx, char *err, size_t len);
 const char *hs_loader_models_dir(void);
 
 #endif

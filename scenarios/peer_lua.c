@@ -122,7 +122,7 @@ static int hook_ticks;
 static void runaway_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   if (++hook_ticks >= HOOK_LIMIT)
-    luaL_error(L, "the peers function ran %d million Lua instructions without returning (an endless loop?)",
+    luaL_error(L, "the function ran %d million Lua instructions without returning (an endless loop?)",
                HOOK_EVERY / 1000000 * HOOK_LIMIT);
 }
 
@@ -207,20 +207,28 @@ static int read_list(lua_State *L, hs_peer_edge *out, int max, char *err, size_t
   return k;
 }
 
+int hs_lua_call_bounded(lua_State *L, int fn_ref, int nargs) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, with_line);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
+  lua_rotate(L, base + 1, 2); /* handler, function, args... */
+  hook_ticks = 0;
+  lua_sethook(L, runaway_hook, LUA_MASKCOUNT, HOOK_EVERY);
+  int rc = lua_pcall(L, nargs, 1, base + 1);
+  lua_sethook(L, NULL, 0, 0);
+  lua_remove(L, base + 1);
+  return rc;
+}
+
 static int lua_select(hs_peer_scheme *s, int rank, int n, long step, hs_peer_edge *out, int max, char *err,
                       size_t len) {
   lua_scheme *ls = s->impl;
   lua_State *L = ls->L;
   int top = lua_gettop(L);
-  lua_pushcfunction(L, with_line);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, ls->fn_ref);
   lua_pushinteger(L, rank);
   lua_pushinteger(L, n);
   lua_pushinteger(L, step);
-  hook_ticks = 0;
-  lua_sethook(L, runaway_hook, LUA_MASKCOUNT, HOOK_EVERY);
-  int rc = lua_pcall(L, 3, 1, top + 1);
-  lua_sethook(L, NULL, 0, 0);
+  int rc = hs_lua_call_bounded(L, ls->fn_ref, 3);
   int k;
   if (rc != LUA_OK) {
     snprintf(err, len, "Lua error: %s", lua_tostring(L, -1));
@@ -232,9 +240,10 @@ static int lua_select(hs_peer_scheme *s, int rank, int n, long step, hs_peer_edg
   return k;
 }
 
+/* The Lua state is the scenario's (hs_scenario_free closes it). */
 static void lua_destroy(hs_peer_scheme *s) {
   lua_scheme *ls = s->impl;
-  lua_close(ls->L);
+  luaL_unref(ls->L, LUA_REGISTRYINDEX, ls->fn_ref);
   free(ls);
   free(s);
 }

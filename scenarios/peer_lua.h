@@ -29,4 +29,10 @@ void hs_peer_lua_set_seed(lua_State *L, uint64_t seed);
 hs_peer_scheme *hs_peer_lua_create(lua_State *L, int idx, const char *default_name, char *err, size_t len,
                                    const char **bad_key);
 
+/* Calls the function registered at fn_ref with the nargs values on top of
+ * the stack, under an error handler that adds the Lua line and a hook that
+ * stops endless loops. Leaves one result (or the error message) in place
+ * of the arguments; returns lua_pcall's code. */
+int hs_lua_call_bounded(lua_State *L, int fn_ref, int nargs);
+
 #endif

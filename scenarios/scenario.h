@@ -96,12 +96,94 @@ typedef struct {
   hs_peer_scheme *peers;
 } hs_algorithm_spec;
 
+/* What a run does when a GPU, node or link fails (run.on_failure). */
+typedef enum { HS_ON_FAILURE_ABORT, HS_ON_FAILURE_SHRINK } hs_on_failure;
+
 typedef struct {
   int iterations;
   long seed;
   int eval_every;
   int trace; /* iterations recorded in trace.json (0: no trace) */
+  hs_on_failure on_failure;
 } hs_run_spec;
+
+/* ---- stragglers { ... } ----------------------------------------------------------
+ * Each entry targets one GPU, one node, one rack, or (none named) every GPU,
+ * and does one thing; entries combine by multiplying their factors (and
+ * hiccup pauses add up). algos/straggler.h evaluates them. */
+typedef enum { HS_STRAGGLE_SLOWDOWN, HS_STRAGGLE_NOISE, HS_STRAGGLE_HICCUP } hs_straggle_kind;
+typedef enum { HS_NOISE_LOGNORMAL, HS_NOISE_EXPONENTIAL, HS_NOISE_PARETO, HS_NOISE_UNIFORM } hs_noise_kind;
+
+typedef struct {
+  hs_straggle_kind kind;
+  int gpu, node, rack; /* the target; all -1: every GPU */
+  /* SLOWDOWN: compute time x factor for iterations that start in [from, to) */
+  double factor, from, to;
+  /* NOISE: a factor drawn every iteration; p1, p2 are the distribution's
+   * parameters (lognormal: mu, sigma; exponential: mean, -; pareto: shape,
+   * scale; uniform: min, max). per_node: one draw shared by a node's GPUs. */
+  hs_noise_kind noise;
+  double p1, p2;
+  bool per_node;
+  /* HICCUP: compute stops for `pause` every `every` seconds from `start`,
+   * each pause shifted by a uniform draw in [0, jitter). */
+  double pause, every, start, jitter;
+  int index; /* position in the list, to seed its random draws */
+  int line;
+} hs_straggler_entry;
+
+/* A scenario's Lua `slowdown = function(rank, iteration, time)`. */
+typedef struct hs_slowdown_fn hs_slowdown_fn;
+struct hs_slowdown_fn {
+  /* Returns the factor, or a negative number with err filled. */
+  double (*call)(hs_slowdown_fn *f, int rank, int iteration, double time, char *err, size_t len);
+  void (*destroy)(hs_slowdown_fn *f);
+};
+
+typedef struct {
+  hs_straggler_entry *entries;
+  int n;
+  hs_slowdown_fn *fn; /* owned; NULL when none */
+} hs_straggler_spec;
+
+/* ---- network { ... }: link events and background traffic ------------------------ */
+typedef enum { HS_NETLINK_GPU, HS_NETLINK_NIC, HS_NETLINK_UPLINK } hs_netlink_kind;
+
+typedef struct {
+  bool traffic;          /* background traffic between two nodes, else a link event */
+  hs_netlink_kind link;  /* event: which link (gpu's NVLink, node's NIC, rack's uplink) */
+  int index;             /* its gpu, node or rack */
+  double bandwidth;      /* event: fraction of the nominal bandwidth (0: unchanged) */
+  double latency;        /* event: absolute latency in s (0: unchanged) */
+  double from, to;       /* when it holds (traffic: when it flows) */
+  double every;          /* > 0: repeats with this period */
+  int src, dst;          /* traffic: nodes */
+  int streams;           /* traffic: concurrent flows */
+  double chunk;          /* traffic: bytes per flow before the next starts */
+  int line;
+} hs_net_event;
+
+typedef struct {
+  hs_net_event *events;
+  int n;
+} hs_network_spec;
+
+/* ---- failures { ... } --------------------------------------------------------- */
+typedef enum { HS_FAIL_GPU, HS_FAIL_NODE, HS_FAIL_LINK } hs_fail_kind;
+
+typedef struct {
+  hs_fail_kind kind;
+  hs_netlink_kind link; /* HS_FAIL_LINK: which link */
+  int index;            /* gpu, node or link index; -1 with mtbf: every one of its kind */
+  double at;            /* s of simulated time; with mtbf: drawn, per target */
+  double mtbf;          /* > 0: failure times drawn from an exponential of this mean */
+  int line;
+} hs_failure_entry;
+
+typedef struct {
+  hs_failure_entry *entries;
+  int n;
+} hs_failure_spec;
 
 typedef enum { HS_COLL_RING, HS_COLL_HIERARCHICAL } hs_coll_algo;
 
@@ -135,6 +217,12 @@ typedef struct {
   hs_run_spec run;
   hs_sim_spec sim;
   hs_real_spec real;
+  hs_straggler_spec stragglers;
+  hs_network_spec network;
+  hs_failure_spec failures;
+  /* The scenario's Lua state, kept while a Lua peer scheme or slowdown
+   * function needs it; hs_scenario_free closes it. */
+  void *lua;
 } hs_scenario;
 
 static inline int hs_scenario_gpus(const hs_scenario *s) {

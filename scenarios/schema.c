@@ -86,6 +86,7 @@ static const field run_fields[] = {
     {"seed", F_LONG, OFF(run.seed), "1", MIN_GE, 0, 0, NULL, NULL},
     {"eval_every", F_INT, OFF(run.eval_every), "0", MIN_GE, 0, 0, NULL, NULL},
     {"trace", F_INT, OFF(run.trace), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"on_failure", F_ENUM, OFF(run.on_failure), "abort", MIN_NONE, 0, 0, "abort|shrink", NULL},
     END};
 static const field sim_fields[] = {
     {"network_model", F_STR, OFF(sim.network_model), "CM02", MIN_NONE, 0, 0, NULL, NULL},

@@ -51,7 +51,7 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   }
 
   hs_metrics *m = hs_metrics_create(hs_algorithm_max_iterations(sc), hs_model_tracked_params(&sc->workload));
-  hs_train_job job = {.sc = sc, .ds = ds, .metrics = m};
+  hs_train_job job = {.sc = sc, .ds = ds, .metrics = m, .stragglers = 1};
   hs_trace *trace = sc->run.trace > 0 ? hs_trace_create() : NULL;
   hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = train_rank, .arg = &job, .trace = trace};
   hs_sim_stats stats = {0};

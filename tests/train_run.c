@@ -37,7 +37,7 @@ static void child(void *arg, FILE *report) {
   j->m = hs_metrics_create(hs_algorithm_max_iterations(sc), hs_model_tracked_params(&sc->workload));
   r->n_params = hs_model_tracked_params(&sc->workload);
   float *final = r->n_params <= HS_RUN_MAX_PARAMS ? r->params : NULL;
-  j->job = (hs_train_job){.sc = sc, .ds = j->ds, .metrics = j->m, .final_params = final};
+  j->job = (hs_train_job){.sc = sc, .ds = j->ds, .metrics = j->m, .final_params = final, .stragglers = 1};
   hs_test_simulate(sc, 0, rank_main, j, NULL, NULL);
   hs_metrics_summary s;
   hs_metrics_summarize(j->m, sc->workload.batch, &s);
