@@ -389,6 +389,17 @@ static int read_network(hs_loader *ld) {
   ld->out->network.n = n;
   int rc = each_entry(ld, "network", line, read_net_event, NULL);
   lua_pop(ld->L, 1);
+  /* A link's profile loops as a whole: a repeating event cannot share it. */
+  const hs_network_spec *net = &ld->out->network;
+  for (int i = 0; i < net->n && !rc; i++)
+    for (int j = 0; j < net->n && !rc; j++) {
+      const hs_net_event *a = &net->events[i], *b = &net->events[j];
+      if (i == j || a->traffic || b->traffic || a->every <= 0 || a->link != b->link || a->index != b->index) continue;
+      char k[64];
+      snprintf(k, sizeof k, "network[%d].every", i + 1);
+      rc = hs_loader_fail(ld, k, a->line, "a repeating event must be the only event on its link (entry %d names "
+                          "the same link)", j + 1);
+    }
   return rc;
 }
 

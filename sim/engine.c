@@ -88,6 +88,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     sg_actor_set_data(act, &boots[r]);
     sg_actor_start_(act, rank_main, 0, NULL);
   }
+  hs_sim_start_background(sc);
   double t0 = wall_seconds();
   simgrid_run();
   if (stats) {

@@ -5,10 +5,30 @@
 #include <string.h>
 
 #include "scenarios/links.h"
+#include "sim/link_profiles.h"
 
-static void link(FILE *f, const char *id, double bw, double lat) {
-  fprintf(f, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-          id, bw, lat);
+typedef struct {
+  FILE *f;
+  const hs_network_spec *net;
+  const char *dir;
+  int failed;
+} writer;
+
+/* A split-duplex link, with the profiles of its network { } events. */
+static void link(writer *w, hs_netlink_kind kind, int index, const char *id, double bw, double lat) {
+  char attrs[9000] = "";
+  if (w->net && hs_link_profile_attrs(w->net, kind, index, bw, lat, w->dir, attrs, sizeof attrs)) w->failed = 1;
+  fprintf(w->f, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"%s/>\n",
+          id, bw, lat, attrs);
+}
+
+/* Nodes that send or receive background traffic get one more host, on its
+ * own fat link to the node's switch, so that traffic crosses the NIC and
+ * the fabric but takes nothing from the GPUs' links. */
+static int has_traffic(const hs_network_spec *net, int node) {
+  for (int i = 0; net && i < net->n; i++)
+    if (net->events[i].traffic && (net->events[i].src == node || net->events[i].dst == node)) return 1;
+  return 0;
 }
 
 static void edge(FILE *f, const char *src_zone, const char *src_gw, const char *dst_zone, const char *dst_gw,
@@ -19,7 +39,8 @@ static void edge(FILE *f, const char *src_zone, const char *src_gw, const char *
           src_zone, dst_zone, src_gw, dst_gw, link_id);
 }
 
-int hs_platform_write(const hs_cluster_spec *c, FILE *f) {
+int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, const char *profile_dir, FILE *f) {
+  writer wr = {f, net, profile_dir, 0};
   int g = c->gpus_per_node;
   double speed = c->gpu_flops * c->gpu_efficiency;
   fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
@@ -34,8 +55,15 @@ int hs_platform_write(const hs_cluster_spec *c, FILE *f) {
       char id[64];
       fprintf(f, "    <host id=\"gpu%d\" speed=\"%.17gf\"/>\n", r, speed * hs_links_speed_factor(c, r));
       snprintf(id, sizeof id, "gpu%d_link", r);
-      link(f, id, intra.bandwidth, intra.latency / 2);
+      link(&wr, HS_NETLINK_GPU, r, id, intra.bandwidth, intra.latency / 2);
       fprintf(f, "    <host_link id=\"gpu%d\" up=\"gpu%d_link_UP\" down=\"gpu%d_link_DOWN\"/>\n", r, r, r);
+    }
+    if (has_traffic(net, n)) {
+      fprintf(f, "    <host id=\"node%d_background\" speed=\"1f\"/>\n", n);
+      fprintf(f, "    <link id=\"node%d_background_link\" bandwidth=\"1e15Bps\" latency=\"0s\" "
+                 "sharing_policy=\"SPLITDUPLEX\"/>\n", n);
+      fprintf(f, "    <host_link id=\"node%d_background\" up=\"node%d_background_link_UP\" "
+                 "down=\"node%d_background_link_DOWN\"/>\n", n, n, n);
     }
     fprintf(f, "  </zone>\n");
   }
@@ -59,7 +87,7 @@ int hs_platform_write(const hs_cluster_spec *c, FILE *f) {
         snprintf(gw, sizeof gw, "node%d_sw", n);
         snprintf(up_zone, sizeof up_zone, flat ? "fabric" : "leaf%d", n / c->rack_size);
         snprintf(up_gw, sizeof up_gw, flat ? "fabric_sw" : "leaf%d_sw", n / c->rack_size);
-        if (pass == 0) link(f, id, inter.bandwidth, inter.latency / 2);
+        if (pass == 0) link(&wr, HS_NETLINK_NIC, n, id, inter.bandwidth, inter.latency / 2);
         else edge(f, zone, gw, up_zone, up_gw, id);
       }
       for (int k = 0; k < racks; k++) {
@@ -68,20 +96,20 @@ int hs_platform_write(const hs_cluster_spec *c, FILE *f) {
         snprintf(id, sizeof id, "leaf%d_uplink", k);
         snprintf(zone, sizeof zone, "leaf%d", k);
         snprintf(gw, sizeof gw, "leaf%d_sw", k);
-        if (pass == 0) link(f, id, up.bandwidth, up.latency);
+        if (pass == 0) link(&wr, HS_NETLINK_UPLINK, k, id, up.bandwidth, up.latency);
         else edge(f, zone, gw, "spine", "spine_sw", id);
       }
     }
   }
   fprintf(f, "  </zone>\n</platform>\n");
-  return ferror(f) ? -1 : 0;
+  return ferror(f) || wr.failed ? -1 : 0;
 }
 
 int hs_platform_write_temp(const hs_cluster_spec *c, const char *who, char *path) {
   strcpy(path, "/tmp/hearsay-platform-XXXXXX");
   int fd = mkstemp(path);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f || hs_platform_write(c, f) || fclose(f)) {
+  if (!f || hs_platform_write(c, NULL, NULL, f) || fclose(f)) {
     fprintf(stderr, "%s: cannot write a platform file\n", who);
     return -1;
   }

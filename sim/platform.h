@@ -22,8 +22,11 @@
 
 #include "scenarios/scenario.h"
 
-/* Writes the platform; returns 0, or -1 if the stream failed. */
-int hs_platform_write(const hs_cluster_spec *c, FILE *out);
+/* Writes the platform; returns 0, or -1 if the stream failed. With net,
+ * the links its events touch get SimGrid profiles, written as files under
+ * profile_dir (the folder the platform file is written to), and nodes with background traffic get a
+ * host "node<n>_background" for it. */
+int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, const char *profile_dir, FILE *out);
 /* Writes it to a fresh temporary file for commands that keep no outputs
  * (`hearsay collective`, `hearsay peers`' rounds): its path goes into
  * path[HS_PLATFORM_TEMP_LEN]; the caller removes it. 0, or -1 with a message

@@ -44,7 +44,7 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   char platform[4200];
   snprintf(platform, sizeof platform, "%s/platform.xml", dir);
   FILE *pf = fopen(platform, "w");
-  if (!pf || hs_platform_write(&sc->cluster, pf) || fclose(pf)) {
+  if (!pf || hs_platform_write(&sc->cluster, &sc->network, dir, pf) || fclose(pf)) {
     fprintf(stderr, "hearsay: cannot write %s\n", platform);
     hs_dataset_free(ds);
     return 1;

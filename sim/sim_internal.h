@@ -56,4 +56,7 @@ hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all);
  * (g->ctx is the calling sim_rank). */
 void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr);
 
+/* background.c: starts network { } background traffic (daemon actors). */
+void hs_sim_start_background(const hs_scenario *sc);
+
 #endif

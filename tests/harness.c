@@ -80,9 +80,10 @@ int hs_test_in_child(const char *what, void (*fn)(void *arg, FILE *report), void
 void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, void *arg, hs_sim_stats *stats,
                       hs_trace *trace) {
   char path[600];
-  snprintf(path, sizeof path, "%s/platform.xml", hs_test_tmpdir());
+  const char *dir = hs_test_tmpdir();
+  snprintf(path, sizeof path, "%s/platform.xml", dir);
   FILE *f = fopen(path, "w");
-  hs_platform_write(&sc->cluster, f);
+  hs_platform_write(&sc->cluster, &sc->network, dir, f);
   fclose(f);
   hs_sim_config cfg = {.sc = sc, .platform_file = path, .main = main, .arg = arg, .n_ranks = n_ranks,
                        .trace = trace};
