@@ -64,7 +64,9 @@ typedef struct {
 /* Worker computes gradients; server holds shards (parameter server). */
 typedef enum { HS_ROLE_WORKER, HS_ROLE_SERVER } hs_role;
 
-enum { HS_OK = 0, HS_EINVAL = -1, HS_ENOMEM = -2, HS_EBACKEND = -3 };
+/* HS_EPEER: a failure (a GPU, node or link of the scenario's failures { })
+ * struck during the operation; its results are not to be used. */
+enum { HS_OK = 0, HS_EINVAL = -1, HS_ENOMEM = -2, HS_EBACKEND = -3, HS_EPEER = -4 };
 
 typedef struct hs_comm hs_comm;       /* a communicator (backend-owned) */
 typedef struct hs_request hs_request; /* one posted operation */
@@ -127,6 +129,18 @@ typedef struct hs_backend {
   void (*mutex_lock)(hs_mutex *m);
   void (*mutex_unlock)(hs_mutex *m);
   void (*mutex_destroy)(hs_mutex *m);
+
+  /* Failures, as in MPI's fault-tolerance proposal (ULFM). A backend that
+   * models none leaves both NULL. failures() counts the failure events so
+   * far; once it changes, every communicator that existed is revoked (its
+   * pending and later operations complete at once with HS_EPEER), so no
+   * survivor blocks on a dead rank. shrink() is collective over the
+   * survivors: it agrees on the iteration to resume from (the largest any
+   * survivor reached, given in `iteration`) and replaces w->world, w->rank
+   * and w->size by a world of the survivors. HS_EPEER if this rank is not
+   * to go on (the run aborts). */
+  int (*failures)(hs_worker *w);
+  int (*shrink)(hs_worker *w, int iteration, int *resume);
 } hs_backend;
 
 /* What an algorithm knows about the rank it runs on. The backend fills it
@@ -204,5 +218,9 @@ static inline hs_mutex *hs_mutex_create(hs_worker *w) { return w->be->mutex_crea
 static inline void hs_mutex_lock(hs_worker *w, hs_mutex *m) { w->be->mutex_lock(m); }
 static inline void hs_mutex_unlock(hs_worker *w, hs_mutex *m) { w->be->mutex_unlock(m); }
 static inline void hs_mutex_destroy(hs_worker *w, hs_mutex *m) { w->be->mutex_destroy(m); }
+static inline int hs_failures(hs_worker *w) { return w->be->failures ? w->be->failures(w) : 0; }
+static inline int hs_shrink(hs_worker *w, int iteration, int *resume) {
+  return w->be->shrink ? w->be->shrink(w, iteration, resume) : HS_EPEER;
+}
 
 #endif

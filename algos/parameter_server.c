@@ -105,11 +105,13 @@ static int ps_keep_going(hs_algo_ctx *ctx) {
   return s->async ? !s->stop : ctx->iteration < ctx->sc->run.iterations;
 }
 
-/* Posts ops[0..n) on c and waits. */
-static void exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
+/* Posts ops[0..n) on c and waits; HS_EPEER when a failure struck (the
+ * training loop then re-forms the job over the survivors). */
+static int exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
   hs_request *r = NULL;
-  hs_group_p2p(w, c, ops, n, &r);
-  hs_wait(w, &r);
+  int rc = hs_group_p2p(w, c, ops, n, &r);
+  int wrc = hs_wait(w, &r);
+  return rc ? rc : wrc;
 }
 
 /* Push every gradient shard, pull every weight shard. Asynchronously, a
@@ -129,9 +131,9 @@ static void ps_step(hs_algo_ctx *ctx) {
     payload[2 * j + 1] = (hs_p2p){HS_P2P_RECV, peer, fbuf(m->params, s->off[j], shard(s, j))};
     ctl[j] = (hs_p2p){HS_P2P_SEND, peer, hs_buf_host(&words[j], 1, HS_F32)};
   }
-  if (s->async) exchange(w, c, ctl, S);
-  exchange(w, c, payload, 2 * S);
-  if (s->async) {
+  int failed = s->async && exchange(w, c, ctl, S);
+  failed = failed || exchange(w, c, payload, 2 * S);
+  if (s->async && !failed) {
     for (int j = 0; j < S; j++) ctl[j] = (hs_p2p){HS_P2P_RECV, 1 + j, hs_buf_host(&words[S + j], 1, HS_F32)};
     exchange(w, c, ctl, S);
     for (int j = 0; j < S; j++)
@@ -168,9 +170,10 @@ static void serve_sync(ps_state *s, hs_worker *w) {
   hs_p2p *ops = calloc((size_t)W, sizeof *ops);
   if (m->params) s->gsum = malloc((size_t)W * len * sizeof(float));
   float *avg = m->params ? malloc(len * sizeof(float)) : NULL;
-  for (int it = 0; it < s->ctx->sc->run.iterations; it++) {
+  /* After a failure the survivors resume at ctx->iteration. */
+  for (int it = s->ctx->iteration; it < s->ctx->sc->run.iterations; it++) {
     for (int v = 0; v < W; v++) ops[v] = (hs_p2p){HS_P2P_RECV, v, fbuf(s->gsum, (size_t)v * len, len)};
-    exchange(w, w->world, ops, W);
+    if (exchange(w, w->world, ops, W)) break;
     if (avg) {
       memcpy(avg, s->gsum, len * sizeof(float));
       for (int v = 1; v < W; v++) hs_k_axpy_f32(avg, s->gsum + (size_t)v * len, 1.0f, len);
@@ -199,15 +202,15 @@ static void serve_worker(void *arg) {
   hs_comm *c = s->pair[l->worker];
   int me = my_server(s, w);
   size_t len = shard(s, me), o = s->off[me];
-  long budget = (long)s->ctx->sc->run.iterations * s->workers;
+  long budget = (long)(s->ctx->sc->run.iterations - s->ctx->iteration) * s->workers;
   float lr = (float)(s->ctx->sc->workload.lr / s->workers);
   for (;;) {
     float ctl = 0;
     hs_p2p op = {HS_P2P_RECV, 0, hs_buf_host(&ctl, 1, HS_F32)};
-    exchange(w, c, &op, 1);
-    if (ctl == CTL_BYE) break;
+    /* A failure: this worker is dropped (the job re-forms over survivors). */
+    if (exchange(w, c, &op, 1) || ctl == CTL_BYE) break;
     op = (hs_p2p){HS_P2P_RECV, 0, fbuf(l->grad, 0, len)};
-    exchange(w, c, &op, 1);
+    if (exchange(w, c, &op, 1)) break;
     hs_mutex_lock(w, s->lock);
     apply(s, w, l->grad, lr);
     s->clock[l->worker]++;
@@ -223,9 +226,7 @@ static void serve_worker(void *arg) {
       hs_sleep(w, STALENESS_POLL);
     }
     hs_p2p back[2] = {{HS_P2P_SEND, 0, fbuf(l->out, 0, len)}, {HS_P2P_SEND, 0, hs_buf_host(&stop, 1, HS_F32)}};
-    exchange(w, c, back, 1);
-    exchange(w, c, back + 1, 1);
-    if (stop) break;
+    if (exchange(w, c, back, 1) || exchange(w, c, back + 1, 1) || stop) break;
   }
   /* Gone: it no longer holds anyone back. */
   hs_mutex_lock(w, s->lock);

@@ -153,6 +153,17 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
     json_num(f, figures[i].value);
     fprintf(f, ",\n");
   }
+  if (info->n_failures > 0 || sc->failures.n > 0) {
+    fprintf(f, "  \"failures\": {\"on_failure\": \"%s\", \"struck\": %d, \"ranks_lost\": %d, \"aborted\": %s, \"events\": [",
+            sc->run.on_failure == HS_ON_FAILURE_SHRINK ? "shrink" : "abort", info->n_failures, info->ranks_lost,
+            info->aborted ? "true" : "false");
+    for (int i = 0; i < info->listed; i++) {
+      fprintf(f, "%s{\"time_s\": %.9g, \"what\": ", i ? ", " : "", info->failure_time[i]);
+      json_str(f, info->failure_what[i]);
+      fputc('}', f);
+    }
+    fprintf(f, "]},\n");
+  }
   fprintf(f, "  \"costliest_ranks\": [");
   for (int k = 0; k < s.n_costly; k++)
     fprintf(f, "%s{\"rank\": %d, \"seconds\": %.9g, \"share_of_run\": %.9g, \"slowest_in_iterations\": %d}",
@@ -245,6 +256,16 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     fprintf(out, "  final       training loss %.4f, held-out loss %.4f, accuracy %.2f%%\n", s.final_loss,
             s.final_test_loss, 100 * s.final_accuracy);
     if (s.final_consensus > 0) fprintf(out, "  consensus   mean squared distance to the mean model %.3g\n", s.final_consensus);
+  }
+  if (info->n_failures > 0) {
+    fprintf(out, "  failures    ");
+    for (int i = 0; i < info->listed; i++) {
+      char tf[32];
+      hs_format_time(info->failure_time[i], tf, sizeof tf);
+      fprintf(out, "%s%s at %s", i ? ", " : "", info->failure_what[i], tf);
+    }
+    fprintf(out, "; %d ranks lost, %s\n", info->ranks_lost,
+            info->aborted ? "run aborted (run.on_failure = \"abort\")" : "survivors went on (shrink)");
   }
   if (simulated) fprintf(out, "  simulation  %ld messages in %.2f s wall\n", info->messages, info->wall_time);
   else fprintf(out, "  run         %d processes, %.2f s wall in all\n", info->ranks, info->wall_time);

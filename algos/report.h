@@ -19,6 +19,13 @@ typedef struct {
   int ranks;
   double wall_time;     /* seconds the run took on this machine */
   long messages;        /* simulated point-to-point messages, 0 if n/a */
+  /* failures { } that struck (simulated runs) */
+  int n_failures;            /* all of them; the first `listed` are described */
+  int listed;
+  const double *failure_time;
+  const char (*failure_what)[48];
+  int ranks_lost;
+  int aborted;               /* the run stopped at the first one */
 } hs_run_info;
 
 /* Creates dir and its parents (mkdir -p); 0 or -1 with errno set. */

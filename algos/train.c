@@ -62,6 +62,47 @@ static void snapshot(snapshots *s, int it, const float *params) {
   s->iteration[s->n++] = it;
 }
 
+/* A failure struck (hs_failures changed). Under "abort", or when this rank
+ * cannot go on, returns -1: the rank stops. Under "shrink" the algorithm is
+ * torn down, the survivors agree on the iteration to resume from and form a
+ * world of their own, the algorithm starts again over it, and (numeric runs)
+ * rank 0 of the new world broadcasts its weights so replicas restart equal,
+ * as an elastic restart would from one survivor's state. */
+static int recover(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, int *it) {
+  hs_worker *w = ctx->w;
+  const hs_scenario *sc = ctx->sc;
+  if (sc->run.on_failure != HS_ON_FAILURE_SHRINK) return -1;
+  if (algo->finish) algo->finish(ctx);
+  ctx->state = NULL;
+  int resume = *it;
+  do { /* another failure during the agreement: agree again */
+    *seen = hs_failures(w);
+    if (hs_shrink(w, *it, &resume)) return -1;
+  } while (hs_failures(w) != *seen);
+  hs_role role = w->rank >= w->size - hs_algorithm_servers(sc) ? HS_ROLE_SERVER : HS_ROLE_WORKER;
+  /* A dead server takes its shard with it: no survivor could take its role
+   * over mid-run, so everyone stops (they all see the same: one allreduce). */
+  int same_role = role == w->role, all_same = same_role;
+  if (hs_algorithm_servers(sc) > 0) {
+    hs_request *q = NULL;
+    hs_allreduce(w, w->world, hs_buf_host(&same_role, 1, HS_I32), hs_buf_host(&all_same, 1, HS_I32), HS_MIN, &q);
+    if (hs_wait(w, &q)) return -1;
+  }
+  if (!all_same) {
+    if (w->rank == 0) fprintf(stderr, "hearsay: a parameter server died; the run cannot shrink past it\n");
+    return -1;
+  }
+  ctx->iteration = *it = resume;
+  if (algo->init && algo->init(ctx)) return -1;
+  if (ctx->model->params) {
+    hs_request *q = NULL;
+    hs_buf b = hs_buf_host(ctx->model->params, ctx->model->n_params, HS_F32);
+    hs_broadcast(w, w->world, b, b, 0, &q);
+    if (hs_wait(w, &q)) return -1;
+  }
+  return 0;
+}
+
 int hs_train_worker(hs_worker *w, hs_train_job *job) {
   const hs_scenario *sc = job->sc;
   const hs_workload_spec *wl = &sc->workload;
@@ -80,8 +121,18 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     hs_model_free(model);
     return rc;
   }
+  int seen_failures = hs_failures(w);
+  const int world_rank = w->rank; /* the GPU's own rank, whatever the world becomes */
   if (w->role == HS_ROLE_SERVER) {
-    if (algo->serve) algo->serve(&ctx);
+    int served = 0;
+    for (;;) {
+      if (algo->serve) algo->serve(&ctx);
+      if (hs_failures(w) == seen_failures) break;
+      if (recover(&ctx, algo, &seen_failures, &served)) {
+        hs_model_free(model);
+        return HS_EPEER;
+      }
+    }
     if (algo->finish) algo->finish(&ctx);
     hs_model_free(model);
     job->ranks_done++;
@@ -110,15 +161,23 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     snaps.iteration = malloc((size_t)snaps.cap * sizeof(int));
   }
 
-  hs_straggler *st = job->stragglers ? hs_straggler_create(sc, w->rank) : NULL;
-  int it;
+  hs_straggler *st = job->stragglers ? hs_straggler_create(sc, world_rank) : NULL;
+  /* Weights at the start of the iteration under way, to restart it from if a
+   * failure strikes in the middle (only kept when failures are declared). */
+  float *restart = sc->failures.n > 0 && model->params ? malloc(model->n_params * sizeof(float)) : NULL;
+  int it, stopped = 0;
   for (it = 0; it < max_iterations; it++) {
+    if (hs_failures(w) != seen_failures && recover(&ctx, algo, &seen_failures, &it)) {
+      stopped = 1;
+      break;
+    }
     ctx.iteration = it;
     if (algo->keep_going ? !algo->keep_going(&ctx) : it >= sc->run.iterations) break;
     w->tracing = w->trace && it < sc->run.trace;
     uint64_t bytes0 = w->bytes_sent;
     double loss = 0, compute = 0, start = hs_now(w);
-    double factor = st ? straggler_factor(st, sc, w->rank, it, start) : 1;
+    double factor = st ? straggler_factor(st, sc, world_rank, it, start) : 1;
+    if (restart) memcpy(restart, model->params, model->n_params * sizeof(float));
 
     if (algo->begin_iteration) algo->begin_iteration(&ctx);
     if (wl->numeric) {
@@ -140,8 +199,15 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
       if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
     }
     algo->step(&ctx);
+    if (hs_failures(w) != seen_failures) {
+      /* Hit mid-way: what it computed is not to be trusted. Not recorded;
+       * recovery (at the top) decides where to go on from. */
+      if (restart) memcpy(model->params, restart, model->n_params * sizeof(float));
+      it--;
+      continue;
+    }
 
-    hs_metrics_add(job->metrics, it, w->rank, start, hs_now(w), compute, loss, (double)(w->bytes_sent - bytes0));
+    hs_metrics_add(job->metrics, it, world_rank, start, hs_now(w), compute, loss, (double)(w->bytes_sent - bytes0));
     hs_metrics_add_params(job->metrics, it, model->params);
     if (snaps.weights && is_eval_iteration(&sc->run, it)) snapshot(&snaps, it, model->params);
   }
@@ -155,7 +221,8 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   free(snaps.iteration);
 
   w->tracing = 0;
-  if (algo->finish) algo->finish(&ctx);
+  free(restart);
+  if (algo->finish && !stopped) algo->finish(&ctx);
   if (job->final_params && w->rank == 0 && model->params)
     memcpy(job->final_params, model->params, model->n_params * sizeof(float));
   if (wl->numeric) {
@@ -165,6 +232,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   free(bucket_bwd);
   hs_straggler_free(st);
   hs_model_free(model);
+  if (stopped) return HS_EPEER;
   job->ranks_done++;
   return 0;
 }

@@ -25,6 +25,7 @@
 
 struct hs_request {
   int done;
+  int failed; /* a failure struck during the operation */
   sg_sem_t sem;
   hs_worker *owner; /* who posted it, for tracing waits */
 };
@@ -40,7 +41,10 @@ struct sim_stream {
   hs_comm *comm;
   sim_op *head, *tail;
   sg_sem_t items;
+  int failed; /* the operation under way was hit by a failure */
 };
+
+void hs_sim_stream_failed(sim_stream *st) { st->failed = 1; }
 
 static void trace_op(hs_comm *c, const hs_lower_op *o, double t0, double t1) {
   char what[40], size[16];
@@ -61,8 +65,10 @@ static void stream_main(int argc, char **argv) {
     st->head = o->next;
     if (!st->head) st->tail = NULL;
     double t0 = simgrid_get_clock();
+    st->failed = 0;
     hs_lower_run(&st->comm->g, &o->op, st->comm->self->world->sc->sim.collectives);
     if (o->traced) trace_op(st->comm, &o->op, t0, simgrid_get_clock());
+    o->req->failed = st->failed;
     o->req->done = 1;
     sg_sem_release(o->req->sem);
     free(o->op.p2p);
@@ -80,6 +86,7 @@ static sim_stream *stream_of(hs_comm *c) {
   sg_actor_t a = sg_actor_init(name, c->self->host);
   sg_actor_set_data(a, st);
   sg_actor_start_(a, stream_main, 0, NULL);
+  hs_sim_track_actor(c->self, a);
   c->stream = st;
   return st;
 }
@@ -95,6 +102,7 @@ static int post(hs_comm *c, hs_lower_op op, hs_request **req) {
   o->op = op;
   hs_request *r = malloc(sizeof *r);
   r->done = 0;
+  r->failed = 0;
   r->sem = sg_sem_init(0);
   r->owner = &c->self->w;
   o->req = r;
@@ -140,10 +148,11 @@ static int sim_wait(hs_request **q) {
   sg_sem_acquire((*q)->sem);
   double t1 = simgrid_get_clock();
   if (w->tracing && t1 > t0) hs_trace_span(w->trace, w->rank, HS_LANE_WAIT, "wait", t0, t1);
+  int rc = (*q)->failed ? HS_EPEER : HS_OK;
   sg_sem_destroy((*q)->sem);
   free(*q);
   *q = NULL;
-  return HS_OK;
+  return rc;
 }
 
 static int sim_test(hs_request **q) {
@@ -154,8 +163,10 @@ static int sim_test(hs_request **q) {
 }
 
 static int sim_waitall(hs_request **q, int n) {
-  for (int i = 0; i < n; i++) sim_wait(&q[i]);
-  return HS_OK;
+  int rc = HS_OK;
+  for (int i = 0; i < n; i++)
+    if (sim_wait(&q[i]) == HS_EPEER) rc = HS_EPEER;
+  return rc;
 }
 
 /* ---- communicators ----------------------------------------------------------- */
@@ -203,7 +214,7 @@ static void rendezvous_done(sim_world *w, sim_rendezvous *r) {
   free(r);
 }
 
-static hs_comm *comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
+hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   hs_comm *c = calloc(1, sizeof *c);
   c->ctx = ctx;
   c->members = m;
@@ -220,7 +231,7 @@ static hs_comm *comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   return c;
 }
 
-hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all) { return comm_new(self, 0, all, self->w.rank); }
+hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all) { return hs_sim_comm_new(self, 0, all, self->w.rank); }
 
 static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
   sim_world *w = c->self->world;
@@ -261,7 +272,7 @@ static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
     sim_members *m = r->groups[first];
     int me = 0;
     while (m->ranks[me] != c->g.members[c->g.me]) me++;
-    *out = comm_new(c->self, r->ctx_base + group_idx, m, me);
+    *out = hs_sim_comm_new(c->self, r->ctx_base + group_idx, m, me);
   }
   rendezvous_done(w, r);
   return HS_OK;
@@ -286,12 +297,12 @@ static double sim_now(hs_worker *w) {
 }
 
 static void sim_compute(hs_worker *w, double flops) {
-  (void)w;
+  hs_sim_freeze_if_dead(w->impl);
   if (flops > 0) sg_actor_execute(flops);
 }
 
 static void sim_sleep(hs_worker *w, double seconds) {
-  (void)w;
+  hs_sim_freeze_if_dead(w->impl);
   if (seconds > 0) sg_actor_sleep_for(seconds);
 }
 
@@ -320,6 +331,7 @@ static int sim_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thre
   sg_actor_ref(t->actor);
   sg_actor_set_data(t->actor, t);
   sg_actor_start_(t->actor, thread_main, 0, NULL);
+  hs_sim_track_actor(self, t->actor);
   *out = t;
   return HS_OK;
 }
@@ -373,4 +385,6 @@ const hs_backend hs_sim_backend = {
     .mutex_lock = sim_mutex_lock,
     .mutex_unlock = sim_mutex_unlock,
     .mutex_destroy = sim_mutex_destroy,
+    .failures = hs_sim_failures,
+    .shrink = hs_sim_shrink,
 };

@@ -4,6 +4,7 @@
 #include <simgrid/host.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "sim/sim.h"
@@ -19,6 +20,12 @@ static void rank_main(int argc, char **argv) {
   (void)argv;
   rank_boot *b = sg_actor_self_get_data();
   b->cfg->main(&b->rank->w, b->cfg->arg);
+  /* After a failure, messages of dead ranks may still be on the wire. The
+   * simulation ends (and kills the dead ranks' daemonized actors) when the
+   * last rank returns: let those messages land first, or their receivers
+   * would see the transfers cancelled. */
+  sim_world *w = b->rank->world;
+  while (w->epoch > 0 && w->pending) sg_actor_sleep_for(1e-6);
 }
 
 static double wall_seconds(void) {
@@ -29,6 +36,7 @@ static double wall_seconds(void) {
 
 int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   const hs_scenario *sc = cfg->sc;
+  if (stats) memset(stats, 0, sizeof *stats);
   const hs_sim_spec *sp = &sc->sim;
   /* The network model is the scenario's, never a hidden default. SimGrid's
    * own chatter about configuration changes is silenced. */
@@ -87,11 +95,15 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     sg_actor_t act = sg_actor_init(name, sr->host);
     sg_actor_set_data(act, &boots[r]);
     sg_actor_start_(act, rank_main, 0, NULL);
+    hs_sim_track_actor(sr, act);
   }
+  w->stats = stats;
+  hs_sim_start_failures(w);
   hs_sim_start_background(sc);
   double t0 = wall_seconds();
   simgrid_run();
   if (stats) {
+    /* Failure fields were filled while it ran. */
     stats->simulated_time = simgrid_get_clock();
     stats->wall_time = wall_seconds() - t0;
     stats->messages = w->messages;

@@ -58,11 +58,21 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   hs_sim_run(&cfg, &stats);
 
   hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = "step", .ranks = n,
-                      .wall_time = stats.wall_time, .messages = stats.messages};
+                      .wall_time = stats.wall_time, .messages = stats.messages,
+                      .n_failures = stats.n_failures,
+                      .listed = stats.n_failures < HS_SIM_FAILURES_MAX ? stats.n_failures : HS_SIM_FAILURES_MAX,
+                      .failure_time = stats.failure_time, .failure_what = (const char (*)[48])stats.failure_what,
+                      .ranks_lost = stats.ranks_lost, .aborted = stats.aborted};
   int rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
   /* What was measured is written either way; a run in which some rank did
-   * not run to its end is still a failed run. */
-  if (job.ranks_done != n) {
+   * not run to its end is still a failed run. A failure that aborts the run
+   * as the scenario asked is its own outcome: exit 3. */
+  if (stats.aborted) {
+    fprintf(stderr, "hearsay: %s at %.6g s ended the run (run.on_failure = \"abort\"); the outputs hold the %d "
+            "iterations measured before it\n", stats.failure_what[0], stats.failure_time[0], hs_metrics_rows(m));
+    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, dir);
+    rc = rc ? rc : HS_RUN_ABORTED;
+  } else if (job.ranks_done != n - stats.ranks_lost) {
     fprintf(stderr, "hearsay: only %d of %d ranks ran to the end; the outputs hold what was measured\n",
             job.ranks_done, n);
     rc = 1;

@@ -21,10 +21,18 @@ typedef struct {
   hs_trace *trace; /* where ranks record timeline spans, or NULL */
 } hs_sim_config;
 
+#define HS_SIM_FAILURES_MAX 16
+
 typedef struct {
   double simulated_time; /* clock at the end */
   double wall_time;      /* seconds the simulation took */
   long messages;         /* point-to-point messages simulated */
+  /* failures { } that struck before the end (the first HS_SIM_FAILURES_MAX) */
+  int n_failures;
+  double failure_time[HS_SIM_FAILURES_MAX];
+  char failure_what[HS_SIM_FAILURES_MAX][48]; /* "node 3", "link rack1" */
+  int ranks_lost;
+  int aborted; /* run.on_failure = "abort" and a failure struck */
 } hs_sim_stats;
 
 int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats);

@@ -8,6 +8,7 @@
 #include "algos/comm.h"
 #include "algos/lowering.h"
 #include "scenarios/scenario.h"
+#include "sim/sim.h"
 
 typedef struct sim_world sim_world;
 
@@ -16,6 +17,9 @@ typedef struct {
   sg_host_t host;
   sim_world *world;
   int comms; /* communicators this rank has joined: their trace lanes */
+  int dead;  /* struck by a failure: its actors stop at their next call */
+  sg_actor_t *actors; /* main, streams, threads: daemonized when it dies */
+  int n_actors, cap_actors;
 } sim_rank;
 
 /* A member list shared by every member of a communicator. */
@@ -39,6 +43,17 @@ struct hs_comm {
   sim_stream *stream;
 };
 
+/* An exchange whose comms are posted and not yet complete: what a failure
+ * must unblock (failures.c). */
+typedef struct sim_pending {
+  sg_mailbox_t *mailbox;
+  const char *is_recv;
+  int n;
+  struct sim_pending *prev, *next;
+} sim_pending;
+
+typedef struct sim_recovery sim_recovery;
+
 struct sim_world {
   const hs_scenario *sc;
   int n;
@@ -47,6 +62,15 @@ struct sim_world {
   int next_ctx;
   sim_rendezvous *rendezvous; /* open comm_split agreements */
   long messages;
+  /* failures (failures.c) */
+  int epoch;        /* failure events so far */
+  int revoke_floor; /* communicators with a smaller ctx are revoked */
+  int aborting;
+  int alive;
+  sim_pending *pending;
+  sim_recovery *recovery; /* the open shrink agreement, if any */
+  sg_sem_t never;         /* what dead actors wait on */
+  hs_sim_stats *stats;
 };
 
 /* backend.c: rank `self`'s world communicator over `all` members. */
@@ -55,6 +79,22 @@ hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all);
 /* transport.c: the lowering's exchange primitive over SimGrid mailboxes
  * (g->ctx is the calling sim_rank). */
 void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr);
+
+/* failures.c */
+void hs_sim_start_failures(sim_world *w);
+void hs_sim_track_actor(sim_rank *r, sg_actor_t a);
+/* Blocks a dead rank's actor for good (it is a daemon by then). */
+void hs_sim_freeze_if_dead(sim_rank *r);
+void hs_sim_pending_add(sim_world *w, sim_pending *p);
+void hs_sim_pending_remove(sim_world *w, sim_pending *p);
+int hs_sim_failures(hs_worker *w);
+int hs_sim_shrink(hs_worker *w, int iteration, int *resume);
+/* The token a failure sends in place of a message that will never come. */
+extern char hs_sim_poison;
+/* backend.c: marks the operation the stream runs as hit by a failure. */
+void hs_sim_stream_failed(sim_stream *st);
+/* backend.c: a communicator over members (shared, ref-counted). */
+hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me);
 
 /* background.c: starts network { } background traffic (daemon actors). */
 void hs_sim_start_background(const hs_scenario *sc);

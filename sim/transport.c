@@ -4,7 +4,9 @@
  * hosts, so the network model sees each byte and each latency. Payloads are
  * copied at send time (MPI semantics: the sender's buffer is free once the
  * call returns) and freed by the receiver; timing-only messages carry a
- * static token because SimGrid refuses NULL payloads. */
+ * static token because SimGrid refuses NULL payloads. While it waits, an
+ * exchange is registered with the world so that a failure can complete it
+ * (failures.c); it then reports the failure to its stream. */
 #include <simgrid/comm.h>
 #include <simgrid/mailbox.h>
 #include <stdio.h>
@@ -22,30 +24,57 @@ static sg_mailbox_t mailbox(const hs_lower_group *g, int src_idx, int dst_idx) {
 }
 
 void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr) {
-  sg_comm_t stack_comms[8];
-  void *stack_got[8];
-  int total = ns + nr;
-  sg_comm_t *comms = total <= 8 ? stack_comms : malloc(total * sizeof *comms);
-  void **got = nr <= 8 ? stack_got : malloc(nr * sizeof *got);
   sim_rank *self = g->ctx;
   sim_world *world = self->world;
+  hs_comm *c = (hs_comm *)g; /* g is the communicator's first member */
+  hs_sim_freeze_if_dead(self);
+  /* A revoked communicator (a failure struck): fail at once, post nothing. */
+  if (c->ctx < world->revoke_floor) {
+    if (c->stream) hs_sim_stream_failed(c->stream);
+    return;
+  }
+  enum { STACK = 8 };
+  sg_comm_t stack_comms[STACK];
+  sg_mailbox_t stack_mb[STACK];
+  char stack_recv[STACK];
+  void *stack_got[STACK];
+  int total = ns + nr;
+  sg_comm_t *comms = total <= STACK ? stack_comms : malloc(total * sizeof *comms);
+  sg_mailbox_t *mb = total <= STACK ? stack_mb : malloc(total * sizeof *mb);
+  char *is_recv = total <= STACK ? stack_recv : malloc(total);
+  void **got = nr <= STACK ? stack_got : malloc(nr * sizeof *got);
   for (int i = 0; i < ns; i++) {
     void *payload = &timing_only_token;
     if (s[i].data) {
       payload = malloc(s[i].bytes ? s[i].bytes : 1);
       memcpy(payload, s[i].data, s[i].bytes);
     }
-    comms[i] = sg_mailbox_put_async(mailbox(g, g->me, s[i].peer), payload, (long)s[i].bytes);
+    mb[i] = mailbox(g, g->me, s[i].peer);
+    is_recv[i] = 0;
+    comms[i] = sg_mailbox_put_async(mb[i], payload, (long)s[i].bytes);
     self->w.bytes_sent += s[i].bytes;
     world->messages++;
   }
-  for (int i = 0; i < nr; i++) comms[ns + i] = sg_mailbox_get_async(mailbox(g, r[i].peer, g->me), &got[i]);
-  sg_comm_wait_all(comms, total);
   for (int i = 0; i < nr; i++) {
-    if (got[i] == &timing_only_token) continue;
-    hs_lower_deliver(&r[i], got[i]);
+    mb[ns + i] = mailbox(g, r[i].peer, g->me);
+    is_recv[ns + i] = 1;
+    comms[ns + i] = sg_mailbox_get_async(mb[ns + i], &got[i]);
+  }
+  /* Registered while waiting, so that a failure can complete it. */
+  sim_pending pending = {.mailbox = mb, .is_recv = is_recv, .n = total};
+  hs_sim_pending_add(world, &pending);
+  sg_comm_wait_all(comms, total);
+  hs_sim_pending_remove(world, &pending);
+  int failed = c->ctx < world->revoke_floor;
+  for (int i = 0; i < nr; i++) {
+    if (got[i] == &hs_sim_poison) failed = 1;
+    if (got[i] == &timing_only_token || got[i] == &hs_sim_poison) continue;
+    if (!failed) hs_lower_deliver(&r[i], got[i]);
     free(got[i]);
   }
+  if (failed && c->stream) hs_sim_stream_failed(c->stream);
   if (comms != stack_comms) free(comms);
+  if (mb != stack_mb) free(mb);
+  if (is_recv != stack_recv) free(is_recv);
   if (got != stack_got) free(got);
 }
