@@ -224,7 +224,7 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.me = me;
   c->g.members = m->ranks;
   c->self = self;
-  c->g.ctx = self;
+  c->g.ctx = c; /* the exchange finds its rank, stream and revocation from it */
   c->g.exchange = hs_sim_exchange;
   c->g.gpus_per_node = self->world->gpus_per_node;
   c->lane = self->comms++;

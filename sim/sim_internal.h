@@ -34,7 +34,7 @@ typedef struct sim_stream sim_stream;
 typedef struct sim_rendezvous sim_rendezvous;
 
 struct hs_comm {
-  hs_lower_group g; /* ctx: the owning sim_rank */
+  hs_lower_group g; /* ctx: this communicator */
   sim_rank *self;
   sim_members *members;
   int ctx;
@@ -77,7 +77,7 @@ struct sim_world {
 hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all);
 
 /* transport.c: the lowering's exchange primitive over SimGrid mailboxes
- * (g->ctx is the calling sim_rank). */
+ * (g->ctx is the communicator it runs on). */
 void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr);
 
 /* failures.c */

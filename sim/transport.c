@@ -24,9 +24,9 @@ static sg_mailbox_t mailbox(const hs_lower_group *g, int src_idx, int dst_idx) {
 }
 
 void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr) {
-  sim_rank *self = g->ctx;
+  hs_comm *c = g->ctx; /* sub-groups of a lowering keep their communicator's ctx */
+  sim_rank *self = c->self;
   sim_world *world = self->world;
-  hs_comm *c = (hs_comm *)g; /* g is the communicator's first member */
   hs_sim_freeze_if_dead(self);
   /* A revoked communicator (a failure struck): fail at once, post nothing. */
   if (c->ctx < world->revoke_floor) {

@@ -180,10 +180,16 @@ static void test_consensus_in_metrics(const char *peers) {
   f = fopen(csv, "r");
   int header = 0, rows = 0, shrinking = 1;
   double first = NAN, prev = INFINITY, last = NAN;
-  if (f && fgets(line, sizeof line, f)) header = strstr(line, ",consensus\n") != NULL;
+  int col = -1; /* the consensus column, by name */
+  if (f && fgets(line, sizeof line, f)) {
+    header = strstr(line, ",consensus,") != NULL;
+    col = 0;
+    for (char *p = line; p < strstr(line, ",consensus,") + 1 && *p; p++) col += *p == ',';
+  }
   while (f && fgets(line, sizeof line, f)) {
-    char *c = strrchr(line, ',');
-    double v = c ? strtod(c + 1, NULL) : NAN;
+    char *c = line;
+    for (int k = 0; k < col && c; k++) c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+    double v = c ? strtod(c, NULL) : NAN;
     if (rows == 0) first = v;
     shrinking &= v < prev || (v == 0 && prev == 0);
     prev = last = v;
