@@ -19,7 +19,8 @@
 
 static void train_rank(hs_worker *w, void *arg) {
   int rc = hs_train_worker(w, arg);
-  if (rc) fprintf(stderr, "hearsay: rank %d failed (%d)\n", w->rank, rc);
+  /* HS_EPEER: stopped by a failure, which the run reports once. */
+  if (rc && rc != HS_EPEER) fprintf(stderr, "hearsay: rank %d failed (%d)\n", w->rank, rc);
 }
 
 int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
