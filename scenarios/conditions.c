@@ -60,7 +60,7 @@ static int need(entry_ctx *e, const char *key, int unit, double lo, int ge, doub
   if (got < 0) return -1;
   if (!got) return required ? fail(e, key, "required for this entry%.0s", 0) : 0;
   if (ge ? !(*out >= lo) : !(*out > lo))
-    return fail(e, key, ge ? "must be at least %g" : "must be greater than %g", lo) ? -1 : -1;
+    return fail(e, key, ge ? "must be at least %g" : "must be greater than %g", lo);
   return 0;
 }
 
@@ -156,6 +156,8 @@ static int get_link(entry_ctx *e, const char *key, hs_netlink_kind *kind, int *i
   else
     return hs_loader_fail(e->ld, k, e->line, "'%s' names no link: write \"gpuN\" (its NVLink), \"nodeN\" (its NIC) "
                           "or \"rackN\" (its uplink in a fat tree)", s);
+  if (limit == 0)
+    return hs_loader_fail(e->ld, k, e->line, "'%s': this cluster has no racks (inter.topology is \"flat\")", s);
   if (i < 0 || i >= limit)
     return hs_loader_fail(e->ld, k, e->line, "'%s' is out of range (%s0..%s%d)", s, word, word, limit - 1);
   *index = i;
