@@ -71,9 +71,12 @@ static void snapshot(snapshots *s, int it, const float *params) {
 static int recover(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, int *it) {
   hs_worker *w = ctx->w;
   const hs_scenario *sc = ctx->sc;
-  if (sc->run.on_failure != HS_ON_FAILURE_SHRINK) return -1;
+  /* Torn down in every case: an algorithm's own threads of control (the
+   * averaging thread of async_model_average) must be joined before the
+   * model they use is freed. */
   if (algo->finish) algo->finish(ctx);
   ctx->state = NULL;
+  if (sc->run.on_failure != HS_ON_FAILURE_SHRINK) return -1;
   int resume = *it;
   do { /* another failure during the agreement: agree again */
     *seen = hs_failures(w);
@@ -98,7 +101,10 @@ static int recover(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, i
     hs_request *q = NULL;
     hs_buf b = hs_buf_host(ctx->model->params, ctx->model->n_params, HS_F32);
     hs_broadcast(w, w->world, b, b, 0, &q);
-    if (hs_wait(w, &q)) return -1;
+    if (hs_wait(w, &q)) {
+      if (algo->finish) algo->finish(ctx);
+      return -1;
+    }
   }
   return 0;
 }

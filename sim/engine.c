@@ -47,7 +47,10 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   snprintf(a[argc++], sizeof a[0], "--cfg=network/crosstraffic:%d", sp->crosstraffic ? 1 : 0);
   snprintf(a[argc++], sizeof a[0], "--cfg=network/TCP-gamma:%.17g", sp->tcp_gamma);
   snprintf(a[argc++], sizeof a[0], "--cfg=contexts/stack-size:%ld", (long)(sp->stack_size / 1024));
-  snprintf(a[argc++], sizeof a[0], "--log=root.thres:warning");
+  /* HS_SIMGRID_LOG=info brings SimGrid's voice back, e.g. the list of
+   * blocked actors when it detects a deadlock. */
+  const char *log = getenv("HS_SIMGRID_LOG");
+  snprintf(a[argc++], sizeof a[0], "--log=root.thres:%.32s", log && *log ? log : "warning");
   /* 0 keeps the model's own factors (LV08: 13.01 and 0.97; CM02: 1 and 1). */
   if (sp->latency_factor > 0)
     snprintf(a[argc++], sizeof a[0], "--cfg=network/latency-factor:%.17g", sp->latency_factor);

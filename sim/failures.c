@@ -140,13 +140,31 @@ int hs_sim_shrink(hs_worker *wk, int iteration, int *resume) {
 
 /* ---- striking ------------------------------------------------------------------- */
 
+static void revoke_comm(sg_mailbox_t mailbox, int is_recv) {
+  if (is_recv) sg_comm_detach(sg_mailbox_put_init(mailbox, &hs_sim_poison, 0), NULL);
+  else sg_mailbox_get_async(mailbox, &sink); /* absorbs the send; never waited */
+}
+
+void hs_sim_pending_revoke(const sim_pending *p) {
+  /* p is the caller's own exchange: it stays put while this yields. */
+  for (int i = 0; i < p->n; i++) revoke_comm(p->mailbox[i], p->is_recv[i]);
+}
+
 static void revoke_all(sim_world *w) {
   w->revoke_floor = w->next_ctx;
+  /* Starting a comm is a simcall: other actors run in between, and an
+   * exchange completed by an earlier poison unregisters itself and frees
+   * its arrays. So the list is copied before anything is posted. */
+  int n = 0;
+  for (sim_pending *p = w->pending; p; p = p->next) n += p->n;
+  sg_mailbox_t *mailbox = malloc((size_t)(n + 1) * sizeof *mailbox);
+  char *is_recv = malloc((size_t)n + 1);
+  int k = 0;
   for (sim_pending *p = w->pending; p; p = p->next)
-    for (int i = 0; i < p->n; i++) {
-      if (p->is_recv[i]) sg_comm_detach(sg_mailbox_put_init(p->mailbox[i], &hs_sim_poison, 0), NULL);
-      else sg_mailbox_get_async(p->mailbox[i], &sink); /* absorbs the send; never waited */
-    }
+    for (int i = 0; i < p->n; i++, k++) mailbox[k] = p->mailbox[i], is_recv[k] = p->is_recv[i];
+  for (k = 0; k < n; k++) revoke_comm(mailbox[k], is_recv[k]);
+  free(mailbox);
+  free(is_recv);
 }
 
 static void strike(sim_world *w, const failure_event *e) {

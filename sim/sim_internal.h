@@ -87,6 +87,8 @@ void hs_sim_track_actor(sim_rank *r, sg_actor_t a);
 void hs_sim_freeze_if_dead(sim_rank *r);
 void hs_sim_pending_add(sim_world *w, sim_pending *p);
 void hs_sim_pending_remove(sim_world *w, sim_pending *p);
+/* Completes a registered exchange's comms with a poison token or a sink. */
+void hs_sim_pending_revoke(const sim_pending *p);
 int hs_sim_failures(hs_worker *w);
 int hs_sim_shrink(hs_worker *w, int iteration, int *resume);
 /* The token a failure sends in place of a message that will never come. */

@@ -60,9 +60,12 @@ void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
     is_recv[ns + i] = 1;
     comms[ns + i] = sg_mailbox_get_async(mb[ns + i], &got[i]);
   }
-  /* Registered while waiting, so that a failure can complete it. */
+  /* Registered while waiting, so that a failure can complete it. Each
+   * put/get above is a simcall, and a failure may have struck during one of
+   * them, after the check at the top: then this exchange revokes itself. */
   sim_pending pending = {.mailbox = mb, .is_recv = is_recv, .n = total};
   hs_sim_pending_add(world, &pending);
+  if (c->ctx < world->revoke_floor) hs_sim_pending_revoke(&pending);
   sg_comm_wait_all(comms, total);
   hs_sim_pending_remove(world, &pending);
   int failed = c->ctx < world->revoke_floor;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "algos/algorithm.h"
 #include "tests/run_csv.h"
 #include "tests/tap.h"
 
@@ -56,10 +57,45 @@ static void check(const char *algo) {
          algo, after, end);
 }
 
+/* Every algorithm, a node failing at several points of its run, under both
+ * policies: the exit status is the policy's and nothing hangs or crashes.
+ * Failure instants that fall inside a collective, between two, or in an
+ * averaging thread's sleep found a lost wake-up and a use-after-free. */
+static void sweep(void) {
+  static const double fractions[] = {0.05, 0.31, 0.77};
+  for (const hs_algorithm_desc *const *a = hs_algorithm_list(); *a; a++) {
+    static hs_csv_run base, r;
+    char lua[2048], failures[128];
+    snprintf(lua, sizeof lua, lua_fmt, (*a)->name, "abort", "");
+    /* Shorter than the checks above: 60 iterations. */
+    char *it = strstr(lua, "iterations = 200");
+    memcpy(it, "iterations = 060", 16);
+    hs_csv_run_lua("sweep-base", lua, NULL, &base);
+    double end = base.rows ? hs_csv(&base, base.rows - 1, "time_s") : 0;
+    char bad[256] = "";
+    for (int p = 0; p < 2; p++)
+      for (size_t f = 0; f < sizeof fractions / sizeof *fractions; f++) {
+        const char *policy = p ? "shrink" : "abort";
+        snprintf(failures, sizeof failures, "failures { { node = 2, at = %.17g } }\n", fractions[f] * end);
+        snprintf(lua, sizeof lua, lua_fmt, (*a)->name, policy, failures);
+        it = strstr(lua, "iterations = 200");
+        memcpy(it, "iterations = 060", 16);
+        hs_csv_run_lua("sweep", lua, NULL, &r);
+        if (r.rc != (p ? 0 : 3) || r.wall > 60 || r.rows == 0)
+          snprintf(bad + strlen(bad), sizeof bad - strlen(bad), " %s@%.2f: exit %d, %d rows, %.1f s;", policy,
+                   fractions[f], r.rc, r.rows, r.wall);
+      }
+    tap_ok(base.rc == 0 && !bad[0], "%s: node 2 failing at 5%%, 31%% and 77%% of the run ends with exit 3 under abort, "
+           "0 under shrink, rows kept, in bounded time%s", (*a)->name, bad);
+  }
+}
+
 int main(void) {
   check("gradient_allreduce");
-  /* decentralized is left out: one failure time (0.25 of this run) made it
-   * hang under abort and exit 1 under shrink; other times work. Open. */
+  /* 0.25 of this run falls exactly on the instant decentralized posts an
+   * exchange: it once hung here (a failure striking inside the posting
+   * simcalls went unseen). */
+  check("decentralized");
   check("local_sgd");
   /* Parameter servers: a dead worker is dropped. */
   static hs_csv_run ps;
@@ -69,5 +105,6 @@ int main(void) {
   tap_ok(ps.rc == 0 && ps.wall < 60 && ps.rows > 0 && hs_csv(&ps, ps.rows - 1, "workers") <= 5,
          "asynchronous parameter server, node 1 (two workers) fails: the servers drop them and the run ends (exit %d, "
          "%.2f s wall)", ps.rc, ps.wall);
+  sweep();
   return tap_done(0);
 }
