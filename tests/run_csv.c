@@ -9,16 +9,18 @@
 
 #include "tests/harness.h"
 
-void hs_csv_run_lua(const char *name, const char *lua, const char *args, hs_csv_run *r) {
+/* Writes the scenario, runs `PREFIX SCENARIO --out DIR --quiet ARGS`,
+ * reads metrics.csv back. */
+static void run(const char *name, const char *lua, const char *prefix, const char *args, hs_csv_run *r) {
   memset(r, 0, sizeof *r);
   const char *dir = hs_test_tmpdir();
-  char path[700], cmd[2048], csv[800];
+  char path[700], cmd[4096], csv[800];
   snprintf(path, sizeof path, "%s/%s.lua", dir, name);
   snprintf(r->out, sizeof r->out, "%s/out", dir);
   FILE *f = fopen(path, "w");
   fputs(lua, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "timeout -k 5 120 %s run %s --out %s --quiet %s", HEARSAY_BIN, path, r->out, args ? args : "");
+  snprintf(cmd, sizeof cmd, "timeout -k 5 120 %s %s --out %s --quiet %s", prefix, path, r->out, args ? args : "");
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   r->rc = hs_test_command(cmd, r->err, sizeof r->err);
@@ -42,6 +44,16 @@ void hs_csv_run_lua(const char *name, const char *lua, const char *args, hs_csv_
     r->rows++;
   }
   fclose(f);
+}
+
+void hs_csv_run_lua(const char *name, const char *lua, const char *args, hs_csv_run *r) {
+  run(name, lua, HEARSAY_BIN " run", args, r);
+}
+
+void hs_csv_run_real(const char *name, const char *lua, int np, const char *args, hs_csv_run *r) {
+  char prefix[1024];
+  snprintf(prefix, sizeof prefix, "%s %s", hs_test_mpirun(np), HEARSAY_REAL_BIN);
+  run(name, lua, prefix, args, r);
 }
 
 double hs_csv(const hs_csv_run *r, int i, const char *name) {

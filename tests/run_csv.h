@@ -1,5 +1,6 @@
-/* run_csv.h — runs `hearsay run` on a scenario text and reads metrics.csv
- * back by column name: what the straggler and failure tests check. */
+/* run_csv.h — runs `hearsay run` (or hearsay-real under mpirun) on a
+ * scenario text and reads metrics.csv back by column name: what the
+ * straggler and failure tests check. */
 #ifndef HS_TEST_RUN_CSV_H
 #define HS_TEST_RUN_CSV_H
 
@@ -19,6 +20,8 @@ typedef struct {
 
 /* Writes lua to a file named after `name`, runs it with extra arguments. */
 void hs_csv_run_lua(const char *name, const char *lua, const char *args, hs_csv_run *r);
+/* The same under `mpirun -np np hearsay-real`. */
+void hs_csv_run_real(const char *name, const char *lua, int np, const char *args, hs_csv_run *r);
 /* Column `name` of row i (NAN if absent). */
 double hs_csv(const hs_csv_run *r, int i, const char *name);
 

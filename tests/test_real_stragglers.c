@@ -1,0 +1,105 @@
+/* test_real_stragglers.c — emulation: hearsay-real with real.emulate = true
+ * injects the scenario's stragglers into real processes (mpirun -np 4).
+ *
+ * The workload is a timing-only one-layer profile whose compute the MPI
+ * backend emulates by sleeping until FLOPs / GPU speed has passed: 20 ms
+ * per iteration here. Sleeps never end early and wake up late by well under
+ * a millisecond on an idle machine (tens of ms on a very busy one), so
+ * checks are lower bounds, and upper bounds loose enough to separate "the
+ * factor was applied once" from "not at all" or "twice". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tests/harness.h"
+#include "tests/run_csv.h"
+#include "tests/tap.h"
+
+#define COMPUTE 0.020 /* s per iteration: 3 MFLOP at 150 MFLOP/s */
+
+static char profile[700];
+
+static const char *lua_fmt =
+    "cluster { nodes = 4, gpus_per_node = 1, gpu = { flops = '150MF', efficiency = 1 },\n"
+    "          inter = { bandwidth = '10Gbps', latency = '20us', topology = 'flat' } }\n"
+    "workload { model = '%s', batch = 1 }\n"
+    "algorithm { name = 'gradient_allreduce' }\n"
+    "run { iterations = %d, seed = 1 }\n"
+    "real { transport = 'mpi', emulate = %s }\n"
+    "stragglers { %s }\n";
+
+static void run_real(const char *file, const char *name, int iterations, const char *emulate, const char *stragglers, hs_csv_run *r) {
+  char lua[2048];
+  snprintf(lua, sizeof lua, lua_fmt, profile, iterations, emulate, stragglers);
+  hs_csv_run_real(file, lua, 4, NULL, r);
+  tap_ok(r->rc == 0 && r->rows == iterations, "%s: mpirun -np 4 hearsay-real exits %d (0) with %d rows (%d)%s%s",
+         name, r->rc, r->rows, iterations, r->rc ? ": " : "", r->rc ? r->err : "");
+}
+
+/* A fixed 3x GPU: the slowest in every iteration, by its own compute, and
+ * everyone's iteration lasts at least that long (synchronous allreduce). */
+static void fixed(void) {
+  static hs_csv_run r;
+  run_real("fixed", "gpu 2 slowdown 3", 20, "true", "{ gpu = 2, slowdown = 3 }", &r);
+  int slowest = 0, bounded = 0, waits = 0;
+  double worst = 0;
+  for (int i = 0; i < r.rows; i++) {
+    double c = hs_csv(&r, i, "slowest_compute_s");
+    slowest += hs_csv(&r, i, "slowest_rank") == 2;
+    bounded += c >= 3 * COMPUTE * (1 - 1e-9) && c < 1.5 * 3 * COMPUTE; /* 1e-9: rounding of the sum */
+    waits += hs_csv(&r, i, "iter_time_s") >= c;
+    worst = fmax(worst, c);
+  }
+  tap_ok(r.rows > 0 && slowest == r.rows, "gpu 2 slowdown 3: rank 2 is the slowest in %d of %d iterations", slowest,
+         r.rows);
+  tap_ok(r.rows > 0 && bounded == r.rows,
+         "gpu 2 slowdown 3: its compute is in [60 ms, 90 ms) in %d of %d iterations (3 x 20 ms; worst %.1f ms)",
+         bounded, r.rows, 1e3 * worst);
+  tap_ok(r.rows > 0 && waits == r.rows, "gpu 2 slowdown 3: every iteration lasts at least the straggler's compute");
+}
+
+/* A time window on the real clock: only iterations starting well inside
+ * [0.3 s, 0.6 s) are slowed; margins of 5 ms absorb the processes' start
+ * skew and late wake-ups. */
+static void window(void) {
+  static hs_csv_run r;
+  run_real("window", "gpu 2 slowdown 3 from 0.3 s to 0.6 s", 30, "true", "{ gpu = 2, slowdown = 3, from = 0.3, to = 0.6 }", &r);
+  int inside = 0, inside_ok = 0, outside = 0, outside_ok = 0;
+  for (int i = 0; i < r.rows; i++) {
+    double start = hs_csv(&r, i, "time_s") - hs_csv(&r, i, "iter_time_s");
+    double c = hs_csv(&r, i, "slowest_compute_s");
+    if (start > 0.305 && start < 0.595) {
+      inside++;
+      inside_ok += hs_csv(&r, i, "slowest_rank") == 2 && c >= 3 * COMPUTE * (1 - 1e-9);
+    } else if (start < 0.295 || start > 0.605) {
+      outside++;
+      outside_ok += c < 2 * COMPUTE;
+    }
+  }
+  tap_ok(inside > 0 && inside_ok == inside, "window: %d of the %d iterations inside it have rank 2 at >= 60 ms",
+         inside_ok, inside);
+  tap_ok(outside > 0 && outside_ok == outside, "window: %d of the %d iterations outside it have nobody past 40 ms",
+         outside_ok, outside);
+}
+
+/* Without emulation the straggler is not injected: hearsay-real then
+ * measures the machine as it is. */
+static void not_emulated(void) {
+  static hs_csv_run r;
+  run_real("plain", "emulate = false", 10, "false", "{ gpu = 2, slowdown = 3 }", &r);
+  int quick = 0;
+  for (int i = 0; i < r.rows; i++) quick += hs_csv(&r, i, "slowest_compute_s") < 2 * COMPUTE;
+  tap_ok(r.rows > 0 && quick == r.rows, "emulate = false: no straggler injected (%d of %d iterations under 40 ms)",
+         quick, r.rows);
+}
+
+int main(void) {
+  snprintf(profile, sizeof profile, "%s/one-layer.lua", hs_test_tmpdir());
+  FILE *f = fopen(profile, "w");
+  fputs("return { layers = { { name = 'dense', params = 1024, fwd_flops = 1e6 } } }\n", f);
+  fclose(f);
+  fixed();
+  window();
+  not_emulated();
+  return tap_done(0);
+}
