@@ -14,12 +14,13 @@ hs_metrics *hs_metrics_create(int n, size_t n_params) {
   m->count = calloc(n, sizeof(int));
   m->test_loss = malloc(n * sizeof(double));
   m->accuracy = malloc(n * sizeof(double));
+  m->eval_time = malloc(n * sizeof(double));
   m->wait = calloc(n, sizeof(double));
   m->slow1 = malloc(n * sizeof(double));
   m->slow2 = malloc(n * sizeof(double));
   m->slow_rank = malloc(n * sizeof(int));
   for (int i = 0; i < n; i++) {
-    m->test_loss[i] = m->accuracy[i] = NAN;
+    m->test_loss[i] = m->accuracy[i] = m->eval_time[i] = NAN;
     m->slow1[i] = m->slow2[i] = -1;
     m->slow_rank[i] = -1;
   }
@@ -40,6 +41,7 @@ void hs_metrics_free(hs_metrics *m) {
   free(m->count);
   free(m->test_loss);
   free(m->accuracy);
+  free(m->eval_time);
   free(m->wait);
   free(m->slow1);
   free(m->slow2);
@@ -82,7 +84,8 @@ void hs_metrics_add_params(hs_metrics *m, int it, const float *params) {
   m->param_sq[it] += sq;
 }
 
-void hs_metrics_eval(hs_metrics *m, int it, double test_loss, double accuracy) {
+void hs_metrics_eval(hs_metrics *m, int it, double time, double test_loss, double accuracy) {
+  m->eval_time[it] = time;
   m->test_loss[it] = test_loss;
   m->accuracy[it] = accuracy;
 }

@@ -18,6 +18,10 @@ typedef struct {
   double *bytes;    /* sum over ranks of bytes sent */
   int *count;       /* ranks that reported */
   double *test_loss, *accuracy; /* held-out evaluation, NAN where none ran */
+  /* When the evaluated replica (rank 0's) had finished the iteration. In
+   * asynchronous runs ranks drift apart, and end_time (the last rank to get
+   * there) is not when that model existed: time-to-accuracy reads this. */
+  double *eval_time;
   /* Who held the others up: the sum over ranks of the time each spent not
    * computing (blocked on others: communication, synchronisation), and the
    * largest and second-largest compute time of one rank, with the rank. */
@@ -41,7 +45,7 @@ void hs_metrics_add(hs_metrics *m, int it, int rank, double start, double end_ti
 /* Folds one rank's compute time into the iteration's slowest two (merging
  * real runs' per-process sinks uses it too). */
 void hs_metrics_note_compute(hs_metrics *m, int it, int rank, double compute);
-void hs_metrics_eval(hs_metrics *m, int it, double test_loss, double accuracy);
+void hs_metrics_eval(hs_metrics *m, int it, double time, double test_loss, double accuracy);
 /* Adds one rank's weights after iteration it (numeric runs). */
 void hs_metrics_add_params(hs_metrics *m, int it, const float *params);
 /* Rows that some rank reported (asynchronous runs may stop early). */

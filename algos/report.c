@@ -29,7 +29,7 @@ static void csv_num(FILE *f, double v) {
 
 static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
   fputs("iteration,time_s,iter_time_s,compute_s,exposed_comm_s,loss,test_loss,accuracy,bytes_sent,workers,"
-        "consensus,wait_s,slowest_rank,slowest_compute_s\n", f);
+        "consensus,wait_s,slowest_rank,slowest_compute_s,eval_time_s\n", f);
   double prev = 0;
   for (int i = 0, rows = hs_metrics_rows(m); i < rows; i++) {
     double iter = m->end_time[i] - prev;
@@ -45,8 +45,10 @@ static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
     csv_num(f, hs_metrics_consensus(m, i));
     fputc(',', f);
     csv_num(f, m->count[i] ? m->wait[i] / m->count[i] : NAN);
-    if (m->slow_rank[i] >= 0) fprintf(f, ",%d,%.9g\n", m->slow_rank[i], m->slow1[i]);
-    else fputs(",,\n", f);
+    if (m->slow_rank[i] >= 0) fprintf(f, ",%d,%.9g,", m->slow_rank[i], m->slow1[i]);
+    else fputs(",,,", f);
+    csv_num(f, m->eval_time[i]);
+    fputc('\n', f);
   }
   return ferror(f) ? -1 : 0;
 }

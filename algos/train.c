@@ -52,13 +52,15 @@ static int is_eval_iteration(const hs_run_spec *run, int it) {
 typedef struct {
   float *weights;
   int *iteration;
+  double *time; /* when this rank had finished the iteration */
   int n, cap;
   size_t n_params;
 } snapshots;
 
-static void snapshot(snapshots *s, int it, const float *params) {
+static void snapshot(snapshots *s, int it, double time, const float *params) {
   if (!s->weights || (s->n && s->iteration[s->n - 1] == it) || s->n == s->cap) return;
   memcpy(s->weights + (size_t)s->n * s->n_params, params, s->n_params * sizeof(float));
+  s->time[s->n] = time;
   s->iteration[s->n++] = it;
 }
 
@@ -165,6 +167,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     snaps.cap += 1; /* an asynchronous run's last iteration */
     snaps.weights = malloc((size_t)snaps.cap * model->n_params * sizeof(float));
     snaps.iteration = malloc((size_t)snaps.cap * sizeof(int));
+    snaps.time = malloc((size_t)snaps.cap * sizeof(double));
   }
 
   hs_straggler *st = job->stragglers ? hs_straggler_create(sc, world_rank) : NULL;
@@ -172,6 +175,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
    * failure strikes in the middle (only kept when failures are declared). */
   float *restart = sc->failures.n > 0 && model->params ? malloc(model->n_params * sizeof(float)) : NULL;
   int it, stopped = 0;
+  double last_end = 0;
   for (it = 0; it < max_iterations; it++) {
     if (hs_failures(w) != seen_failures && recover(&ctx, algo, &seen_failures, &it)) {
       stopped = 1;
@@ -213,18 +217,21 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
       continue;
     }
 
-    hs_metrics_add(job->metrics, it, world_rank, start, hs_now(w), compute, loss, (double)(w->bytes_sent - bytes0));
+    double end = hs_now(w);
+    hs_metrics_add(job->metrics, it, world_rank, start, end, compute, loss, (double)(w->bytes_sent - bytes0));
     hs_metrics_add_params(job->metrics, it, model->params);
-    if (snaps.weights && is_eval_iteration(&sc->run, it)) snapshot(&snaps, it, model->params);
+    if (snaps.weights && is_eval_iteration(&sc->run, it)) snapshot(&snaps, it, end, model->params);
+    last_end = end;
   }
-  if (snaps.weights && it > 0) snapshot(&snaps, it - 1, model->params);
+  if (snaps.weights && it > 0) snapshot(&snaps, it - 1, last_end, model->params);
   for (int i = 0; i < snaps.n; i++) {
     double tl, acc;
     hs_softmax_eval(snaps.weights + (size_t)i * model->n_params, job->ds, &tl, &acc);
-    hs_metrics_eval(job->metrics, snaps.iteration[i], tl, acc);
+    hs_metrics_eval(job->metrics, snaps.iteration[i], snaps.time[i], tl, acc);
   }
   free(snaps.weights);
   free(snaps.iteration);
+  free(snaps.time);
 
   w->tracing = 0;
   free(restart);
