@@ -44,12 +44,18 @@ typedef void (*hs_exchange_fn)(const hs_lower_group *g, const hs_lower_send *s, 
  * hierarchical lowerings derive others (a node, a rail, the leaders)
  * without any agreement protocol, since every member can compute them from
  * the placement (world rank / gpus_per_node). */
+/* Optional: a backend that times a whole ring phase at once (the
+ * simulator's fast fidelity) is handed the phase instead of its n-1
+ * exchanges. gather: 0 reduce-scatter, 1 allgather; bytes[i]: chunk i. */
+typedef void (*hs_ring_fn)(const hs_lower_group *g, int gather, const size_t *bytes);
+
 struct hs_lower_group {
   char tag[48];
   int size, me;
   const int *members;
   int gpus_per_node;
   hs_exchange_fn exchange;
+  hs_ring_fn ring; /* NULL: every ring step goes through exchange */
   void *ctx; /* the backend's per-rank state */
 };
 

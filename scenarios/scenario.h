@@ -187,12 +187,20 @@ typedef struct {
 
 typedef enum { HS_COLL_RING, HS_COLL_HIERARCHICAL } hs_coll_algo;
 
+/* How the simulator times collectives (docs/fidelity.md): every message a
+ * SimGrid communication (step), or derived from the platform and the
+ * ranks' arrival times without messages (fast); auto picks by size. */
+typedef enum { HS_FIDELITY_AUTO, HS_FIDELITY_STEP, HS_FIDELITY_FAST } hs_fidelity;
+/* auto: step up to this many ranks, fast above. */
+#define HS_FIDELITY_AUTO_STEP_MAX 256
+
 typedef struct {
   char network_model[HS_NAME_MAX]; /* SimGrid's network/model */
   bool crosstraffic;
   double tcp_gamma; /* bytes; 0 disables SimGrid's window cap */
   double latency_factor, bandwidth_factor;
   hs_coll_algo collectives;
+  hs_fidelity fidelity;
   double stack_size; /* bytes per actor stack */
 } hs_sim_spec;
 

@@ -95,6 +95,7 @@ static const field sim_fields[] = {
     {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_GE, 0, 0, NULL, NULL},
     {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_GE, 0, 0, NULL, NULL},
     {"collectives", F_ENUM, OFF(sim.collectives), "ring", MIN_NONE, 0, 0, "ring|hierarchical", NULL},
+    {"fidelity", F_ENUM, OFF(sim.fidelity), "auto", MIN_NONE, 0, 0, "auto|step|fast", NULL},
     {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 0, NULL, NULL},
     END};
 

@@ -66,7 +66,9 @@ static void stream_main(int argc, char **argv) {
     if (!st->head) st->tail = NULL;
     double t0 = simgrid_get_clock();
     st->failed = 0;
-    hs_lower_run(&st->comm->g, &o->op, st->comm->self->world->sc->sim.collectives);
+    sim_world *w = st->comm->self->world;
+    if (hs_sim_fast_applies(w, &o->op)) hs_sim_fast_run(st->comm, &o->op);
+    else hs_lower_run(&st->comm->g, &o->op, w->sc->sim.collectives);
     if (o->traced) trace_op(st->comm, &o->op, t0, simgrid_get_clock());
     o->req->failed = st->failed;
     o->req->done = 1;

@@ -93,15 +93,17 @@ int hs_cmd_collective(const hs_scenario *sc, const char *op, double bytes) {
   hs_format_time(j.finish, tb, sizeof tb);
   hs_format_time(bound, tp, sizeof tp);
   hs_format_bytes(M, mb, sizeof mb);
-  printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s lowering, step fidelity\n", ops[j.op], mb, n,
-         sc->cluster.nodes, sc->cluster.gpus_per_node, sc->sim.collectives == HS_COLL_RING ? "ring" : "hierarchical");
+  printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s lowering, %s fidelity\n", ops[j.op], mb, n,
+         sc->cluster.nodes, sc->cluster.gpus_per_node, sc->sim.collectives == HS_COLL_RING ? "ring" : "hierarchical",
+         hs_sim_fidelity(sc, n));
   printf("  simulated time   %s\n", tb);
   if (ring)
     printf("  ring bound       %s  (slowest hop: %.3g us, %.4g GB/s; simulated/bound = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
   printf("  simulation cost  %.3f s wall, %.1f MiB peak RSS, %ld messages\n", st.wall_time, rss_mib, st.messages);
-  printf("result op=%s ranks=%d bytes=%.0f sim_s=%.9g bound_s=%.9g wall_s=%.4f rss_mib=%.1f messages=%ld\n", ops[j.op],
-         n, M, j.finish, ring ? bound : NAN, st.wall_time, rss_mib, st.messages);
+  printf("result op=%s ranks=%d bytes=%.0f sim_s=%.9g bound_s=%.9g wall_s=%.4f rss_mib=%.1f messages=%ld "
+         "fidelity=%s\n", ops[j.op], n, M, j.finish, ring ? bound : NAN, st.wall_time, rss_mib, st.messages,
+         hs_sim_fidelity(sc, n));
   return 0;
 }

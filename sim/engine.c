@@ -28,6 +28,12 @@ static void rank_main(int argc, char **argv) {
   while (w->epoch > 0 && w->pending) sg_actor_sleep_for(1e-6);
 }
 
+const char *hs_sim_fidelity(const hs_scenario *sc, int n) {
+  int fast = sc->sim.fidelity == HS_FIDELITY_FAST ||
+             (sc->sim.fidelity == HS_FIDELITY_AUTO && n > HS_FIDELITY_AUTO_STEP_MAX);
+  return fast && sc->failures.n == 0 && sc->network.n == 0 ? "fast" : "step";
+}
+
 static double wall_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -101,6 +107,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     hs_sim_track_actor(sr, act);
   }
   w->stats = stats;
+  if (strcmp(hs_sim_fidelity(sc, n), "fast") == 0) w->fast = hs_sim_fast_create(sc);
   hs_sim_start_failures(w);
   hs_sim_start_background(sc);
   double t0 = wall_seconds();
@@ -110,6 +117,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     stats->simulated_time = simgrid_get_clock();
     stats->wall_time = wall_seconds() - t0;
     stats->messages = w->messages;
+    stats->fast_collectives = w->fast_collectives;
   }
   return 0;
 }

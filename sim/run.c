@@ -58,7 +58,7 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   hs_sim_stats stats = {0};
   hs_sim_run(&cfg, &stats);
 
-  hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = "step", .ranks = n,
+  hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = hs_sim_fidelity(sc, n), .ranks = n,
                       .wall_time = stats.wall_time, .messages = stats.messages,
                       .n_failures = stats.n_failures,
                       .listed = stats.n_failures < HS_SIM_FAILURES_MAX ? stats.n_failures : HS_SIM_FAILURES_MAX,

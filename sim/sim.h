@@ -27,6 +27,7 @@ typedef struct {
   double simulated_time; /* clock at the end */
   double wall_time;      /* seconds the simulation took */
   long messages;         /* point-to-point messages simulated */
+  long fast_collectives; /* collectives timed without messages (fidelity fast) */
   /* failures { } that struck before the end (the first HS_SIM_FAILURES_MAX) */
   int n_failures;
   double failure_time[HS_SIM_FAILURES_MAX];
@@ -36,6 +37,11 @@ typedef struct {
 } hs_sim_stats;
 
 int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats);
+
+/* "step" or "fast": how collectives are timed for this scenario over n
+ * ranks (sim.fidelity; auto is step up to HS_FIDELITY_AUTO_STEP_MAX). Fast
+ * needs links that stay put: with failures or network events it is step. */
+const char *hs_sim_fidelity(const hs_scenario *sc, int n);
 
 /* The comm-op table of this backend. */
 extern const hs_backend hs_sim_backend;

@@ -41,6 +41,7 @@ struct hs_comm {
   int split_seq; /* splits this rank has done on this communicator */
   int lane;      /* trace lane of its stream, per rank */
   sim_stream *stream;
+  int fast_seq; /* collectives posted on it (fast.c pairs the members' calls) */
 };
 
 /* An exchange whose comms are posted and not yet complete: what a failure
@@ -53,6 +54,7 @@ typedef struct sim_pending {
 } sim_pending;
 
 typedef struct sim_recovery sim_recovery;
+typedef struct sim_fast sim_fast;
 
 struct sim_world {
   const hs_scenario *sc;
@@ -71,6 +73,8 @@ struct sim_world {
   sim_recovery *recovery; /* the open shrink agreement, if any */
   sg_sem_t never;         /* what dead actors wait on */
   hs_sim_stats *stats;
+  sim_fast *fast;          /* sim.fidelity = fast: collectives timed without messages */
+  long fast_collectives;   /* calls it timed */
 };
 
 /* backend.c: rank `self`'s world communicator over `all` members. */
@@ -97,6 +101,14 @@ extern char hs_sim_poison;
 void hs_sim_stream_failed(sim_stream *st);
 /* backend.c: a communicator over members (shared, ref-counted). */
 hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me);
+
+/* fast.c: NULL unless sim.fidelity resolves to fast for n ranks and
+ * nothing changes the links under a schedule (failures, network events). */
+sim_fast *hs_sim_fast_create(const hs_scenario *sc);
+/* The operation is a collective without numeric data, and fast is on. */
+int hs_sim_fast_applies(const sim_world *w, const hs_lower_op *o);
+/* Times o on c without messages (stream actor of a member). */
+void hs_sim_fast_run(hs_comm *c, const hs_lower_op *o);
 
 /* background.c: starts network { } background traffic (daemon actors). */
 void hs_sim_start_background(const hs_scenario *sc);

@@ -1,0 +1,630 @@
+/* fast.c — sim.fidelity = "fast": collectives timed without messages.
+ *
+ * The step fidelity sends every message of a lowered collective through
+ * SimGrid; at 1024 ranks a ring allreduce is two million of them. Here the
+ * same lowering (algos/lowering.c) runs once per member with a recording
+ * exchange: what it would send to whom, step by step, and whole ring phases
+ * as one record (the ring hook). That schedule is cached per
+ * (communicator, operation, size) and timed again at every call from:
+ *  - the platform SimGrid holds: each flow's route, its latency, and its
+ *    bandwidth share, found by max-min fair sharing (SimGrid's own model
+ *    for CM02) among the flows that run at the same step of the schedule;
+ *  - each member's arrival time: a message starts when both ends have
+ *    posted, as a SimGrid communication does, so a late rank delays exactly
+ *    the ranks that wait on it, step after step.
+ * A step costs latency + bytes / share; a ring phase is the recurrence
+ *   t'[j] = max(max(t[j-1], t[j]) + c[j-1], max(t[j], t[j+1]) + c[j])
+ * over its n-1 steps: O(ranks x steps) arithmetic instead of messages.
+ * Members block until the last one arrives, then each sleeps until its own
+ * finish time. Point-to-point operations (gossip, parameter servers) stay
+ * SimGrid communications, so their contention is still modelled; so do
+ * collectives carrying numeric data (their results must be computed), and
+ * every collective of a run with failures or network events, whose links
+ * change under the schedule. */
+#include <math.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <simgrid/semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xbt/dynar.h>
+
+#include "sim/sim_internal.h"
+
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+
+/* ---- the recorded schedule --------------------------------------------------------- */
+
+typedef struct {
+  int peer;     /* member index in the collective's communicator */
+  int match;    /* the peer's record holding the other end */
+  size_t bytes;
+  double cost;  /* seconds, once compiled */
+} fast_flow;
+
+typedef struct {
+  int ring;     /* -1: an exchange; else the ring phase's index */
+  int n_send, n_recv;
+  fast_flow *flows; /* sends, then receives */
+} fast_rec;
+
+typedef struct {
+  char tag[48];
+  int seq;      /* k-th ring phase its members ran: tells apart the phases of one group */
+  int gather;
+  int n;
+  int *members; /* communicator indices, in ring order */
+  int *rec;     /* per ring position: the index of this phase among that member's records */
+  size_t *bytes;
+  double *lat, *rate; /* of the flow from position j to j+1 */
+} fast_ring;
+
+typedef struct fast_sched {
+  /* key */
+  int ctx;
+  hs_op_kind kind;
+  size_t send_count, recv_count;
+  hs_dtype dtype;
+  int root;
+  /* schedule */
+  int n;
+  int *index_of; /* world rank -> member index (-1: not a member) */
+  fast_rec **recs;
+  int *n_recs, *cap_recs, *rings_seen;
+  char *has; /* member i recorded its part */
+  double *sent; /* bytes each member sends */
+  fast_ring **rings;
+  int n_rings, cap_rings;
+  int recorded, compiled;
+  double **start; /* evaluation scratch: start[i][k] of member i's record k */
+  int *pos;
+  struct fast_sched *next;
+} fast_sched;
+
+typedef struct fast_call {
+  int ctx, seq, n, arrived, left;
+  double *arrival, *finish;
+  sg_sem_t go;
+  fast_sched *sched;
+  struct fast_call *next;
+} fast_call;
+
+struct sim_fast {
+  fast_sched *scheds;
+  fast_call *calls;
+  double lat_factor, bw_factor, tcp_gamma;
+};
+
+typedef struct {
+  fast_sched *s;
+  int me;
+} recorder;
+
+static fast_rec *rec_new(fast_sched *s, int me) {
+  if (s->n_recs[me] == s->cap_recs[me]) {
+    s->cap_recs[me] = s->cap_recs[me] ? 2 * s->cap_recs[me] : 4;
+    s->recs[me] = realloc(s->recs[me], (size_t)s->cap_recs[me] * sizeof **s->recs);
+  }
+  fast_rec *r = &s->recs[me][s->n_recs[me]++];
+  memset(r, 0, sizeof *r);
+  r->ring = -1;
+  return r;
+}
+
+static void record_exchange(const hs_lower_group *g, const hs_lower_send *snd, int ns, hs_lower_recv *rcv, int nr) {
+  recorder *rc = g->ctx;
+  fast_sched *s = rc->s;
+  fast_rec *r = rec_new(s, rc->me);
+  r->n_send = ns;
+  r->n_recv = nr;
+  r->flows = calloc((size_t)(ns + nr) + 1, sizeof *r->flows);
+  for (int i = 0; i < ns; i++) {
+    r->flows[i].peer = s->index_of[g->members[snd[i].peer]];
+    r->flows[i].bytes = snd[i].bytes;
+    s->sent[rc->me] += (double)snd[i].bytes;
+  }
+  for (int i = 0; i < nr; i++) {
+    r->flows[ns + i].peer = s->index_of[g->members[rcv[i].peer]];
+    r->flows[ns + i].bytes = rcv[i].bytes;
+  }
+}
+
+static void record_ring(const hs_lower_group *g, int gather, const size_t *bytes) {
+  recorder *rc = g->ctx;
+  fast_sched *s = rc->s;
+  int seq = s->rings_seen[rc->me]++, id = -1;
+  for (int i = 0; i < s->n_rings && id < 0; i++)
+    if (s->rings[i]->seq == seq && strcmp(s->rings[i]->tag, g->tag) == 0) id = i;
+  if (id < 0) {
+    if (s->n_rings == s->cap_rings) {
+      s->cap_rings = s->cap_rings ? 2 * s->cap_rings : 8;
+      s->rings = realloc(s->rings, (size_t)s->cap_rings * sizeof *s->rings);
+    }
+    fast_ring *ring = calloc(1, sizeof *ring);
+    snprintf(ring->tag, sizeof ring->tag, "%s", g->tag);
+    ring->seq = seq;
+    ring->gather = gather;
+    ring->n = g->size;
+    ring->members = malloc((size_t)g->size * sizeof(int));
+    ring->rec = malloc((size_t)g->size * sizeof(int));
+    ring->bytes = malloc((size_t)g->size * sizeof(size_t));
+    ring->lat = calloc((size_t)g->size, sizeof(double));
+    ring->rate = calloc((size_t)g->size, sizeof(double));
+    for (int j = 0; j < g->size; j++) ring->members[j] = s->index_of[g->members[j]];
+    memcpy(ring->bytes, bytes, (size_t)g->size * sizeof(size_t));
+    id = s->n_rings;
+    s->rings[s->n_rings++] = ring;
+  }
+  fast_ring *ring = s->rings[id];
+  ring->rec[g->me] = s->n_recs[rc->me];
+  rec_new(s, rc->me)->ring = id;
+  /* Each of the n-1 steps sends one chunk: every chunk but the one it
+   * would receive last (reduce-scatter: its own; allgather: its successor's). */
+  double total = 0;
+  for (int j = 0; j < g->size; j++) total += (double)bytes[j];
+  int skip = gather ? (g->me + 1) % g->size : g->me;
+  s->sent[rc->me] += total - (double)bytes[skip];
+}
+
+/* ---- compiling: matching ends, sharing bandwidth --------------------------------- */
+
+typedef struct {
+  int src, rec, slot;
+} recv_key;
+
+static int by_src(const void *a, const void *b) {
+  const recv_key *x = a, *y = b;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  return x->rec != y->rec ? (x->rec < y->rec ? -1 : 1) : (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/* Pairs each send with the receive it meets: sends and receives between
+ * two members match in posting order, as SimGrid mailboxes do. */
+static void match_ends(fast_sched *s) {
+  recv_key **keys = calloc((size_t)s->n, sizeof *keys);
+  int *n_keys = calloc((size_t)s->n, sizeof(int));
+  for (int p = 0; p < s->n; p++) {
+    int cnt = 0;
+    for (int k = 0; k < s->n_recs[p]; k++) cnt += s->recs[p][k].n_recv;
+    keys[p] = malloc((size_t)cnt * sizeof **keys + 1);
+    for (int k = 0; k < s->n_recs[p]; k++) {
+      fast_rec *r = &s->recs[p][k];
+      for (int i = 0; i < r->n_recv; i++) keys[p][n_keys[p]++] = (recv_key){r->flows[r->n_send + i].peer, k, i};
+    }
+    qsort(keys[p], (size_t)n_keys[p], sizeof **keys, by_src);
+  }
+  int *sent_to = calloc((size_t)s->n, sizeof(int));
+  for (int r = 0; r < s->n; r++) {
+    for (int k = 0; k < s->n_recs[r]; k++) {
+      fast_rec *rec = &s->recs[r][k];
+      for (int i = 0; i < rec->n_send; i++) {
+        int p = rec->flows[i].peer;
+        /* first receive at p from r, then the sent_to[p]-th after it */
+        int lo = 0, hi = n_keys[p];
+        while (lo < hi) {
+          int mid = (lo + hi) / 2;
+          if (keys[p][mid].src < r) lo = mid + 1;
+          else hi = mid;
+        }
+        int at = lo + sent_to[p]++;
+        if (at >= n_keys[p] || keys[p][at].src != r) {
+          fprintf(stderr, "hearsay: fast fidelity: a send of member %d to %d has no receive (lowering bug)\n", r, p);
+          abort();
+        }
+        fast_rec *other = &s->recs[p][keys[p][at].rec];
+        rec->flows[i].match = keys[p][at].rec;
+        other->flows[other->n_send + keys[p][at].slot].match = k;
+      }
+    }
+    for (int k = 0; k < s->n_recs[r]; k++)
+      for (int i = 0; i < s->recs[r][k].n_send; i++) sent_to[s->recs[r][k].flows[i].peer] = 0;
+  }
+  for (int p = 0; p < s->n; p++) free(keys[p]);
+  free(keys);
+  free(n_keys);
+  free(sent_to);
+}
+
+/* Dense indices for SimGrid's link objects (open addressing on the pointer). */
+typedef struct {
+  const void **key;
+  int *val;
+  int cap, n;
+} link_map;
+
+static int link_index(link_map *m, const void *link) {
+  uintptr_t h = ((uintptr_t)link >> 4) * 0x9E3779B97F4A7C15ull;
+  for (int i = (int)(h % (uintptr_t)m->cap);; i = (i + 1) % m->cap) {
+    if (m->key[i] == link) return m->val[i];
+    if (!m->key[i]) {
+      m->key[i] = link;
+      return m->val[i] = m->n++;
+    }
+  }
+}
+
+typedef struct {
+  int src, dst;   /* world ranks */
+  double *lat, *rate; /* where to store the result */
+} flow_ref;
+
+static void fix_flow(flow_ref *fl, int i, double rate, char *fixed, int **links, const int *n_links, double *cap,
+                     int *count) {
+  fixed[i] = 1;
+  *fl[i].rate = rate;
+  for (int j = 0; j < n_links[i]; j++) {
+    cap[links[i][j]] -= rate;
+    count[links[i][j]]--;
+  }
+}
+
+/* Max-min fair shares of the flows' bandwidth (progressive filling): the
+ * most constrained link fixes the rate of every flow through it, which
+ * then leaves the others. Non-shared (fatpipe) links only cap each flow. */
+static void share(const sim_world *w, const struct sim_fast *f, flow_ref *fl, int nf) {
+  if (nf == 0) return;
+  link_map m = {.cap = 64};
+  int **links = malloc((size_t)nf * sizeof *links);
+  int *n_links = calloc((size_t)nf, sizeof(int));
+  double *cap = NULL, *cap_flow = malloc((size_t)nf * sizeof(double));
+  int *shared = NULL, cap_links = 0;
+  const void **lobj = NULL;
+  xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  for (int i = 0; i < nf; i++) {
+    sg_host_t a = w->ranks[fl[i].src].host, b = w->ranks[fl[i].dst].host;
+    xbt_dynar_reset(route);
+    sg_host_get_route(a, b, route);
+    int k = (int)xbt_dynar_length(route);
+    links[i] = malloc((size_t)k * sizeof(int) + 1);
+    cap_flow[i] = INFINITY;
+    *fl[i].lat = sg_host_get_route_latency(a, b) * f->lat_factor;
+    for (int j = 0; j < k; j++) {
+      sg_link_t l = xbt_dynar_get_as(route, j, sg_link_t);
+      if (!m.key || 2 * (m.n + 1) >= m.cap) {
+        /* grow: rehashing in index order keeps every link's index */
+        link_map bigger = {.cap = m.key ? 2 * m.cap : m.cap};
+        bigger.key = calloc((size_t)bigger.cap, sizeof *bigger.key);
+        bigger.val = malloc((size_t)bigger.cap * sizeof(int));
+        for (int q = 0; q < m.n; q++) link_index(&bigger, lobj[q]);
+        free(m.key);
+        free(m.val);
+        m = bigger;
+      }
+      int before = m.n, id = link_index(&m, l);
+      if (id >= cap_links) {
+        cap_links = cap_links ? 2 * cap_links : 64;
+        cap = realloc(cap, (size_t)cap_links * sizeof *cap);
+        shared = realloc(shared, (size_t)cap_links * sizeof *shared);
+        lobj = realloc(lobj, (size_t)cap_links * sizeof *lobj);
+      }
+      if (m.n > before) { /* first seen */
+        lobj[id] = l;
+        cap[id] = sg_link_get_bandwidth(l) * f->bw_factor;
+        shared[id] = sg_link_is_shared(l);
+      }
+      if (shared[id]) links[i][n_links[i]++] = id;
+      else cap_flow[i] = dmin(cap_flow[i], cap[id]);
+    }
+    if (f->tcp_gamma > 0 && *fl[i].lat > 0) cap_flow[i] = dmin(cap_flow[i], f->tcp_gamma / (2 * *fl[i].lat));
+  }
+  xbt_dynar_free(&route);
+  int nl = m.n;
+  int *count = calloc((size_t)nl + 1, sizeof(int));
+  for (int i = 0; i < nf; i++)
+    for (int j = 0; j < n_links[i]; j++) count[links[i][j]]++;
+  /* flows of each link (CSR) */
+  int *first = calloc((size_t)nl + 2, sizeof(int)), *fill = calloc((size_t)nl + 1, sizeof(int));
+  for (int l = 0; l < nl; l++) first[l + 1] = first[l] + count[l];
+  int *through = malloc((size_t)first[nl] * sizeof(int) + 1);
+  for (int i = 0; i < nf; i++)
+    for (int j = 0; j < n_links[i]; j++) {
+      int l = links[i][j];
+      through[first[l] + fill[l]++] = i;
+    }
+  char *fixed = calloc((size_t)nf, 1);
+  int *tight = malloc((size_t)nl * sizeof(int) + 1);
+  int left = nf;
+  while (left > 0) {
+    /* the tightest constraint: a link's fair share, or a flow's own cap */
+    double best = INFINITY;
+    int best_link = -1, best_flow = -1;
+    for (int l = 0; l < nl; l++)
+      if (count[l] > 0 && cap[l] / count[l] < best) best = cap[l] / count[l], best_link = l, best_flow = -1;
+    for (int i = 0; i < nf; i++)
+      if (!fixed[i] && cap_flow[i] < best) best = cap_flow[i], best_flow = i, best_link = -1;
+    if (best_link < 0 && best_flow < 0) { /* unconstrained: no shared link, no cap */
+      for (int i = 0; i < nf; i++)
+        if (!fixed[i]) *fl[i].rate = INFINITY, fixed[i] = 1, left--;
+      break;
+    }
+    if (best_flow >= 0) {
+      fix_flow(fl, best_flow, best, fixed, links, n_links, cap, count);
+      left--;
+      continue;
+    }
+    /* Every link as tight as the tightest is settled in the same pass (a
+     * symmetric collective has hundreds): fixing a flow at the fair share
+     * leaves any other link's share at least as large. */
+    int n_tight = 0;
+    for (int l = 0; l < nl; l++)
+      if (count[l] > 0 && cap[l] / count[l] <= best * (1 + 1e-12)) tight[n_tight++] = l;
+    for (int t = 0; t < n_tight; t++)
+      for (int q = first[tight[t]]; q < first[tight[t] + 1]; q++)
+        if (!fixed[through[q]]) {
+          fix_flow(fl, through[q], best, fixed, links, n_links, cap, count);
+          left--;
+        }
+  }
+  for (int i = 0; i < nf; i++) free(links[i]);
+  free(links), free(n_links), free(cap), free(cap_flow), free(shared), free(lobj), free(m.key), free(m.val);
+  free(count), free(first), free(fill), free(through), free(fixed), free(tight);
+}
+
+/* Flows at the same record index of the members' schedules run at the
+ * same time (the lowerings are lock-step): they share bandwidth. */
+static void compile(const sim_world *w, const struct sim_fast *f, fast_sched *s, const int *world_of) {
+  match_ends(s);
+  int depth = 0;
+  for (int i = 0; i < s->n; i++) depth = s->n_recs[i] > depth ? s->n_recs[i] : depth;
+  char *ring_done = calloc((size_t)s->n_rings + 1, 1);
+  for (int k = 0; k < depth; k++) {
+    int nf = 0, total = 0, n_scratch = 0;
+    for (int i = 0; i < s->n; i++)
+      if (k < s->n_recs[i]) {
+        const fast_rec *r = &s->recs[i][k];
+        total += r->ring >= 0 ? s->rings[r->ring]->n : r->n_send;
+      }
+    flow_ref *fl = malloc((size_t)total * sizeof *fl + 1);
+    double *scratch_lat, *scratch_rate;
+    for (int i = 0; i < s->n; i++) {
+      if (k >= s->n_recs[i]) continue;
+      fast_rec *r = &s->recs[i][k];
+      if (r->ring >= 0) {
+        if (ring_done[r->ring]) continue;
+        ring_done[r->ring] = 1;
+        fast_ring *ring = s->rings[r->ring];
+        for (int j = 0; j < ring->n && ring->n > 1; j++)
+          fl[nf++] = (flow_ref){world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]],
+                                &ring->lat[j], &ring->rate[j]};
+      } else {
+        n_scratch += r->n_send;
+      }
+    }
+    /* exchange sends: results into scratch, then into each flow's cost */
+    scratch_lat = malloc((size_t)n_scratch * sizeof(double) + 1);
+    scratch_rate = malloc((size_t)n_scratch * sizeof(double) + 1);
+    int q = 0;
+    for (int i = 0; i < s->n; i++) {
+      if (k >= s->n_recs[i] || s->recs[i][k].ring >= 0) continue;
+      fast_rec *r = &s->recs[i][k];
+      for (int j = 0; j < r->n_send; j++, q++)
+        fl[nf++] = (flow_ref){world_of[i], world_of[r->flows[j].peer], &scratch_lat[q], &scratch_rate[q]};
+    }
+    share(w, f, fl, nf);
+    q = 0;
+    for (int i = 0; i < s->n; i++) {
+      if (k >= s->n_recs[i] || s->recs[i][k].ring >= 0) continue;
+      fast_rec *r = &s->recs[i][k];
+      for (int j = 0; j < r->n_send; j++, q++) {
+        fast_flow *fw = &r->flows[j];
+        fw->cost = scratch_lat[q] + (double)fw->bytes / scratch_rate[q];
+        fast_rec *other = &s->recs[fw->peer][fw->match];
+        for (int x = 0; x < other->n_recv; x++) {
+          fast_flow *back = &other->flows[other->n_send + x];
+          if (back->peer == i && back->match == k) back->cost = fw->cost;
+        }
+      }
+    }
+    free(fl);
+    free(scratch_lat);
+    free(scratch_rate);
+  }
+  free(ring_done);
+  s->start = malloc((size_t)s->n * sizeof *s->start);
+  for (int i = 0; i < s->n; i++) s->start[i] = malloc(((size_t)s->n_recs[i] + 1) * sizeof(double));
+  s->pos = malloc((size_t)s->n * sizeof(int));
+  s->compiled = 1;
+}
+
+/* ---- timing one call ------------------------------------------------------------ */
+
+/* Cost of position j's send at a step: the chunk it sends then. */
+static double step_cost(const fast_ring *ring, int j, int step) {
+  int n = ring->n;
+  int chunk = ring->gather ? ((j - step) % n + n) % n : ((j - 1 - step) % n + n) % n;
+  return ring->lat[j] + (double)ring->bytes[chunk] / ring->rate[j];
+}
+
+static void run_ring(fast_sched *s, fast_ring *ring) {
+  int n = ring->n;
+  double *t = malloc((size_t)n * sizeof *t), *next = malloc((size_t)n * sizeof *next);
+  double *cost = malloc((size_t)n * sizeof *cost);
+  for (int j = 0; j < n; j++) t[j] = s->start[ring->members[j]][ring->rec[j]];
+  /* Equal chunks (the usual case): a position's cost is the same at every step. */
+  int equal = 1;
+  for (int j = 1; j < n && equal; j++) equal = ring->bytes[j] == ring->bytes[0];
+  for (int step = 0; step < n - 1; step++) {
+    if (!equal || step == 0)
+      for (int j = 0; j < n; j++) cost[j] = step_cost(ring, j, step);
+    for (int j = 0; j < n; j++) {
+      int prev = j ? j - 1 : n - 1, succ = j + 1 < n ? j + 1 : 0;
+      double got = dmax(t[prev], t[j]) + cost[prev];
+      double gave = dmax(t[j], t[succ]) + cost[j];
+      next[j] = dmax(got, gave);
+    }
+    double *tmp = t;
+    t = next;
+    next = tmp;
+  }
+  for (int j = 0; j < n; j++) {
+    int m = ring->members[j];
+    s->start[m][ring->rec[j] + 1] = t[j];
+    s->pos[m]++;
+  }
+  free(t);
+  free(next);
+  free(cost);
+}
+
+/* Each member's finish time from the arrival times: every record starts
+ * when the previous one ended, and a flow starts when both ends posted. */
+static void evaluate(fast_sched *s, const double *arrival, double *finish) {
+  int done = 0;
+  for (int i = 0; i < s->n; i++) {
+    s->pos[i] = 0;
+    s->start[i][0] = arrival[i];
+    done += s->n_recs[i] == 0;
+  }
+  while (done < s->n) {
+    int progress = 0;
+    for (int i = 0; i < s->n; i++) {
+      while (s->pos[i] < s->n_recs[i]) {
+        int k = s->pos[i];
+        fast_rec *r = &s->recs[i][k];
+        if (r->ring >= 0) {
+          fast_ring *ring = s->rings[r->ring];
+          int ready = 1;
+          for (int j = 0; j < ring->n && ready; j++) ready = s->pos[ring->members[j]] == ring->rec[j];
+          if (!ready) break;
+          run_ring(s, ring);
+          for (int j = 0; j < ring->n; j++) done += s->pos[ring->members[j]] == s->n_recs[ring->members[j]];
+          progress = 1;
+          continue;
+        }
+        int ready = 1;
+        for (int x = 0; x < r->n_send + r->n_recv && ready; x++) ready = s->pos[r->flows[x].peer] >= r->flows[x].match;
+        if (!ready) break;
+        double t0 = s->start[i][k], t = t0;
+        for (int x = 0; x < r->n_send + r->n_recv; x++) {
+          const fast_flow *fw = &r->flows[x];
+          t = dmax(t, dmax(t0, s->start[fw->peer][fw->match]) + fw->cost);
+        }
+        s->start[i][k + 1] = t;
+        s->pos[i]++;
+        done += s->pos[i] == s->n_recs[i];
+        progress = 1;
+      }
+    }
+    if (!progress) {
+      fprintf(stderr, "hearsay: fast fidelity: the schedule cannot progress (lowering bug)\n");
+      abort();
+    }
+  }
+  for (int i = 0; i < s->n; i++) finish[i] = s->start[i][s->n_recs[i]];
+}
+
+/* ---- the backend's entry points ---------------------------------------------------- */
+
+sim_fast *hs_sim_fast_create(const hs_scenario *sc) {
+  sim_fast *f = calloc(1, sizeof *f);
+  const hs_sim_spec *sp = &sc->sim;
+  /* SimGrid's own defaults when the scenario keeps them (docs/scenarios.md). */
+  int lv08 = strcmp(sp->network_model, "LV08") == 0;
+  f->lat_factor = sp->latency_factor > 0 ? sp->latency_factor : lv08 ? 13.01 : 1;
+  f->bw_factor = sp->bandwidth_factor > 0 ? sp->bandwidth_factor : lv08 ? 0.97 : 1;
+  f->tcp_gamma = sp->tcp_gamma;
+  return f;
+}
+
+int hs_sim_fast_applies(const sim_world *w, const hs_lower_op *o) {
+  return w->fast && o->kind != HS_OP_P2P && !o->send.data && !o->recv.data;
+}
+
+static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_lower_op *o) {
+  sim_fast *f = w->fast;
+  for (fast_sched *s = f->scheds; s; s = s->next)
+    if (s->ctx == c->ctx && s->kind == o->kind && s->send_count == o->send.count && s->recv_count == o->recv.count &&
+        s->dtype == o->send.dtype && s->root == o->root)
+      return s;
+  fast_sched *s = calloc(1, sizeof *s);
+  s->ctx = c->ctx;
+  s->kind = o->kind;
+  s->send_count = o->send.count;
+  s->recv_count = o->recv.count;
+  s->dtype = o->send.dtype;
+  s->root = o->root;
+  s->n = c->g.size;
+  s->index_of = malloc((size_t)w->n * sizeof(int));
+  for (int r = 0; r < w->n; r++) s->index_of[r] = -1;
+  for (int i = 0; i < s->n; i++) s->index_of[c->g.members[i]] = i;
+  s->recs = calloc((size_t)s->n, sizeof *s->recs);
+  s->n_recs = calloc((size_t)s->n, sizeof(int));
+  s->cap_recs = calloc((size_t)s->n, sizeof(int));
+  s->rings_seen = calloc((size_t)s->n, sizeof(int));
+  s->has = calloc((size_t)s->n, 1);
+  s->sent = calloc((size_t)s->n, sizeof(double));
+  s->next = f->scheds;
+  f->scheds = s;
+  return s;
+}
+
+static void record(hs_comm *c, const hs_lower_op *o, fast_sched *s, hs_coll_algo algo) {
+  recorder rc = {s, c->g.me};
+  hs_lower_group g = c->g;
+  g.exchange = record_exchange;
+  g.ring = record_ring;
+  g.ctx = &rc;
+  hs_lower_op dry = *o;
+  hs_lower_run(&g, &dry, algo);
+  s->has[c->g.me] = 1;
+  s->recorded++;
+}
+
+static fast_call *call_get(sim_fast *f, hs_comm *c) {
+  int seq = c->fast_seq++;
+  for (fast_call *k = f->calls; k; k = k->next)
+    if (k->ctx == c->ctx && k->seq == seq) return k;
+  fast_call *k = calloc(1, sizeof *k);
+  k->ctx = c->ctx;
+  k->seq = seq;
+  k->n = c->g.size;
+  k->arrival = malloc((size_t)k->n * sizeof(double));
+  k->finish = malloc((size_t)k->n * sizeof(double));
+  k->go = sg_sem_init(0);
+  k->next = f->calls;
+  f->calls = k;
+  return k;
+}
+
+static void call_free(sim_fast *f, fast_call *k) {
+  fast_call **p = &f->calls;
+  while (*p != k) p = &(*p)->next;
+  *p = k->next;
+  sg_sem_destroy(k->go);
+  free(k->arrival);
+  free(k->finish);
+  free(k);
+}
+
+void hs_sim_fast_run(hs_comm *c, const hs_lower_op *o) {
+  sim_world *w = c->self->world;
+  sim_fast *f = w->fast;
+  fast_sched *s = sched_get(w, c, o);
+  int me = c->g.me;
+  if (!s->has[me]) record(c, o, s, w->sc->sim.collectives);
+  c->self->w.bytes_sent += (uint64_t)s->sent[me];
+  fast_call *k = call_get(f, c);
+  k->sched = s;
+  k->arrival[me] = simgrid_get_clock();
+  if (++k->arrived == k->n) {
+    if (!s->compiled) {
+      int *world_of = malloc((size_t)s->n * sizeof(int));
+      for (int i = 0; i < s->n; i++) world_of[i] = c->g.members[i];
+      compile(w, f, s, world_of);
+      free(world_of);
+    }
+    evaluate(s, k->arrival, k->finish);
+    w->fast_collectives++;
+    for (int i = 1; i < k->n; i++) sg_sem_release(k->go);
+  } else {
+    sg_sem_acquire(k->go);
+  }
+  double end = k->finish[me];
+  if (++k->left == k->n) call_free(f, k);
+  if (end > simgrid_get_clock()) sg_actor_sleep_until(end);
+}
