@@ -191,8 +191,9 @@ typedef enum { HS_COLL_RING, HS_COLL_HIERARCHICAL } hs_coll_algo;
  * SimGrid communication (step), or derived from the platform and the
  * ranks' arrival times without messages (fast); auto picks by size. */
 typedef enum { HS_FIDELITY_AUTO, HS_FIDELITY_STEP, HS_FIDELITY_FAST } hs_fidelity;
-/* auto: step up to this many ranks, fast above. */
-#define HS_FIDELITY_AUTO_STEP_MAX 256
+/* auto: step up to this many ranks, fast above (a 100 MiB ring allreduce
+ * costs about 0.1 s of wall time in step at 128 ranks, and step grows as n²). */
+#define HS_FIDELITY_AUTO_STEP_MAX 128
 
 typedef struct {
   char network_model[HS_NAME_MAX]; /* SimGrid's network/model */

@@ -40,7 +40,8 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats);
 
 /* "step" or "fast": how collectives are timed for this scenario over n
  * ranks (sim.fidelity; auto is step up to HS_FIDELITY_AUTO_STEP_MAX). Fast
- * needs links that stay put: with failures or network events it is step. */
+ * needs CM02 without crosstraffic and links that stay put (no failures, no
+ * network events); otherwise it is step. */
 const char *hs_sim_fidelity(const hs_scenario *sc, int n);
 
 /* The comm-op table of this backend. */
