@@ -133,3 +133,17 @@ int hs_test_mpirun_checks(const char *what, int np, const char *args, int timeou
   }
   return failed;
 }
+
+size_t hs_test_slurp(const char *path, char *buf, size_t len) {
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+  buf[n] = '\0';
+  if (f) fclose(f);
+  return n;
+}
+
+int hs_test_count(const char *text, const char *needle) {
+  int k = 0;
+  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) k++;
+  return k;
+}

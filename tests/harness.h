@@ -31,6 +31,12 @@ void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, voi
  * exit status, or -1 if it could not run. */
 int hs_test_command(const char *cmd, char *err, size_t errlen);
 
+/* Reads a whole file into buf (NUL-terminated, truncated to len-1); returns
+ * its length, 0 if it cannot be read. */
+size_t hs_test_slurp(const char *path, char *buf, size_t len);
+/* Occurrences of needle in text. */
+int hs_test_count(const char *text, const char *needle);
+
 /* "mpirun --oversubscribe -np N" (the MPI found by CMake), with the
  * environment mpirun needs to run as root. */
 const char *hs_test_mpirun(int np);

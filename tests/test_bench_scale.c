@@ -19,10 +19,7 @@ int main(void) {
   int rc = hs_test_command(cmd, err, sizeof err);
   tap_ok(rc == 0, "bench-scale --smoke exits 0 (%d): every 1024-GPU case ran %s", rc, rc ? err : "");
   snprintf(path, sizeof path, "%s/bench-scale.md", out);
-  FILE *f = fopen(path, "r");
-  size_t n = f ? fread(md, 1, sizeof md - 1, f) : 0;
-  md[n] = '\0';
-  if (f) fclose(f);
+  hs_test_slurp(path, md, sizeof md);
   tap_ok(strstr(md, "| A. ring allreduce 100 MiB | 1024 | step |") && strstr(md, "| A. ring allreduce 100 MiB | 1024 | fast |") &&
              strstr(md, "| B. resnet50 gradient_allreduce | 1024 | fast |") &&
              strstr(md, "| C. resnet50 decentralized shift_one | 1024 | fast |") &&

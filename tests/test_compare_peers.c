@@ -17,20 +17,6 @@ static const char *scenario =
     "algorithm { name = \"decentralized\" }\n"
     "run { iterations = 30, seed = 2 }\n";
 
-static size_t slurp(const char *path, char *buf, size_t len) {
-  FILE *f = fopen(path, "r");
-  size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-  buf[n] = '\0';
-  if (f) fclose(f);
-  return n;
-}
-
-static int count(const char *text, const char *needle) {
-  int k = 0;
-  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) k++;
-  return k;
-}
-
 int main(void) {
   char path[512], bad[512], out[512], cmd[4096], err[4096], md[8192], svg[1 << 16], file[700];
   snprintf(path, sizeof path, "%s/small.lua", hs_test_tmpdir());
@@ -48,14 +34,14 @@ int main(void) {
   int rc = hs_test_command(cmd, err, sizeof err);
   tap_ok(rc == 0, "compare-peers with ring, exp2_one_peer and torus2d.lua exits 0 (%d) %s", rc, err);
   snprintf(file, sizeof file, "%s/compare.md", out);
-  slurp(file, md, sizeof md);
+  hs_test_slurp(file, md, sizeof md);
   tap_ok(strstr(md, "| ring |") && strstr(md, "| exp2_one_peer |") && strstr(md, "| torus2d (lua) |") &&
              strstr(md, "30 iterations, 8 ranks") && !strstr(md, "nan"),
          "compare.md has one row per scheme, the run's size, and no missing figure");
   snprintf(file, sizeof file, "%s/compare.svg", out);
-  slurp(file, svg, sizeof svg);
-  tap_ok(count(svg, "<polyline") == 6 && strstr(svg, "</svg>"), "compare.svg draws loss and consensus for each of "
-         "the 3 schemes (%d curves)", count(svg, "<polyline"));
+  hs_test_slurp(file, svg, sizeof svg);
+  tap_ok(hs_test_count(svg, "<polyline") == 6 && strstr(svg, "</svg>"), "compare.svg draws loss and consensus for each of "
+         "the 3 schemes (%d curves)", hs_test_count(svg, "<polyline"));
   snprintf(cmd, sizeof cmd, "timeout -k 5 120 %s/scripts/compare-peers %s ring %s --out %s-bad", HS_SOURCE_DIR, path,
            bad, out);
   rc = hs_test_command(cmd, err, sizeof err);

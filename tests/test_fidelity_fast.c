@@ -133,22 +133,22 @@ int main(void) {
   compare_training("racks of different bandwidths, BERT-Large training", hetero, "");
 
   /* Stragglers: arrival times differ at every collective. */
-  const char *slow = write_lua("slow",
-      "cluster { nodes = 16, gpus_per_node = 8, gpu = { flops = '312TF', efficiency = 0.35 },\n"
-      "          intra = { bandwidth = '300GBps', latency = '2us' },\n"
-      "          inter = { bandwidth = '100Gbps', latency = '5us' } }\n"
-      "workload { model = 'resnet50', batch = 64 }\nalgorithm { name = 'gradient_allreduce' }\n"
-      "run { iterations = 5, seed = 1 }\nstragglers { { gpu = 9, slowdown = 3 } }\n");
-  compare_training("one GPU 3x slower, 128 ranks, ring lowering", slow, "--set sim.collectives=ring");
-  compare_training("one GPU 3x slower, 128 ranks, hierarchical lowering", slow, "--set sim.collectives=hierarchical");
-  const char *noise = write_lua("noise",
-      "cluster { nodes = 16, gpus_per_node = 8, gpu = { flops = '312TF', efficiency = 0.35 },\n"
-      "          intra = { bandwidth = '300GBps', latency = '2us' },\n"
-      "          inter = { bandwidth = '100Gbps', latency = '5us' } }\n"
-      "workload { model = 'resnet50', batch = 64 }\nalgorithm { name = 'gradient_allreduce' }\n"
-      "run { iterations = 5, seed = 1 }\nstragglers { { noise = 'lognormal', sigma = 0.5 } }\n");
-  compare_training("lognormal noise per GPU per iteration, 128 ranks, ring", noise, "--set sim.collectives=ring");
-  compare_training("lognormal noise per GPU per iteration, 128 ranks, hierarchical", noise,
-                   "--set sim.collectives=hierarchical");
+  static const char *const stragglers[][2] = {{"one GPU 3x slower", "{ gpu = 9, slowdown = 3 }"},
+                                              {"lognormal noise per GPU per iteration",
+                                               "{ noise = 'lognormal', sigma = 0.5 }"}};
+  for (int i = 0; i < 2; i++) {
+    char lua[1024], what[128];
+    snprintf(lua, sizeof lua,
+             "cluster { nodes = 16, gpus_per_node = 8, gpu = { flops = '312TF', efficiency = 0.35 },\n"
+             "          intra = { bandwidth = '300GBps', latency = '2us' },\n"
+             "          inter = { bandwidth = '100Gbps', latency = '5us' } }\n"
+             "workload { model = 'resnet50', batch = 64 }\nalgorithm { name = 'gradient_allreduce' }\n"
+             "run { iterations = 5, seed = 1 }\nstragglers { %s }\n", stragglers[i][1]);
+    const char *path = write_lua(i ? "noise" : "slow", lua);
+    for (int h = 0; h < 2; h++) {
+      snprintf(what, sizeof what, "%s, 128 ranks, %s lowering", stragglers[i][0], h ? "hierarchical" : "ring");
+      compare_training(what, path, h ? "--set sim.collectives=hierarchical" : "--set sim.collectives=ring");
+    }
+  }
   return tap_done(0);
 }

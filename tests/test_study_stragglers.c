@@ -11,20 +11,6 @@
 #include "tests/harness.h"
 #include "tests/tap.h"
 
-static size_t slurp(const char *path, char *buf, size_t len) {
-  FILE *f = fopen(path, "r");
-  size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-  buf[n] = '\0';
-  if (f) fclose(f);
-  return n;
-}
-
-static int count(const char *text, const char *needle) {
-  int k = 0;
-  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) k++;
-  return k;
-}
-
 int main(void) {
   static char md[16384], svg[1 << 16];
   char out[600], cmd[2048], err[4096], file[700];
@@ -35,16 +21,16 @@ int main(void) {
   int rc = hs_test_command(cmd, err, sizeof err);
   tap_ok(rc == 0, "study-stragglers --smoke exits 0 (%d): every simulation ran %s", rc, rc ? err : "");
   snprintf(file, sizeof file, "%s/study.md", out);
-  slurp(file, md, sizeof md);
+  hs_test_slurp(file, md, sizeof md);
   static const char *const algorithms[] = {"gradient_allreduce", "decentralized shift_one", "async_model_average",
                                            "local_sgd H=4", "parameter_server async"};
   int rows = 0;
   for (int i = 0; i < 5; i++) {
     char row[64];
     snprintf(row, sizeof row, "| %s |", algorithms[i]);
-    rows += count(md, row);
+    rows += hs_test_count(md, row);
   }
-  tap_ok(rows == 10 && count(md, "| algorithm | none | one GPU 2x | one GPU 5x | lognormal σ=0.5, all |") == 2 &&
+  tap_ok(rows == 10 && hs_test_count(md, "| algorithm | none | one GPU 2x | one GPU 5x | lognormal σ=0.5, all |") == 2 &&
              !strstr(md, "error"),
          "study.md: two tables, a row per algorithm (%d of 10) and a column per severity, no error", rows);
   /* gradient_allreduce's throughput with a 5x GPU, relative to none: the
@@ -61,8 +47,8 @@ int main(void) {
   tap_ok(ratio < 0.5, "gradient_allreduce keeps %.2f of its throughput with one GPU 5x slower (< 0.5: it waits for "
          "it every iteration)", ratio);
   snprintf(file, sizeof file, "%s/study.svg", out);
-  slurp(file, svg, sizeof svg);
-  tap_ok(count(svg, "<polyline") == 10 && strstr(svg, "</svg>"),
-         "study.svg: throughput and time-to-accuracy lines for the 5 algorithms (%d lines)", count(svg, "<polyline"));
+  hs_test_slurp(file, svg, sizeof svg);
+  tap_ok(hs_test_count(svg, "<polyline") == 10 && strstr(svg, "</svg>"),
+         "study.svg: throughput and time-to-accuracy lines for the 5 algorithms (%d lines)", hs_test_count(svg, "<polyline"));
   return tap_done(0);
 }
