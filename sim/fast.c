@@ -43,6 +43,7 @@ static inline double dmin(double a, double b) { return a < b ? a : b; }
 typedef struct {
   int peer;     /* member index in the collective's communicator */
   int match;    /* the peer's record holding the other end */
+  int slot;     /* sends: which of that record's receives it is */
   size_t bytes;
   double cost;  /* seconds, once compiled */
 } fast_flow;
@@ -80,7 +81,7 @@ typedef struct fast_sched {
   double *sent; /* bytes each member sends */
   fast_ring **rings;
   int n_rings, cap_rings;
-  int recorded, compiled;
+  int compiled;
   double **start; /* evaluation scratch: start[i][k] of member i's record k */
   int *pos;
   struct fast_sched *next;
@@ -90,7 +91,6 @@ typedef struct fast_call {
   int ctx, seq, n, arrived, left;
   double *arrival, *finish;
   sg_sem_t go;
-  fast_sched *sched;
   struct fast_call *next;
 } fast_call;
 
@@ -218,6 +218,7 @@ static void match_ends(fast_sched *s) {
         }
         fast_rec *other = &s->recs[p][keys[p][at].rec];
         rec->flows[i].match = keys[p][at].rec;
+        rec->flows[i].slot = keys[p][at].slot;
         other->flows[other->n_send + keys[p][at].slot].match = k;
       }
     }
@@ -367,6 +368,7 @@ static void share(const sim_world *w, const struct sim_fast *f, flow_ref *fl, in
 
 /* Flows at the same record index of the members' schedules run at the
  * same time (the lowerings are lock-step): they share bandwidth. */
+/* world_of: the communicator's members (world ranks). */
 static void compile(const sim_world *w, const struct sim_fast *f, fast_sched *s, const int *world_of) {
   match_ends(s);
   int depth = 0;
@@ -414,10 +416,7 @@ static void compile(const sim_world *w, const struct sim_fast *f, fast_sched *s,
         fast_flow *fw = &r->flows[j];
         fw->cost = scratch_lat[q] + (double)fw->bytes / scratch_rate[q];
         fast_rec *other = &s->recs[fw->peer][fw->match];
-        for (int x = 0; x < other->n_recv; x++) {
-          fast_flow *back = &other->flows[other->n_send + x];
-          if (back->peer == i && back->match == k) back->cost = fw->cost;
-        }
+        other->flows[other->n_send + fw->slot].cost = fw->cost; /* the same flow, seen from the receiver */
       }
     }
     free(fl);
@@ -596,7 +595,6 @@ static void record(hs_comm *c, const hs_lower_op *o, fast_sched *s, hs_coll_algo
   hs_lower_op dry = *o;
   hs_lower_run(&g, &dry, algo);
   s->has[c->g.me] = 1;
-  s->recorded++;
 }
 
 static fast_call *call_get(sim_fast *f, hs_comm *c) {
@@ -633,15 +631,9 @@ void hs_sim_fast_run(hs_comm *c, const hs_lower_op *o) {
   if (!s->has[me]) record(c, o, s, w->sc->sim.collectives);
   c->self->w.bytes_sent += (uint64_t)s->sent[me];
   fast_call *k = call_get(f, c);
-  k->sched = s;
   k->arrival[me] = simgrid_get_clock();
   if (++k->arrived == k->n) {
-    if (!s->compiled) {
-      int *world_of = malloc((size_t)s->n * sizeof(int));
-      for (int i = 0; i < s->n; i++) world_of[i] = c->g.members[i];
-      compile(w, f, s, world_of);
-      free(world_of);
-    }
+    if (!s->compiled) compile(w, f, s, c->g.members);
     evaluate(s, k->arrival, k->finish);
     w->fast_collectives++;
     for (int i = 1; i < k->n; i++) sg_sem_release(k->go);
