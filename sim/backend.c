@@ -1,11 +1,6 @@
-/* backend.c — the comm-op table of the SimGrid backend.
- *
- * Each (rank, communicator) pair gets a stream: a daemon actor on the rank's
- * host that executes the operations posted on that communicator one after
- * the other, as a CUDA stream executes NCCL calls. Posting returns at once,
- * so the rank's main actor keeps computing (backward) while the stream
- * communicates: that is where overlap comes from. A request is a semaphore
- * the stream releases when its operation is done. */
+/* backend.c — the comm-op table of the SimGrid backend: communicators,
+ * time, compute, threads. Operations go to the communicator's stream
+ * (stream.c), which runs them and completes their requests. */
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
 #include <simgrid/engine.h>
@@ -21,153 +16,35 @@
 #include "sim/sim.h"
 #include "sim/sim_internal.h"
 
-/* ---- requests and streams ---------------------------------------------------- */
-
-struct hs_request {
-  int done;
-  int failed; /* a failure struck during the operation */
-  sg_sem_t sem;
-  hs_worker *owner; /* who posted it, for tracing waits */
-};
-
-typedef struct sim_op {
-  hs_lower_op op;
-  hs_request *req;
-  int traced; /* tracing was on when it was posted */
-  struct sim_op *next;
-} sim_op;
-
-struct sim_stream {
-  hs_comm *comm;
-  sim_op *head, *tail;
-  sg_sem_t items;
-  int failed; /* the operation under way was hit by a failure */
-};
-
-void hs_sim_stream_failed(sim_stream *st) { st->failed = 1; }
-
-static void trace_op(hs_comm *c, const hs_lower_op *o, double t0, double t1) {
-  char what[40], size[16];
-  hs_format_bytes((double)hs_buf_bytes(o->kind == HS_OP_ALLGATHER ? o->recv : o->send), size, sizeof size);
-  snprintf(what, sizeof what, "%s %s", hs_op_name(o->kind), o->kind >= HS_OP_BARRIER ? "" : size);
-  hs_worker *w = &c->self->w;
-  hs_trace_span(w->trace, w->rank, HS_LANE_COMM + c->lane, what, t0, t1);
-}
-
-static void stream_main(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  sim_stream *st = sg_actor_self_get_data();
-  sg_actor_daemonize(sg_actor_self());
-  for (;;) {
-    sg_sem_acquire(st->items);
-    sim_op *o = st->head;
-    st->head = o->next;
-    if (!st->head) st->tail = NULL;
-    double t0 = simgrid_get_clock();
-    st->failed = 0;
-    sim_world *w = st->comm->self->world;
-    if (hs_sim_fast_applies(w, &o->op)) hs_sim_fast_run(st->comm, &o->op);
-    else hs_lower_run(&st->comm->g, &o->op, w->sc->sim.collectives);
-    if (o->traced) trace_op(st->comm, &o->op, t0, simgrid_get_clock());
-    o->req->failed = st->failed;
-    o->req->done = 1;
-    sg_sem_release(o->req->sem);
-    free(o->op.p2p);
-    free(o);
-  }
-}
-
-static sim_stream *stream_of(hs_comm *c) {
-  if (c->stream) return c->stream;
-  sim_stream *st = calloc(1, sizeof *st);
-  st->comm = c;
-  st->items = sg_sem_init(0);
-  char name[64];
-  snprintf(name, sizeof name, "stream-%d-c%d", c->self->w.rank, c->ctx);
-  sg_actor_t a = sg_actor_init(name, c->self->host);
-  sg_actor_set_data(a, st);
-  sg_actor_start_(a, stream_main, 0, NULL);
-  hs_sim_track_actor(c->self, a);
-  c->stream = st;
-  return st;
-}
-
-/* Checks the call, queues it on the communicator's stream, returns its request. */
-static int post(hs_comm *c, hs_lower_op op, hs_request **req) {
-  *req = NULL;
-  if (!c || hs_lower_check(&op, c->g.size)) {
-    free(op.p2p);
-    return HS_EINVAL;
-  }
-  sim_op *o = calloc(1, sizeof *o);
-  o->op = op;
-  hs_request *r = malloc(sizeof *r);
-  r->done = 0;
-  r->failed = 0;
-  r->sem = sg_sem_init(0);
-  r->owner = &c->self->w;
-  o->req = r;
-  o->traced = r->owner->tracing;
-  sim_stream *st = stream_of(c);
-  if (st->tail) st->tail->next = o;
-  else st->head = o;
-  st->tail = o;
-  sg_sem_release(st->items);
-  *req = r;
-  return HS_OK;
-}
-
 static int sim_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .op = op}, q);
+  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .op = op}, q);
 }
 static int sim_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .op = op}, q);
+  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .op = op}, q);
 }
 static int sim_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_ALLGATHER, .send = s, .recv = r}, q);
+  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_ALLGATHER, .send = s, .recv = r}, q);
 }
 static int sim_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root}, q);
+  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root}, q);
 }
 static int sim_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_REDUCE, .send = s, .recv = r, .op = op, .root = root}, q);
+  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_REDUCE, .send = s, .recv = r, .op = op, .root = root}, q);
 }
 static int sim_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_ALLTOALL, .send = s, .recv = r}, q);
+  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_ALLTOALL, .send = s, .recv = r}, q);
 }
-static int sim_barrier(hs_comm *c, hs_request **q) { return post(c, (hs_lower_op){.kind = HS_OP_BARRIER}, q); }
+static int sim_barrier(hs_comm *c, hs_request **q) { return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_BARRIER}, q); }
 static int sim_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
   hs_lower_op o = {.kind = HS_OP_P2P, .n_p2p = n, .p2p = malloc((size_t)(n + 1) * sizeof *ops)};
   memcpy(o.p2p, ops, (size_t)n * sizeof *ops);
-  return post(c, o, q);
-}
-
-static int sim_wait(hs_request **q) {
-  if (!*q) return HS_OK;
-  hs_worker *w = (*q)->owner;
-  double t0 = simgrid_get_clock();
-  sg_sem_acquire((*q)->sem);
-  double t1 = simgrid_get_clock();
-  if (w->tracing && t1 > t0) hs_trace_span(w->trace, w->rank, HS_LANE_WAIT, "wait", t0, t1);
-  int rc = (*q)->failed ? HS_EPEER : HS_OK;
-  sg_sem_destroy((*q)->sem);
-  free(*q);
-  *q = NULL;
-  return rc;
-}
-
-static int sim_test(hs_request **q) {
-  if (!*q) return 1;
-  if (!(*q)->done) return 0;
-  sim_wait(q);
-  return 1;
+  return hs_sim_submit(c, o, q);
 }
 
 static int sim_waitall(hs_request **q, int n) {
   int rc = HS_OK;
   for (int i = 0; i < n; i++)
-    if (sim_wait(&q[i]) == HS_EPEER) rc = HS_EPEER;
+    if (hs_sim_wait(&q[i]) == HS_EPEER) rc = HS_EPEER;
   return rc;
 }
 
@@ -285,7 +162,10 @@ static void sim_comm_free(hs_comm *c) {
   /* The stream actor is a daemon blocked on its queue; it ends with the
    * simulation. Its state stays allocated until then. */
   if (--c->members->refs == 0 && c->ctx != 0) free(c->members);
-  if (!c->stream) free(c);
+  if (!c->stream) {
+    hs_sim_mailbox_cache_free(c->mailboxes);
+    free(c);
+  }
 }
 
 static int sim_comm_rank(const hs_comm *c) { return c ? c->g.me : -1; }
@@ -371,8 +251,8 @@ const hs_backend hs_sim_backend = {
     .alltoall = sim_alltoall,
     .barrier = sim_barrier,
     .group_p2p = sim_group_p2p,
-    .wait = sim_wait,
-    .test = sim_test,
+    .wait = hs_sim_wait,
+    .test = hs_sim_test,
     .waitall = sim_waitall,
     .comm_split = sim_comm_split,
     .comm_free = sim_comm_free,

@@ -112,7 +112,10 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     hs_sim_track_actor(sr, act);
   }
   w->stats = stats;
-  if (strcmp(hs_sim_fidelity(sc, n), "fast") == 0) w->fast = hs_sim_fast_create(sc);
+  if (strcmp(hs_sim_fidelity(sc, n), "fast") == 0) w->fast = hs_sim_fast_create(w);
+  /* Operations may skip their stream actor unless a failure could strike:
+   * failures.c must find every exchange under way (stream.c). */
+  w->direct = sc->failures.n == 0;
   hs_sim_start_failures(w);
   hs_sim_start_background(sc);
   double t0 = wall_seconds();

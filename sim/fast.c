@@ -15,8 +15,8 @@
  * A step costs latency + bytes / share; a ring phase is the recurrence
  *   t'[j] = max(max(t[j-1], t[j]) + c[j-1], max(t[j], t[j+1]) + c[j])
  * over its n-1 steps: O(ranks x steps) arithmetic instead of messages.
- * Members block until the last one arrives, then each sleeps until its own
- * finish time. Point-to-point operations (gossip, parameter servers) stay
+ * A member's part ends at its own finish time; nobody learns it before the
+ * last member arrived (stream.c blocks whoever waits until then). Point-to-point operations (gossip, parameter servers) stay
  * SimGrid communications, so their contention is still modelled; so do
  * collectives carrying numeric data (their results must be computed), and
  * every collective of a run with failures or network events, whose links
@@ -26,7 +26,6 @@
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/link.h>
-#include <simgrid/semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,19 +83,27 @@ typedef struct fast_sched {
   int compiled;
   double **start; /* evaluation scratch: start[i][k] of member i's record k */
   int *pos;
+  struct sim_fast *fast;
   struct fast_sched *next;
 } fast_sched;
 
-typedef struct fast_call {
-  int ctx, seq, n, arrived, left;
+/* One call of a collective: its members' arrivals, then their finishes. */
+struct fast_call {
+  int ctx, seq, n;
+  int known; /* arrivals known */
+  fast_sched *sched;
+  const int *world_of; /* member index -> world rank */
   double *arrival, *finish;
-  sg_sem_t go;
+  void **token; /* what stands for each member (stream.c) */
   struct fast_call *next;
-} fast_call;
+};
 
 struct sim_fast {
+  sim_world *world;
   fast_sched *scheds;
-  fast_call *calls;
+  fast_call *calls; /* open: some arrival unknown */
+  fast_call *ready; /* every arrival known, to be timed */
+  int settling;
   double lat_factor, bw_factor, tcp_gamma;
 };
 
@@ -544,9 +551,10 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
 
 /* ---- the backend's entry points ---------------------------------------------------- */
 
-sim_fast *hs_sim_fast_create(const hs_scenario *sc) {
+sim_fast *hs_sim_fast_create(sim_world *w) {
   sim_fast *f = calloc(1, sizeof *f);
-  const hs_sim_spec *sp = &sc->sim;
+  f->world = w;
+  const hs_sim_spec *sp = &w->sc->sim;
   /* CM02 (the only model fast runs under): factors 1 unless the scenario sets them. */
   f->lat_factor = sp->latency_factor > 0 ? sp->latency_factor : 1;
   f->bw_factor = sp->bandwidth_factor > 0 ? sp->bandwidth_factor : 1;
@@ -571,6 +579,7 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_lower_op *o) {
   s->recv_count = o->recv.count;
   s->dtype = o->send.dtype;
   s->root = o->root;
+  s->fast = f;
   s->n = c->g.size;
   s->index_of = malloc((size_t)w->n * sizeof(int));
   for (int r = 0; r < w->n; r++) s->index_of[r] = -1;
@@ -597,7 +606,7 @@ static void record(hs_comm *c, const hs_lower_op *o, fast_sched *s, hs_coll_algo
   s->has[c->g.me] = 1;
 }
 
-static fast_call *call_get(sim_fast *f, hs_comm *c) {
+static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s) {
   int seq = c->fast_seq++;
   for (fast_call *k = f->calls; k; k = k->next)
     if (k->ctx == c->ctx && k->seq == seq) return k;
@@ -605,42 +614,69 @@ static fast_call *call_get(sim_fast *f, hs_comm *c) {
   k->ctx = c->ctx;
   k->seq = seq;
   k->n = c->g.size;
+  k->sched = s;
+  k->world_of = c->g.members;
   k->arrival = malloc((size_t)k->n * sizeof(double));
   k->finish = malloc((size_t)k->n * sizeof(double));
-  k->go = sg_sem_init(0);
+  k->token = malloc((size_t)k->n * sizeof(void *));
   k->next = f->calls;
   f->calls = k;
   return k;
 }
 
-static void call_free(sim_fast *f, fast_call *k) {
+/* Times the calls whose arrivals are all known. Timing one tells its
+ * members, which may give the next call on their streams its arrivals:
+ * a queue, not recursion, and one actor at a time drains it (telling a
+ * member may yield to other actors, whose calls then wait in the queue). */
+static void settle(sim_world *w, sim_fast *f) {
+  if (f->settling) return;
+  f->settling = 1;
+  while (f->ready) {
+    fast_call *k = f->ready;
+    f->ready = k->next;
+    fast_sched *s = k->sched;
+    if (!s->compiled) compile(w, f, s, k->world_of);
+    evaluate(s, k->arrival, k->finish);
+    w->fast_collectives++;
+    for (int i = 0; i < k->n; i++) hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
+    free(k->arrival);
+    free(k->finish);
+    free(k->token);
+    free(k);
+  }
+  f->settling = 0;
+}
+
+/* Member me's arrival is known: once all are, the call moves from the open
+ * calls to the ready queue. */
+static int arrived(sim_fast *f, fast_call *k, int me, double arrival) {
+  k->arrival[me] = arrival;
+  if (++k->known < k->n) return 0;
   fast_call **p = &f->calls;
   while (*p != k) p = &(*p)->next;
   *p = k->next;
-  sg_sem_destroy(k->go);
-  free(k->arrival);
-  free(k->finish);
-  free(k);
+  k->next = NULL;
+  fast_call **q = &f->ready;
+  while (*q) q = &(*q)->next;
+  *q = k;
+  return 1;
 }
 
-void hs_sim_fast_run(hs_comm *c, const hs_lower_op *o) {
+fast_call *hs_sim_fast_join(hs_comm *c, const hs_lower_op *o, void *token, double arrival) {
   sim_world *w = c->self->world;
   sim_fast *f = w->fast;
   fast_sched *s = sched_get(w, c, o);
   int me = c->g.me;
   if (!s->has[me]) record(c, o, s, w->sc->sim.collectives);
   c->self->w.bytes_sent += (uint64_t)s->sent[me];
-  fast_call *k = call_get(f, c);
-  k->arrival[me] = simgrid_get_clock();
-  if (++k->arrived == k->n) {
-    if (!s->compiled) compile(w, f, s, c->g.members);
-    evaluate(s, k->arrival, k->finish);
-    w->fast_collectives++;
-    for (int i = 1; i < k->n; i++) sg_sem_release(k->go);
-  } else {
-    sg_sem_acquire(k->go);
-  }
-  double end = k->finish[me];
-  if (++k->left == k->n) call_free(f, k);
-  if (end > simgrid_get_clock()) sg_actor_sleep_until(end);
+  fast_call *k = call_get(f, c, s);
+  k->token[me] = token;
+  if (isnan(arrival) || !arrived(f, k, me, arrival)) return k;
+  settle(w, f);
+  return NULL;
+}
+
+void hs_sim_fast_arrive(fast_call *k, int me, double arrival) {
+  sim_fast *f = k->sched->fast;
+  if (arrived(f, k, me, arrival)) settle(f->world, f);
 }

@@ -32,6 +32,7 @@ typedef struct {
 
 typedef struct sim_stream sim_stream;
 typedef struct sim_rendezvous sim_rendezvous;
+typedef struct sim_mailbox_cache sim_mailbox_cache;
 
 struct hs_comm {
   hs_lower_group g; /* ctx: this communicator */
@@ -42,6 +43,8 @@ struct hs_comm {
   int lane;      /* trace lane of its stream, per rank */
   sim_stream *stream;
   int fast_seq; /* collectives posted on it (fast.c pairs the members' calls) */
+  sim_mailbox_cache *mailboxes; /* transport.c: the mailboxes it used */
+  hs_request *posting;          /* stream.c: the direct operation being posted */
 };
 
 /* An exchange whose comms are posted and not yet complete: what a failure
@@ -75,6 +78,9 @@ struct sim_world {
   hs_sim_stats *stats;
   sim_fast *fast;          /* sim.fidelity = fast: collectives timed without messages */
   long fast_collectives;   /* calls it timed */
+  int direct;              /* operations may run without their stream actor (stream.c) */
+  sg_sem_t *spare_sems;    /* stream.c: semaphores of past waits, for the next ones */
+  int n_spare_sems, cap_spare_sems;
 };
 
 /* backend.c: rank `self`'s world communicator over `all` members. */
@@ -83,6 +89,40 @@ hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all);
 /* transport.c: the lowering's exchange primitive over SimGrid mailboxes
  * (g->ctx is the communicator it runs on). */
 void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr);
+
+/* transport.c: an exchange's comms, posted and not yet complete. Small
+ * exchanges keep their arrays inline: do not move one once posted. */
+enum { SIM_POSTED_INLINE = 4 };
+typedef struct sim_posted {
+  int n, ns, nr;
+  sg_comm_t *comms; /* sends, then receives; NULL once a test saw it end */
+  sg_mailbox_t *mailbox;
+  char *is_recv;
+  void **got;
+  hs_lower_recv *recv;
+  sg_comm_t comms_in[SIM_POSTED_INLINE];
+  sg_mailbox_t mailbox_in[SIM_POSTED_INLINE];
+  char is_recv_in[SIM_POSTED_INLINE];
+  void *got_in[SIM_POSTED_INLINE];
+  hs_lower_recv recv_in[SIM_POSTED_INLINE];
+} sim_posted;
+/* Posts the sends (payloads copied) and receives of one exchange. */
+void hs_sim_post(const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r, int nr,
+                 sim_posted *p);
+/* Blocks until every comm of p ended. */
+void hs_sim_wait_posted(sim_posted *p);
+/* Whether every comm of p ended, without blocking. */
+int hs_sim_test_posted(sim_posted *p);
+/* After the wait: delivers what arrived unless failed, frees p's arrays;
+ * returns whether a failure's poison came instead of a message. */
+int hs_sim_finish_posted(sim_posted *p, int failed);
+void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc);
+
+/* stream.c: queues op on c (or runs it directly when it can), returns its
+ * request; waits and tests requests. */
+int hs_sim_submit(hs_comm *c, hs_lower_op op, hs_request **req);
+int hs_sim_wait(hs_request **q);
+int hs_sim_test(hs_request **q);
 
 /* failures.c */
 void hs_sim_start_failures(sim_world *w);
@@ -104,11 +144,20 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me);
 
 /* fast.c: NULL unless sim.fidelity resolves to fast for n ranks and
  * nothing changes the links under a schedule (failures, network events). */
-sim_fast *hs_sim_fast_create(const hs_scenario *sc);
+sim_fast *hs_sim_fast_create(sim_world *w);
 /* The operation is a collective without numeric data, and fast is on. */
 int hs_sim_fast_applies(const sim_world *w, const hs_lower_op *o);
-/* Times o on c without messages (stream actor of a member). */
-void hs_sim_fast_run(hs_comm *c, const hs_lower_op *o);
+/* Joins member c->g.me's part of the next fast call on c, with token
+ * standing for it and its arrival time (NAN: not known yet, give it with
+ * hs_sim_fast_arrive). Once every member's arrival is known the call is
+ * timed: hs_sim_fast_timed(token, arrival, finish) for each member, from
+ * whichever actor gave the last arrival. Returns the call, or NULL if this
+ * join timed it. */
+typedef struct fast_call fast_call;
+fast_call *hs_sim_fast_join(hs_comm *c, const hs_lower_op *o, void *token, double arrival);
+void hs_sim_fast_arrive(fast_call *k, int me, double arrival);
+/* stream.c: what a member's part of a timed fast call does. */
+void hs_sim_fast_timed(void *token, double arrival, double finish);
 
 /* background.c: starts network { } background traffic (daemon actors). */
 void hs_sim_start_background(const hs_scenario *sc);

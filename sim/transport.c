@@ -6,9 +6,14 @@
  * call returns) and freed by the receiver; timing-only messages carry a
  * static token because SimGrid refuses NULL payloads. While it waits, an
  * exchange is registered with the world so that a failure can complete it
- * (failures.c); it then reports the failure to its stream. */
+ * (failures.c); it then reports the failure to its stream.
+ *
+ * Posting and completing are separate (hs_sim_post, hs_sim_complete) so
+ * that a rank can post its gossip itself and compute while it flies
+ * (stream.c); hs_sim_exchange does both for the lowering. */
 #include <simgrid/comm.h>
 #include <simgrid/mailbox.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +22,156 @@
 
 static char timing_only_token;
 
-static sg_mailbox_t mailbox(const hs_lower_group *g, int src_idx, int dst_idx) {
+/* ---- mailboxes ------------------------------------------------------------------
+ * A mailbox is named "tag:src>dst" (world ranks). Building the name and
+ * looking it up in SimGrid's table cost as much as posting the comm, and a
+ * rank talks to the same few peers every iteration: each communicator keeps
+ * the ones it used, up to a bound (an alltoall's n peers are not kept). */
+
+enum { MAILBOX_CACHE_MAX = 64 };
+
+typedef struct {
+  const char *tag; /* the group's tag, compared by content */
+  int src, dst;
+  sg_mailbox_t mb;
+} mailbox_entry;
+
+struct sim_mailbox_cache {
+  int n, cap; /* open addressing, cap a power of two */
+  mailbox_entry *slot;
+  char (*tags)[48]; /* the distinct tags seen, owned here */
+  int n_tags;
+};
+
+static const char *intern_tag(sim_mailbox_cache *mc, const char *tag) {
+  for (int i = 0; i < mc->n_tags; i++)
+    if (strcmp(mc->tags[i], tag) == 0) return mc->tags[i];
+  return NULL;
+}
+
+static unsigned hash_pair(int src, int dst) { return (unsigned)src * 2654435761u ^ (unsigned)dst * 40503u; }
+
+static sg_mailbox_t mailbox(hs_comm *c, const hs_lower_group *g, int src_idx, int dst_idx) {
+  int src = g->members[src_idx], dst = g->members[dst_idx];
+  sim_mailbox_cache *mc = c->mailboxes;
+  if (!mc) mc = c->mailboxes = calloc(1, sizeof *mc);
+  const char *tag = intern_tag(mc, g->tag);
+  if (tag && mc->cap)
+    for (unsigned h = hash_pair(src, dst) & (unsigned)(mc->cap - 1);; h = (h + 1) & (unsigned)(mc->cap - 1)) {
+      mailbox_entry *e = &mc->slot[h];
+      if (!e->tag) break;
+      if (e->src == src && e->dst == dst && e->tag == tag) return e->mb;
+    }
   char name[96];
-  snprintf(name, sizeof name, "%s:%d>%d", g->tag, g->members[src_idx], g->members[dst_idx]);
-  return sg_mailbox_by_name(name);
+  snprintf(name, sizeof name, "%s:%d>%d", g->tag, src, dst);
+  sg_mailbox_t mb = sg_mailbox_by_name(name);
+  if (mc->n >= MAILBOX_CACHE_MAX) return mb;
+  if (!tag) {
+    if (mc->n_tags == 8) return mb; /* a handful of sub-groups at most */
+    if (!mc->tags) mc->tags = malloc(8 * sizeof *mc->tags);
+    snprintf(mc->tags[mc->n_tags], sizeof mc->tags[0], "%s", g->tag);
+    tag = mc->tags[mc->n_tags++];
+  }
+  if (2 * (mc->n + 1) > mc->cap) {
+    /* grow to keep the table at most half full */
+    int cap = mc->cap ? 2 * mc->cap : 8;
+    mailbox_entry *old = mc->slot, *slot = calloc((size_t)cap, sizeof *slot);
+    for (int i = 0; i < mc->cap; i++)
+      if (old[i].tag) {
+        unsigned h = hash_pair(old[i].src, old[i].dst) & (unsigned)(cap - 1);
+        while (slot[h].tag) h = (h + 1) & (unsigned)(cap - 1);
+        slot[h] = old[i];
+      }
+    free(old);
+    mc->slot = slot;
+    mc->cap = cap;
+  }
+  unsigned h = hash_pair(src, dst) & (unsigned)(mc->cap - 1);
+  while (mc->slot[h].tag) h = (h + 1) & (unsigned)(mc->cap - 1);
+  mc->slot[h] = (mailbox_entry){tag, src, dst, mb};
+  mc->n++;
+  return mb;
+}
+
+void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc) {
+  if (!mc) return;
+  free(mc->slot);
+  free(mc->tags);
+  free(mc);
+}
+
+/* ---- posting and completing ------------------------------------------------------ */
+
+void hs_sim_post(const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r, int nr,
+                 sim_posted *p) {
+  hs_comm *c = g->ctx; /* sub-groups of a lowering keep their communicator's ctx */
+  sim_rank *self = c->self;
+  int total = ns + nr;
+  p->n = total;
+  p->ns = ns;
+  p->nr = nr;
+  int small = total <= SIM_POSTED_INLINE;
+  p->comms = small ? p->comms_in : malloc((size_t)total * sizeof *p->comms);
+  p->mailbox = small ? p->mailbox_in : malloc((size_t)total * sizeof *p->mailbox);
+  p->is_recv = small ? p->is_recv_in : malloc((size_t)total);
+  p->got = small ? p->got_in : malloc((size_t)(nr + 1) * sizeof *p->got);
+  p->recv = small ? p->recv_in : malloc((size_t)(nr + 1) * sizeof *p->recv);
+  for (int i = 0; i < ns; i++) {
+    void *payload = &timing_only_token;
+    if (s[i].data) {
+      payload = malloc(s[i].bytes ? s[i].bytes : 1);
+      memcpy(payload, s[i].data, s[i].bytes);
+    }
+    p->mailbox[i] = mailbox(c, g, g->me, s[i].peer);
+    p->is_recv[i] = 0;
+    p->comms[i] = sg_mailbox_put_async(p->mailbox[i], payload, (long)s[i].bytes);
+    self->w.bytes_sent += s[i].bytes;
+    self->world->messages++;
+  }
+  for (int i = 0; i < nr; i++) {
+    p->recv[i] = r[i];
+    p->mailbox[ns + i] = mailbox(c, g, r[i].peer, g->me);
+    p->is_recv[ns + i] = 1;
+    p->comms[ns + i] = sg_mailbox_get_async(p->mailbox[ns + i], &p->got[i]);
+  }
+}
+
+void hs_sim_wait_posted(sim_posted *p) {
+  int k = 0; /* a test may have seen (and released) some end already */
+  for (int i = 0; i < p->n; i++)
+    if (p->comms[i]) p->comms[k++] = p->comms[i];
+  sg_comm_wait_all(p->comms, (size_t)k);
+  p->n = 0;
+}
+
+int hs_sim_test_posted(sim_posted *p) {
+  int left = 0;
+  for (int i = 0; i < p->n; i++)
+    if (p->comms[i] && sg_comm_test(p->comms[i])) p->comms[i] = NULL; /* sg_comm_test released it */
+    else left += p->comms[i] != NULL;
+  return left == 0;
+}
+
+int hs_sim_finish_posted(sim_posted *p, int failed) {
+  for (int i = 0; i < p->nr; i++) {
+    void *got = p->got[i];
+    if (got == &hs_sim_poison) failed = 1;
+    if (got == &timing_only_token || got == &hs_sim_poison) continue;
+    if (!failed) hs_lower_deliver(&p->recv[i], got);
+    free(got);
+  }
+  if (p->comms != p->comms_in) {
+    free(p->comms);
+    free(p->mailbox);
+    free(p->is_recv);
+    free(p->got);
+    free(p->recv);
+  }
+  return failed;
 }
 
 void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr) {
-  hs_comm *c = g->ctx; /* sub-groups of a lowering keep their communicator's ctx */
+  hs_comm *c = g->ctx;
   sim_rank *self = c->self;
   sim_world *world = self->world;
   hs_sim_freeze_if_dead(self);
@@ -33,51 +180,16 @@ void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
     if (c->stream) hs_sim_stream_failed(c->stream);
     return;
   }
-  enum { STACK = 8 };
-  sg_comm_t stack_comms[STACK];
-  sg_mailbox_t stack_mb[STACK];
-  char stack_recv[STACK];
-  void *stack_got[STACK];
-  int total = ns + nr;
-  sg_comm_t *comms = total <= STACK ? stack_comms : malloc(total * sizeof *comms);
-  sg_mailbox_t *mb = total <= STACK ? stack_mb : malloc(total * sizeof *mb);
-  char *is_recv = total <= STACK ? stack_recv : malloc(total);
-  void **got = nr <= STACK ? stack_got : malloc(nr * sizeof *got);
-  for (int i = 0; i < ns; i++) {
-    void *payload = &timing_only_token;
-    if (s[i].data) {
-      payload = malloc(s[i].bytes ? s[i].bytes : 1);
-      memcpy(payload, s[i].data, s[i].bytes);
-    }
-    mb[i] = mailbox(g, g->me, s[i].peer);
-    is_recv[i] = 0;
-    comms[i] = sg_mailbox_put_async(mb[i], payload, (long)s[i].bytes);
-    self->w.bytes_sent += s[i].bytes;
-    world->messages++;
-  }
-  for (int i = 0; i < nr; i++) {
-    mb[ns + i] = mailbox(g, r[i].peer, g->me);
-    is_recv[ns + i] = 1;
-    comms[ns + i] = sg_mailbox_get_async(mb[ns + i], &got[i]);
-  }
+  sim_posted p;
+  hs_sim_post(g, s, ns, r, nr, &p);
   /* Registered while waiting, so that a failure can complete it. Each
    * put/get above is a simcall, and a failure may have struck during one of
    * them, after the check at the top: then this exchange revokes itself. */
-  sim_pending pending = {.mailbox = mb, .is_recv = is_recv, .n = total};
+  sim_pending pending = {.mailbox = p.mailbox, .is_recv = p.is_recv, .n = p.n};
   hs_sim_pending_add(world, &pending);
   if (c->ctx < world->revoke_floor) hs_sim_pending_revoke(&pending);
-  sg_comm_wait_all(comms, total);
+  hs_sim_wait_posted(&p);
   hs_sim_pending_remove(world, &pending);
-  int failed = c->ctx < world->revoke_floor;
-  for (int i = 0; i < nr; i++) {
-    if (got[i] == &hs_sim_poison) failed = 1;
-    if (got[i] == &timing_only_token || got[i] == &hs_sim_poison) continue;
-    if (!failed) hs_lower_deliver(&r[i], got[i]);
-    free(got[i]);
-  }
+  int failed = hs_sim_finish_posted(&p, c->ctx < world->revoke_floor);
   if (failed && c->stream) hs_sim_stream_failed(c->stream);
-  if (comms != stack_comms) free(comms);
-  if (mb != stack_mb) free(mb);
-  if (is_recv != stack_recv) free(is_recv);
-  if (got != stack_got) free(got);
 }

@@ -1,0 +1,312 @@
+/* stream.c — how an operation posted on a communicator runs and completes.
+ *
+ * Each (rank, communicator) pair has a stream: operations posted on it run
+ * one after the other, as NCCL calls on a CUDA stream do, while the rank
+ * goes on computing (that is where overlap comes from). The general way is
+ * a daemon actor per stream that runs the lowering. At 1024 ranks its
+ * hand-offs (wake the actor, let it block, wake the rank) cost more than
+ * the work, so two common cases run without it when the stream is idle
+ * and no failure can strike (failures.c needs every exchange registered):
+ *  - a collective timed by fast fidelity: its start is known from the
+ *    post time and the end of the stream's previous calls, so the post
+ *    joins the call at once (fast.c) and waiting is sleeping until the
+ *    finish it computed. Consecutive calls chain: each one's start is its
+ *    predecessor's finish once that is known;
+ *  - a point-to-point group (gossip): the rank posts the SimGrid comms
+ *    itself and whoever waits first completes them.
+ * Both give the same simulated times as the actor: the comms are the same,
+ * posted at the same time from the same host. An operation posted while
+ * the stream is not idle goes to the actor, which first lets the direct
+ * ones end. Iterations being traced keep the actor for point-to-point, so
+ * the trace shows when the comms ended. */
+#include <math.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/trace.h"
+#include "scenarios/units.h"
+#include "sim/sim_internal.h"
+
+typedef enum { REQ_STREAM, REQ_FAST, REQ_P2P } req_kind;
+
+/* An actor blocked until a request is done, on a semaphore of its own. */
+typedef struct waiter {
+  sg_sem_t sem;
+  struct waiter *next;
+} waiter;
+
+struct hs_request {
+  req_kind kind;
+  int done;   /* the stream ran it; fast: it was timed; p2p: its comms ended */
+  int failed; /* a failure struck during the operation */
+  hs_worker *owner; /* who posted it, for tracing waits */
+  sim_stream *st;
+  waiter *waiters;
+  int traced;
+  hs_lower_op op; /* fast: what the trace shows */
+  /* fast */
+  fast_call *call;
+  int me;
+  double posted, finish;
+  struct hs_request *succ; /* the stream's next fast call, waiting for this one's finish */
+  /* p2p */
+  int claimed; /* someone is completing its comms */
+  sim_posted io;
+};
+
+typedef struct sim_op {
+  hs_lower_op op;
+  hs_request *req;
+  struct sim_op *next;
+} sim_op;
+
+struct sim_stream {
+  hs_comm *comm;
+  sim_op *head, *tail;
+  sg_sem_t items;
+  int failed;             /* the operation under way was hit by a failure */
+  int queued;             /* operations given to the actor, not finished */
+  hs_request *fast_last;  /* the last direct fast call, while it is not timed */
+  hs_request *p2p_open;   /* the direct point-to-point group, while its comms fly */
+  double free_at;         /* when the direct fast calls timed so far end */
+};
+
+void hs_sim_stream_failed(sim_stream *st) { st->failed = 1; }
+
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/* ---- blocking ------------------------------------------------------------------------ */
+
+static sg_sem_t sem_take(sim_world *w) { return w->n_spare_sems ? w->spare_sems[--w->n_spare_sems] : sg_sem_init(0); }
+
+static void sem_give(sim_world *w, sg_sem_t s) {
+  if (w->n_spare_sems == w->cap_spare_sems) {
+    w->cap_spare_sems = w->cap_spare_sems ? 2 * w->cap_spare_sems : 16;
+    w->spare_sems = realloc(w->spare_sems, (size_t)w->cap_spare_sems * sizeof *w->spare_sems);
+  }
+  w->spare_sems[w->n_spare_sems++] = s;
+}
+
+/* Blocks the calling actor until r is done. Its owner may free r as soon
+ * as it is: only the owner may read r after this returns. */
+static void block_on(sim_world *w, hs_request *r) {
+  waiter me = {sem_take(w), r->waiters};
+  r->waiters = &me;
+  sg_sem_acquire(me.sem);
+  sem_give(w, me.sem);
+}
+
+/* Releases whoever blocked on r: the last thing done with r, since a woken
+ * owner frees it. */
+static void wake_all(hs_request *r) {
+  waiter *l = r->waiters;
+  r->waiters = NULL;
+  while (l) {
+    waiter *next = l->next; /* l lives on a woken actor's stack */
+    sg_sem_release(l->sem);
+    l = next;
+  }
+}
+
+static void trace_op(hs_comm *c, const hs_lower_op *o, double t0, double t1) {
+  char what[40], size[16];
+  hs_format_bytes((double)hs_buf_bytes(o->kind == HS_OP_ALLGATHER ? o->recv : o->send), size, sizeof size);
+  snprintf(what, sizeof what, "%s %s", hs_op_name(o->kind), o->kind >= HS_OP_BARRIER ? "" : size);
+  hs_worker *w = &c->self->w;
+  hs_trace_span(w->trace, w->rank, HS_LANE_COMM + c->lane, what, t0, t1);
+}
+
+/* ---- direct fast calls ----------------------------------------------------------------- */
+
+void hs_sim_fast_timed(void *token, double arrival, double finish) {
+  hs_request *r = token;
+  r->finish = finish;
+  r->done = 1;
+  sim_stream *st = r->st;
+  if (st) { /* posted directly (the actor's own parts have no stream) */
+    if (r->traced) trace_op(st->comm, &r->op, arrival, finish);
+    if (st->fast_last == r) st->fast_last = NULL;
+    st->free_at = dmax(st->free_at, finish);
+    hs_request *next = r->succ;
+    r->succ = NULL;
+    if (next) hs_sim_fast_arrive(next->call, next->me, dmax(next->posted, finish));
+  }
+  wake_all(r);
+}
+
+static void post_fast(sim_stream *st, hs_comm *c, const hs_lower_op *op, hs_request *r) {
+  r->kind = REQ_FAST;
+  r->st = st;
+  r->op = *op;
+  r->me = c->g.me;
+  r->posted = simgrid_get_clock();
+  double arrival = NAN;
+  if (st->fast_last) st->fast_last->succ = r; /* starts when that one ends */
+  else arrival = dmax(r->posted, st->free_at);
+  st->fast_last = r;
+  r->call = hs_sim_fast_join(c, op, r, arrival);
+}
+
+/* ---- direct point-to-point --------------------------------------------------------------- */
+
+static void post_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr) {
+  hs_comm *c = g->ctx;
+  hs_sim_post(g, s, ns, r, nr, &c->posting->io);
+}
+
+static void post_p2p(sim_stream *st, hs_comm *c, hs_lower_op *op, hs_request *r) {
+  r->kind = REQ_P2P;
+  r->st = st;
+  st->p2p_open = r;
+  hs_lower_group g = c->g;
+  g.exchange = post_exchange;
+  c->posting = r;
+  hs_lower_group_p2p(&g, op->p2p, op->n_p2p);
+  c->posting = NULL;
+  free(op->p2p);
+}
+
+/* Waits for r's comms, or for whoever is already waiting for them. */
+static void complete_p2p(sim_world *w, hs_request *r) {
+  if (r->done) return;
+  if (r->claimed) {
+    block_on(w, r);
+    return;
+  }
+  r->claimed = 1;
+  hs_sim_wait_posted(&r->io);
+  hs_sim_finish_posted(&r->io, 0);
+  r->done = 1;
+  if (r->st->p2p_open == r) r->st->p2p_open = NULL;
+  wake_all(r);
+}
+
+/* ---- the stream actor ---------------------------------------------------------------------- */
+
+/* Before the actor runs an operation: the direct ones posted before it end. */
+static void drain_direct(sim_world *w, sim_stream *st) {
+  if (st->p2p_open) complete_p2p(w, st->p2p_open);
+  if (st->fast_last) block_on(w, st->fast_last);
+  if (st->free_at > simgrid_get_clock()) sg_actor_sleep_until(st->free_at);
+}
+
+/* A fast call run by the actor: join with the actor's clock as arrival,
+ * sleep until the finish it gets. */
+static void run_fast(sim_world *w, hs_comm *c, const hs_lower_op *op) {
+  hs_request part = {.kind = REQ_FAST};
+  if (hs_sim_fast_join(c, op, &part, simgrid_get_clock()) && !part.done) block_on(w, &part);
+  if (part.finish > simgrid_get_clock()) sg_actor_sleep_until(part.finish);
+}
+
+static void stream_main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  sim_stream *st = sg_actor_self_get_data();
+  sg_actor_daemonize(sg_actor_self());
+  sim_world *w = st->comm->self->world;
+  for (;;) {
+    sg_sem_acquire(st->items);
+    sim_op *o = st->head;
+    st->head = o->next;
+    if (!st->head) st->tail = NULL;
+    drain_direct(w, st);
+    double t0 = simgrid_get_clock();
+    st->failed = 0;
+    if (hs_sim_fast_applies(w, &o->op)) run_fast(w, st->comm, &o->op);
+    else hs_lower_run(&st->comm->g, &o->op, w->sc->sim.collectives);
+    hs_request *r = o->req;
+    if (r->traced) trace_op(st->comm, &o->op, t0, simgrid_get_clock());
+    free(o->op.p2p);
+    free(o);
+    st->queued--;
+    r->failed = st->failed;
+    r->done = 1;
+    wake_all(r);
+  }
+}
+
+static sim_stream *stream_of(hs_comm *c) {
+  if (c->stream) return c->stream;
+  sim_stream *st = calloc(1, sizeof *st);
+  st->comm = c;
+  st->items = sg_sem_init(0);
+  char name[64];
+  snprintf(name, sizeof name, "stream-%d-c%d", c->self->w.rank, c->ctx);
+  sg_actor_t a = sg_actor_init(name, c->self->host);
+  sg_actor_set_data(a, st);
+  sg_actor_start_(a, stream_main, 0, NULL);
+  hs_sim_track_actor(c->self, a);
+  c->stream = st;
+  return st;
+}
+
+/* ---- posting, waiting ------------------------------------------------------------------------ */
+
+int hs_sim_submit(hs_comm *c, hs_lower_op op, hs_request **req) {
+  *req = NULL;
+  if (!c || hs_lower_check(&op, c->g.size)) {
+    free(op.p2p);
+    return HS_EINVAL;
+  }
+  sim_world *w = c->self->world;
+  hs_request *r = calloc(1, sizeof *r);
+  r->owner = &c->self->w;
+  r->traced = r->owner->tracing;
+  *req = r;
+  sim_stream *st = stream_of(c);
+  int idle = w->direct && st->queued == 0 && !st->p2p_open;
+  if (idle && hs_sim_fast_applies(w, &op)) {
+    post_fast(st, c, &op, r);
+    return HS_OK;
+  }
+  if (idle && op.kind == HS_OP_P2P && !r->traced && !st->fast_last && st->free_at <= simgrid_get_clock()) {
+    post_p2p(st, c, &op, r);
+    return HS_OK;
+  }
+  r->kind = REQ_STREAM;
+  sim_op *o = calloc(1, sizeof *o);
+  o->op = op;
+  o->req = r;
+  if (st->tail) st->tail->next = o;
+  else st->head = o;
+  st->tail = o;
+  st->queued++;
+  sg_sem_release(st->items);
+  return HS_OK;
+}
+
+int hs_sim_wait(hs_request **q) {
+  hs_request *r = *q;
+  if (!r) return HS_OK;
+  hs_worker *w = r->owner;
+  sim_world *world = ((sim_rank *)w->impl)->world;
+  double t0 = simgrid_get_clock();
+  if (r->kind == REQ_P2P) complete_p2p(world, r);
+  else if (!r->done) block_on(world, r);
+  if (r->kind == REQ_FAST && r->finish > simgrid_get_clock()) sg_actor_sleep_until(r->finish);
+  double t1 = simgrid_get_clock();
+  if (w->tracing && t1 > t0) hs_trace_span(w->trace, w->rank, HS_LANE_WAIT, "wait", t0, t1);
+  int rc = r->failed ? HS_EPEER : HS_OK;
+  free(r);
+  *q = NULL;
+  return rc;
+}
+
+int hs_sim_test(hs_request **q) {
+  hs_request *r = *q;
+  if (!r) return 1;
+  switch (r->kind) {
+  case REQ_STREAM: if (!r->done) return 0; break;
+  case REQ_FAST: if (!r->done || r->finish > simgrid_get_clock()) return 0; break;
+  case REQ_P2P:
+    if (r->claimed && !r->done) return 0;
+    if (!r->done && !hs_sim_test_posted(&r->io)) return 0;
+    break;
+  }
+  hs_sim_wait(q);
+  return 1;
+}
