@@ -148,6 +148,7 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
       {"final_consensus_distance", s.final_consensus},
       {"wait_per_iteration_s", s.wait_per_iter},
       {"messages", (double)info->messages},
+      {"actors", (double)info->actors},
       {"wall_time_s", info->wall_time},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
@@ -269,7 +270,8 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     fprintf(out, "; %d ranks lost, %s\n", info->ranks_lost,
             info->aborted ? "run aborted (run.on_failure = \"abort\")" : "survivors went on (shrink)");
   }
-  if (simulated) fprintf(out, "  simulation  %ld messages in %.2f s wall\n", info->messages, info->wall_time);
+  if (simulated)
+    fprintf(out, "  simulation  %ld messages, %ld actors, %.2f s wall\n", info->messages, info->actors, info->wall_time);
   else fprintf(out, "  run         %d processes, %.2f s wall in all\n", info->ranks, info->wall_time);
   const hs_peer_scheme *ps = sc->algorithm.peers;
   if (ps && ps->select_calls)

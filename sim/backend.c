@@ -162,7 +162,7 @@ static void sim_comm_free(hs_comm *c) {
   /* The stream actor is a daemon blocked on its queue; it ends with the
    * simulation. Its state stays allocated until then. */
   if (--c->members->refs == 0 && c->ctx != 0) free(c->members);
-  if (!c->stream) {
+  if (hs_sim_stream_free(c)) {
     hs_sim_mailbox_cache_free(c->mailboxes);
     free(c);
   }

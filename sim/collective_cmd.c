@@ -101,9 +101,10 @@ int hs_cmd_collective(const hs_scenario *sc, const char *op, double bytes) {
     printf("  ring bound       %s  (slowest hop: %.3g us, %.4g GB/s; simulated/bound = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
-  printf("  simulation cost  %.3f s wall, %.1f MiB peak RSS, %ld messages\n", st.wall_time, rss_mib, st.messages);
+  printf("  simulation cost  %.3f s wall, %.1f MiB peak RSS, %ld messages, %ld actors\n", st.wall_time, rss_mib,
+         st.messages, st.actors);
   printf("result op=%s ranks=%d bytes=%.0f sim_s=%.9g bound_s=%.9g wall_s=%.4f rss_mib=%.1f messages=%ld "
-         "fidelity=%s\n", ops[j.op], n, M, j.finish, ring ? bound : NAN, st.wall_time, rss_mib, st.messages,
-         hs_sim_fidelity(sc, n));
+         "fidelity=%s actors=%ld\n", ops[j.op], n, M, j.finish, ring ? bound : NAN, st.wall_time, rss_mib, st.messages,
+         hs_sim_fidelity(sc, n), st.actors);
   return 0;
 }

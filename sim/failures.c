@@ -54,6 +54,7 @@ struct sim_recovery {
 /* ---- bookkeeping --------------------------------------------------------------- */
 
 void hs_sim_track_actor(sim_rank *r, sg_actor_t a) {
+  r->world->actors++;
   if (r->n_actors == r->cap_actors) {
     r->cap_actors = r->cap_actors ? 2 * r->cap_actors : 4;
     r->actors = realloc(r->actors, (size_t)r->cap_actors * sizeof *r->actors);

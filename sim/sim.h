@@ -28,6 +28,7 @@ typedef struct {
   double wall_time;      /* seconds the simulation took */
   long messages;         /* point-to-point messages simulated */
   long fast_collectives; /* collectives timed without messages (fidelity fast) */
+  long actors;           /* SimGrid actors started: ranks, the stream actors needed, threads */
   /* failures { } that struck before the end (the first HS_SIM_FAILURES_MAX) */
   int n_failures;
   double failure_time[HS_SIM_FAILURES_MAX];

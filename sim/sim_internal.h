@@ -78,6 +78,7 @@ struct sim_world {
   hs_sim_stats *stats;
   sim_fast *fast;          /* sim.fidelity = fast: collectives timed without messages */
   long fast_collectives;   /* calls it timed */
+  long actors;             /* actors started (hs_sim_track_actor) */
   int direct;              /* operations may run without their stream actor (stream.c) */
   sg_sem_t *spare_sems;    /* stream.c: semaphores of past waits, for the next ones */
   int n_spare_sems, cap_spare_sems;
@@ -123,6 +124,10 @@ void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc);
 int hs_sim_submit(hs_comm *c, hs_lower_op op, hs_request **req);
 int hs_sim_wait(hs_request **q);
 int hs_sim_test(hs_request **q);
+/* Frees c's stream, unless its actor started: a daemon blocked on its
+ * queue, it ends with the simulation and keeps the stream (and c) until
+ * then. Returns whether c may be freed. */
+int hs_sim_stream_free(hs_comm *c);
 
 /* failures.c */
 void hs_sim_start_failures(sim_world *w);

@@ -233,6 +233,14 @@ static sim_stream *stream_of(hs_comm *c) {
   if (c->stream) return c->stream;
   sim_stream *st = calloc(1, sizeof *st);
   st->comm = c;
+  c->stream = st;
+  return st;
+}
+
+/* The actor starts with the first operation it must run: a run whose
+ * operations all go direct has no stream actors. */
+static void start_actor(sim_stream *st) {
+  hs_comm *c = st->comm;
   st->items = sg_sem_init(0);
   char name[64];
   snprintf(name, sizeof name, "stream-%d-c%d", c->self->w.rank, c->ctx);
@@ -240,8 +248,13 @@ static sim_stream *stream_of(hs_comm *c) {
   sg_actor_set_data(a, st);
   sg_actor_start_(a, stream_main, 0, NULL);
   hs_sim_track_actor(c->self, a);
-  c->stream = st;
-  return st;
+}
+
+int hs_sim_stream_free(hs_comm *c) {
+  if (c->stream && c->stream->items) return 0;
+  free(c->stream);
+  c->stream = NULL;
+  return 1;
 }
 
 /* ---- posting, waiting ------------------------------------------------------------------------ */
@@ -275,6 +288,7 @@ int hs_sim_submit(hs_comm *c, hs_lower_op op, hs_request **req) {
   else st->head = o;
   st->tail = o;
   st->queued++;
+  if (!st->items) start_actor(st);
   sg_sem_release(st->items);
   return HS_OK;
 }
