@@ -51,7 +51,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   const hs_sim_spec *sp = &sc->sim;
   /* The network model is the scenario's, never a hidden default. SimGrid's
    * own chatter about configuration changes is silenced. */
-  char a[8][128];
+  char a[10][128];
   int argc = 0;
   snprintf(a[argc++], sizeof a[0], "hearsay");
   snprintf(a[argc++], sizeof a[0], "--cfg=network/model:%s", sp->network_model);
@@ -67,7 +67,12 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     snprintf(a[argc++], sizeof a[0], "--cfg=network/latency-factor:%.17g", sp->latency_factor);
   if (sp->bandwidth_factor > 0)
     snprintf(a[argc++], sizeof a[0], "--cfg=network/bandwidth-factor:%.17g", sp->bandwidth_factor);
-  char *argv[9];
+  /* HS_SIMGRID_CFG=key:value passes one more SimGrid option, for trying
+   * SimGrid's knobs (docs/development.md); results then differ from the
+   * scenario's own. */
+  const char *extra = getenv("HS_SIMGRID_CFG");
+  if (extra && *extra) snprintf(a[argc++], sizeof a[0], "--cfg=%.120s", extra);
+  char *argv[11];
   for (int i = 0; i < argc; i++) argv[i] = a[i];
   argv[argc] = NULL;
   simgrid_init(&argc, argv);
