@@ -671,8 +671,8 @@ fast_call *hs_sim_fast_join(hs_comm *c, const hs_lower_op *o, void *token, doubl
   c->self->w.bytes_sent += (uint64_t)s->sent[me];
   fast_call *k = call_get(f, c, s);
   k->token[me] = token;
-  if (isnan(arrival) || !arrived(f, k, me, arrival)) return k;
-  settle(w, f);
+  if (isnan(arrival)) return k;
+  if (arrived(f, k, me, arrival)) settle(w, f);
   return NULL;
 }
 

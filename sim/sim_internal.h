@@ -156,8 +156,10 @@ int hs_sim_fast_applies(const sim_world *w, const hs_lower_op *o);
  * standing for it and its arrival time (NAN: not known yet, give it with
  * hs_sim_fast_arrive). Once every member's arrival is known the call is
  * timed: hs_sim_fast_timed(token, arrival, finish) for each member, from
- * whichever actor gave the last arrival. Returns the call, or NULL if this
- * join timed it. */
+ * whichever actor gave the last arrival, maybe later than that (an actor
+ * already timing calls may yield while it tells members): a member learns
+ * it is timed from the callback only. Returns the call when arrival is
+ * NAN (for hs_sim_fast_arrive), else NULL. */
 typedef struct fast_call fast_call;
 fast_call *hs_sim_fast_join(hs_comm *c, const hs_lower_op *o, void *token, double arrival);
 void hs_sim_fast_arrive(fast_call *k, int me, double arrival);

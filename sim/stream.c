@@ -198,7 +198,8 @@ static void drain_direct(sim_world *w, sim_stream *st) {
  * sleep until the finish it gets. */
 static void run_fast(sim_world *w, hs_comm *c, const hs_lower_op *op) {
   hs_request part = {.kind = REQ_FAST};
-  if (hs_sim_fast_join(c, op, &part, simgrid_get_clock()) && !part.done) block_on(w, &part);
+  hs_sim_fast_join(c, op, &part, simgrid_get_clock());
+  if (!part.done) block_on(w, &part);
   if (part.finish > simgrid_get_clock()) sg_actor_sleep_until(part.finish);
 }
 

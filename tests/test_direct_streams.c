@@ -95,5 +95,14 @@ int main(void) {
     compare((*a)->name, "ResNet-50 timing, fast", lua, "--set sim.fidelity=fast",
             strcmp((*a)->name, "gradient_allreduce") == 0);
   }
+  /* Collectives inside each machine (fast, direct) around gossip among the
+   * machines' leaders (direct point-to-point) on communicators split from
+   * the world. */
+  char lua[2048];
+  snprintf(lua, sizeof lua,
+           "%sworkload { model = 'resnet50', batch = 64 }\n"
+           "algorithm { name = 'decentralized', peers = 'machine_exp2' }\nrun { iterations = 8, seed = 5 }\n",
+           cluster);
+  compare("decentralized machine_exp2", "ResNet-50 timing, fast", lua, "--set sim.fidelity=fast", 1);
   return tap_done(0);
 }
