@@ -15,7 +15,10 @@
  * which may differ from t in the last bit; observed differences are
  * printed. Messages sent must be equal, and where the direct ways apply
  * (gossip of decentralized, fast buckets of gradient_allreduce) fewer
- * actors must have started. */
+ * actors must have started.
+ *
+ * Then, in process, hs_test on direct requests: a fast allreduce and a
+ * gossip exchange are pending while a peer has not posted, done after. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,61 @@
 #include "tests/harness.h"
 #include "tests/run_csv.h"
 #include "tests/tap.h"
+
+/* ---- hs_test on direct requests ------------------------------------------------ */
+
+static FILE *out;
+
+static void report_rank0(hs_worker *w, int ok, const char *what, int early, int late, double t) {
+  if (w->rank == 0) hs_report(out, ok, "%s (early %d, late %d, at %.6g s)", what, early, late, t);
+}
+
+static void test_rank(hs_worker *w, void *arg) {
+  (void)arg;
+  /* A timing-only allreduce timed by fast: rank 0 posts first, the others
+   * after 10 ms of compute (1e12 flops at 100 TF). */
+  hs_request *q;
+  if (w->rank != 0) hs_compute(w, 1e12);
+  hs_allreduce(w, w->world, hs_buf_virtual(1 << 20, HS_F32), hs_buf_virtual(1 << 20, HS_F32), HS_SUM, &q);
+  int early = w->rank == 0 ? hs_test(w, &q) : 0;
+  if (w->rank == 0) hs_compute(w, 5e12);
+  int late = w->rank == 0 ? hs_test(w, &q) : (hs_wait(w, &q), 1);
+  report_rank0(w, early == 0 && late == 1 && q == NULL, "fast allreduce: test pending until peers join, then done",
+               early, late, hs_now(w));
+  /* A gossip pair (0 <-> 1) carrying data: rank 1 posts 10 ms later. */
+  if (w->rank < 2) {
+    float mine = (float)(w->rank + 1), theirs = 0;
+    hs_p2p ops[2] = {{HS_P2P_SEND, 1 - w->rank, hs_buf_host(&mine, 1, HS_F32)},
+                     {HS_P2P_RECV, 1 - w->rank, hs_buf_host(&theirs, 1, HS_F32)}};
+    if (w->rank == 1) hs_compute(w, 1e12);
+    hs_group_p2p(w, w->world, ops, 2, &q);
+    early = w->rank == 0 ? hs_test(w, &q) : 0;
+    if (w->rank == 0) hs_compute(w, 5e12);
+    late = w->rank == 0 ? hs_test(w, &q) : (hs_wait(w, &q), 1);
+    report_rank0(w, early == 0 && late == 1 && q == NULL && theirs == 2.0f,
+                 "gossip: test pending until the peer posts, then done with its data", early, late, hs_now(w));
+  }
+}
+
+static void test_child(void *arg, FILE *report) {
+  (void)arg;
+  out = report;
+  hs_scenario sc;
+  if (hs_test_load("cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '100TF' }, inter = { bandwidth = '25Gbps' } }\n"
+                   "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\n"
+                   "run { iterations = 1 }\nsim { fidelity = 'fast' }\n",
+                   &sc)) {
+    hs_report(report, 0, "scenario loads");
+    return;
+  }
+  hs_sim_stats st;
+  hs_test_simulate(&sc, 0, test_rank, NULL, &st, NULL);
+  hs_report(report, st.fast_collectives == 1 && st.actors == 4,
+            "the allreduce was timed by fast and no stream actor started (%ld fast, %ld actors)", st.fast_collectives,
+            st.actors);
+}
+
+/* ---- metrics both ways ------------------------------------------------------------ */
 
 static const char *cluster =
     "cluster { nodes = 4, gpus_per_node = 4, gpu = { flops = '100TF', efficiency = 0.4 },\n"
@@ -80,6 +138,7 @@ static void compare(const char *algo, const char *what, const char *lua, const c
 }
 
 int main(void) {
+  hs_test_in_child("hs_test on direct requests", test_child, NULL, 60);
   for (const hs_algorithm_desc *const *a = hs_algorithm_list(); *a; a++) {
     char lua[2048];
     snprintf(lua, sizeof lua,
