@@ -16,8 +16,9 @@
  *   t'[j] = max(max(t[j-1], t[j]) + c[j-1], max(t[j], t[j+1]) + c[j])
  * over its n-1 steps: O(ranks x steps) arithmetic instead of messages.
  * A member's part ends at its own finish time; nobody learns it before the
- * last member arrived (stream.c blocks whoever waits until then). Point-to-point operations (gossip, parameter servers) stay
- * SimGrid communications, so their contention is still modelled; so do
+ * last member arrived (stream.c blocks whoever waits until then).
+ * Point-to-point operations (gossip, parameter servers) stay SimGrid
+ * communications, so their contention is still modelled; so do
  * collectives carrying numeric data (their results must be computed), and
  * every collective of a run with failures or network events, whose links
  * change under the schedule. */
@@ -83,7 +84,6 @@ typedef struct fast_sched {
   int compiled;
   double **start; /* evaluation scratch: start[i][k] of member i's record k */
   int *pos;
-  struct sim_fast *fast;
   struct fast_sched *next;
 } fast_sched;
 
@@ -99,7 +99,6 @@ struct fast_call {
 };
 
 struct sim_fast {
-  sim_world *world;
   fast_sched *scheds;
   fast_call *calls; /* open: some arrival unknown */
   fast_call *ready; /* every arrival known, to be timed */
@@ -553,7 +552,6 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
 
 sim_fast *hs_sim_fast_create(sim_world *w) {
   sim_fast *f = calloc(1, sizeof *f);
-  f->world = w;
   const hs_sim_spec *sp = &w->sc->sim;
   /* CM02 (the only model fast runs under): factors 1 unless the scenario sets them. */
   f->lat_factor = sp->latency_factor > 0 ? sp->latency_factor : 1;
@@ -579,7 +577,6 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_lower_op *o) {
   s->recv_count = o->recv.count;
   s->dtype = o->send.dtype;
   s->root = o->root;
-  s->fast = f;
   s->n = c->g.size;
   s->index_of = malloc((size_t)w->n * sizeof(int));
   for (int r = 0; r < w->n; r++) s->index_of[r] = -1;
@@ -676,7 +673,6 @@ fast_call *hs_sim_fast_join(hs_comm *c, const hs_lower_op *o, void *token, doubl
   return NULL;
 }
 
-void hs_sim_fast_arrive(fast_call *k, int me, double arrival) {
-  sim_fast *f = k->sched->fast;
-  if (arrived(f, k, me, arrival)) settle(f->world, f);
+void hs_sim_fast_arrive(sim_world *w, fast_call *k, int me, double arrival) {
+  if (arrived(w->fast, k, me, arrival)) settle(w, w->fast);
 }

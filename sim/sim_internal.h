@@ -44,7 +44,6 @@ struct hs_comm {
   sim_stream *stream;
   int fast_seq; /* collectives posted on it (fast.c pairs the members' calls) */
   sim_mailbox_cache *mailboxes; /* transport.c: the mailboxes it used */
-  hs_request *posting;          /* stream.c: the direct operation being posted */
 };
 
 /* An exchange whose comms are posted and not yet complete: what a failure
@@ -107,8 +106,9 @@ typedef struct sim_posted {
   void *got_in[SIM_POSTED_INLINE];
   hs_lower_recv recv_in[SIM_POSTED_INLINE];
 } sim_posted;
-/* Posts the sends (payloads copied) and receives of one exchange. */
-void hs_sim_post(const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r, int nr,
+/* Posts the sends (payloads copied) and receives of one exchange of
+ * group g (a lowering's group or sub-group) on communicator c. */
+void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r, int nr,
                  sim_posted *p);
 /* Blocks until every comm of p ended. */
 void hs_sim_wait_posted(sim_posted *p);
@@ -162,7 +162,7 @@ int hs_sim_fast_applies(const sim_world *w, const hs_lower_op *o);
  * NAN (for hs_sim_fast_arrive), else NULL. */
 typedef struct fast_call fast_call;
 fast_call *hs_sim_fast_join(hs_comm *c, const hs_lower_op *o, void *token, double arrival);
-void hs_sim_fast_arrive(fast_call *k, int me, double arrival);
+void hs_sim_fast_arrive(sim_world *w, fast_call *k, int me, double arrival);
 /* stream.c: what a member's part of a timed fast call does. */
 void hs_sim_fast_timed(void *token, double arrival, double finish);
 

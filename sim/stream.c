@@ -133,7 +133,7 @@ void hs_sim_fast_timed(void *token, double arrival, double finish) {
     st->free_at = dmax(st->free_at, finish);
     hs_request *next = r->succ;
     r->succ = NULL;
-    if (next) hs_sim_fast_arrive(next->call, next->me, dmax(next->posted, finish));
+    if (next) hs_sim_fast_arrive(st->comm->self->world, next->call, next->me, dmax(next->posted, finish));
   }
   wake_all(r);
 }
@@ -153,20 +153,26 @@ static void post_fast(sim_stream *st, hs_comm *c, const hs_lower_op *op, hs_requ
 
 /* ---- direct point-to-point --------------------------------------------------------------- */
 
+/* The lowering's exchange, posting into the request instead of waiting. */
+typedef struct {
+  hs_comm *comm;
+  hs_request *req;
+} posting;
+
 static void post_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr) {
-  hs_comm *c = g->ctx;
-  hs_sim_post(g, s, ns, r, nr, &c->posting->io);
+  posting *p = g->ctx;
+  hs_sim_post(p->comm, g, s, ns, r, nr, &p->req->io);
 }
 
 static void post_p2p(sim_stream *st, hs_comm *c, hs_lower_op *op, hs_request *r) {
   r->kind = REQ_P2P;
   r->st = st;
   st->p2p_open = r;
+  posting p = {c, r};
   hs_lower_group g = c->g;
   g.exchange = post_exchange;
-  c->posting = r;
+  g.ctx = &p;
   hs_lower_group_p2p(&g, op->p2p, op->n_p2p);
-  c->posting = NULL;
   free(op->p2p);
 }
 

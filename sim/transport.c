@@ -102,9 +102,8 @@ void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc) {
 
 /* ---- posting and completing ------------------------------------------------------ */
 
-void hs_sim_post(const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r, int nr,
-                 sim_posted *p) {
-  hs_comm *c = g->ctx; /* sub-groups of a lowering keep their communicator's ctx */
+void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r,
+                 int nr, sim_posted *p) {
   sim_rank *self = c->self;
   int total = ns + nr;
   p->n = total;
@@ -171,7 +170,7 @@ int hs_sim_finish_posted(sim_posted *p, int failed) {
 }
 
 void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr) {
-  hs_comm *c = g->ctx;
+  hs_comm *c = g->ctx; /* sub-groups of a lowering keep their communicator's ctx */
   sim_rank *self = c->self;
   sim_world *world = self->world;
   hs_sim_freeze_if_dead(self);
@@ -181,7 +180,7 @@ void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
     return;
   }
   sim_posted p;
-  hs_sim_post(g, s, ns, r, nr, &p);
+  hs_sim_post(c, g, s, ns, r, nr, &p);
   /* Registered while waiting, so that a failure can complete it. Each
    * put/get above is a simcall, and a failure may have struck during one of
    * them, after the check at the top: then this exchange revokes itself. */
