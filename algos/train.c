@@ -203,8 +203,8 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     }
     compute += timed_compute(w, st, factor, fwd_flops * wl->batch, "forward");
     for (int b = 0; b < model->n_buckets; b++) {
-      char what[32];
-      snprintf(what, sizeof what, "backward (bucket %d)", b);
+      char what[32] = ""; /* named only for the trace: this runs per bucket per iteration */
+      if (w->tracing) snprintf(what, sizeof what, "backward (bucket %d)", b);
       compute += timed_compute(w, st, factor, bucket_bwd[b] * wl->batch, what);
       if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
     }
