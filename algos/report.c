@@ -53,12 +53,32 @@ static int write_metrics(FILE *f, const hs_scenario *sc, const hs_metrics *m) {
   return ferror(f) ? -1 : 0;
 }
 
+/* Length of the valid UTF-8 sequence at s, 0 if it is not one. */
+static int utf8_len(const unsigned char *s) {
+  int n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+  if (n == 2 && s[0] < 0xC2) return 0; /* overlong */
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+/* A JSON string; bytes that are not UTF-8 (a path can hold any) become
+ * U+FFFD, so the file always parses. */
 static void json_str(FILE *f, const char *s) {
   fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-    else fputc(*s, f);
+  while (*s) {
+    int n = utf8_len((const unsigned char *)s);
+    if (n == 0) {
+      fputs("\\ufffd", f);
+      s++;
+    } else if (*s == '"' || *s == '\\') {
+      fprintf(f, "\\%c", *s++);
+    } else if ((unsigned char)*s < 0x20) {
+      fprintf(f, "\\u%04x", *s++);
+    } else {
+      fwrite(s, 1, (size_t)n, f);
+      s += n;
+    }
   }
   fputc('"', f);
 }
@@ -111,8 +131,9 @@ static void json_config(FILE *f, const hs_scenario *sc) {
     else if (v->type == HS_OPT_BOOL) fputs(v->num ? "true" : "false", f);
     else json_num(f, v->num);
   }
-  fprintf(f, "},\n    \"run\": {\"iterations\": %d, \"seed\": %ld, \"eval_every\": %d, \"trace\": %d},\n",
-          sc->run.iterations, sc->run.seed, sc->run.eval_every, sc->run.trace);
+  fprintf(f, "},\n    \"run\": {\"iterations\": %d, \"seed\": %ld, \"eval_every\": %d, \"trace\": %d, "
+             "\"max_simulated_time_s\": %.9g},\n",
+          sc->run.iterations, sc->run.seed, sc->run.eval_every, sc->run.trace, sc->run.max_simulated_time);
   fprintf(f, "    \"sim\": {\"network_model\": ");
   json_str(f, sc->sim.network_model);
   fprintf(f, ", \"crosstraffic\": %s, \"tcp_gamma_B\": %.9g, \"latency_factor\": %.9g, \"bandwidth_factor\": %.9g, "
@@ -124,9 +145,23 @@ static void json_config(FILE *f, const hs_scenario *sc) {
           transports[sc->real.transport], sc->real.emulate ? "true" : "false", lowerings[sc->real.lowering]);
 }
 
+/* Why a figure of summary.json is null (docs/outputs.md). */
+static const char *null_reason(const hs_scenario *sc, const char *key, const hs_metrics *m) {
+  int model_figure = strncmp(key, "final_", 6) == 0 && strcmp(key, "final_consensus_distance") != 0;
+  if (model_figure && !sc->workload.numeric) return "timing-only workload: no model is trained";
+  if (hs_metrics_rows(m) == 0) return "no iteration was measured";
+  if ((!strcmp(key, "final_test_loss") || !strcmp(key, "final_accuracy")) && sc->run.eval_every == 0 &&
+      sc->workload.numeric)
+    return "no evaluation ran";
+  if (!strcmp(key, "final_consensus_distance")) return "no replica was tracked";
+  return "not a finite number (a diverging loss, or no time elapsed)";
+}
+
 static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {
   hs_metrics_summary s;
   hs_metrics_summarize(m, sc->workload.batch, &s);
+  /* A timing-only run has no loss: its zeros are not a loss of zero. */
+  if (!sc->workload.numeric) s.final_loss = s.final_test_loss = s.final_accuracy = NAN;
   fprintf(f, "{\n  \"scenario\": ");
   json_str(f, sc->path);
   fprintf(f, ",\n  \"mode\": \"%s\",\n  \"backend\": \"%s\",\n  \"fidelity\": \"%s\",\n", info->mode, info->backend,
@@ -156,22 +191,34 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
     json_num(f, figures[i].value);
     fprintf(f, ",\n");
   }
+  fprintf(f, "  \"null_because\": {");
+  for (size_t i = 0, k = 0; i < sizeof figures / sizeof figures[0]; i++) {
+    if (isfinite(figures[i].value)) continue;
+    fprintf(f, "%s\"%s\": ", k++ ? ", " : "", figures[i].key);
+    json_str(f, null_reason(sc, figures[i].key, m));
+  }
+  fprintf(f, "},\n");
   if (info->n_failures > 0 || sc->failures.n > 0) {
     fprintf(f, "  \"failures\": {\"on_failure\": \"%s\", \"struck\": %d, \"ranks_lost\": %d, \"aborted\": %s, \"events\": [",
             sc->run.on_failure == HS_ON_FAILURE_SHRINK ? "shrink" : "abort", info->n_failures, info->ranks_lost,
             info->aborted ? "true" : "false");
     for (int i = 0; i < info->listed; i++) {
-      fprintf(f, "%s{\"time_s\": %.9g, \"what\": ", i ? ", " : "", info->failure_time[i]);
+      fprintf(f, "%s{\"time_s\": ", i ? ", " : "");
+      json_num(f, info->failure_time[i]);
+      fprintf(f, ", \"what\": ");
       json_str(f, info->failure_what[i]);
       fputc('}', f);
     }
     fprintf(f, "]},\n");
   }
   fprintf(f, "  \"costliest_ranks\": [");
-  for (int k = 0; k < s.n_costly; k++)
-    fprintf(f, "%s{\"rank\": %d, \"seconds\": %.9g, \"share_of_run\": %.9g, \"slowest_in_iterations\": %d}",
-            k ? ", " : "", s.costly_rank[k], s.costly_seconds[k], s.total_time > 0 ? s.costly_seconds[k] / s.total_time : 0,
-            s.costly_iterations[k]);
+  for (int k = 0; k < s.n_costly; k++) {
+    fprintf(f, "%s{\"rank\": %d, \"seconds\": ", k ? ", " : "", s.costly_rank[k]);
+    json_num(f, s.costly_seconds[k]);
+    fprintf(f, ", \"share_of_run\": ");
+    json_num(f, s.total_time > 0 ? s.costly_seconds[k] / s.total_time : 0);
+    fprintf(f, ", \"slowest_in_iterations\": %d}", s.costly_iterations[k]);
+  }
   fprintf(f, "],\n");
   const hs_peer_scheme *ps = sc->algorithm.peers;
   if (ps) {

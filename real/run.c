@@ -36,6 +36,7 @@ static int agree(int rc) {
  * if it succeeded (and report only if their copy differs). */
 static int load_everywhere(const hs_real_options *opt, int rank, hs_scenario *sc) {
   int rc = 0;
+  hs_scenario_set_process_ranks(1); /* the memory check: one rank per process */
   if (rank == 0) rc = hs_scenario_load(opt->scenario, opt->sets, opt->n_sets, sc);
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (rc) return rc;

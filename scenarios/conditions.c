@@ -6,6 +6,7 @@
  * can then trust what they read. docs/stragglers.md documents the keys. */
 #include <lauxlib.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,10 @@ typedef struct {
 } entry_ctx;
 
 enum { U_NONE = -1 };
+
+/* The largest slowdown factor: compute a million times slower than
+ * nominal is a GPU that has stopped (failures { } says that). */
+#define HS_SLOWDOWN_MAX 1e6
 
 /* Reads key into *out when present (returns 1), 0 when absent, -1 on error.
  * unit: an hs_unit_kind, or U_NONE for a plain number. */
@@ -45,7 +50,22 @@ static int get_num(entry_ctx *e, const char *key, int unit, double *out) {
     hs_loader_fail(e->ld, k, e->line, "must be a finite number");
     rc = -1;
   }
+  /* Times and sizes within what the simulator's clock and memory hold;
+   * plain numbers are bounded by the reader that knows what they mean. */
+  double max = unit == HS_UNIT_TIME ? HS_TIME_MAX : unit == HS_UNIT_BYTES ? 1099511627776.0 : INFINITY;
+  if (rc == 1 && fabs(*out) > max) {
+    hs_loader_fail(e->ld, k, e->line, "must be at most %g (got %g)", max, *out);
+    rc = -1;
+  }
   return rc;
+}
+
+/* An upper bound for a number that get_num or need read. */
+static int at_most(entry_ctx *e, const char *key, double v, double max, const char *why) {
+  if (v <= max) return 0;
+  char k[160];
+  snprintf(k, sizeof k, "%s.%s", e->kp, key);
+  return hs_loader_fail(e->ld, k, e->line, "must be at most %g (got %g): %s", max, v, why);
 }
 
 static int fail(entry_ctx *e, const char *key, const char *fmt, double v) {
@@ -205,6 +225,7 @@ static int each_entry(hs_loader *ld, const char *decl, int line, entry_reader re
   for (int i = 1; i <= n; i++) {
     entry_ctx e = {.ld = ld, .line = hs_loader_entry_line(ld, line, i)};
     snprintf(e.kp, sizeof e.kp, "%s[%d]", decl, i);
+    hs_loader_at(ld, e.kp, e.line);
     lua_rawgeti(L, t, i);
     int rc = lua_istable(L, -1) ? read(&e, i - 1) : hs_loader_fail(ld, e.kp, e.line, "expected a { ... } entry");
     lua_pop(L, 1);
@@ -243,7 +264,11 @@ static int read_straggler(entry_ctx *e, int i) {
   static const char *const hiccup_keys[] = {"every", "start", "jitter", NULL};
   if (has(e, "slowdown")) {
     x->kind = HS_STRAGGLE_SLOWDOWN;
-    if (need(e, "slowdown", U_NONE, 0, 0, &x->factor, 1)) return HS_SCENARIO_EBAD;
+    if (need(e, "slowdown", U_NONE, 0, 0, &x->factor, 1) ||
+        at_most(e, "slowdown", x->factor, HS_SLOWDOWN_MAX, "a GPU a million times slower has stopped"))
+      return HS_SCENARIO_EBAD;
+    if (x->factor < 1 / HS_SLOWDOWN_MAX)
+      return fail(e, "slowdown", "must be at least 1e-6 (got %g)", x->factor);
     if (has(e, "per")) return fail(e, "per", "only noise and hiccups are drawn per GPU or per node%.0s", 0);
   }
   if (!has(e, "noise"))
@@ -273,18 +298,29 @@ static int read_straggler(entry_ctx *e, int i) {
     switch (x->noise) {
     case HS_NOISE_LOGNORMAL:
       x->p1 = 0;
-      if (get_num(e, "mu", U_NONE, &x->p1) < 0 || need(e, "sigma", U_NONE, 0, 1, &x->p2, 1)) return HS_SCENARIO_EBAD;
+      if (get_num(e, "mu", U_NONE, &x->p1) < 0 || need(e, "sigma", U_NONE, 0, 1, &x->p2, 1) ||
+          at_most(e, "mu", fabs(x->p1), 10, "exp(mu) is the median factor; |mu| <= 10 keeps it within e^10") ||
+          at_most(e, "sigma", x->p2, 3, "draws of exp(3 N(0,1)) already span a factor of 10^7"))
+        return HS_SCENARIO_EBAD;
       break;
     case HS_NOISE_EXPONENTIAL:
-      if (need(e, "mean", U_NONE, 0, 0, &x->p1, 1)) return HS_SCENARIO_EBAD;
+      if (need(e, "mean", U_NONE, 0, 0, &x->p1, 1) ||
+          at_most(e, "mean", x->p1, 1000, "a mean slowdown of 1000 is a stopped GPU"))
+        return HS_SCENARIO_EBAD;
       break;
     case HS_NOISE_PARETO:
       x->p2 = 1;
-      if (need(e, "shape", U_NONE, 0, 0, &x->p1, 1) || need(e, "scale", U_NONE, 0, 0, &x->p2, 0))
+      /* Below shape 1 the mean factor is infinite and single draws reach
+       * 10^(9/shape): no physical straggler. */
+      if (need(e, "shape", U_NONE, 1, 1, &x->p1, 1) || need(e, "scale", U_NONE, 0, 0, &x->p2, 0) ||
+          at_most(e, "shape", x->p1, 1e3, "a larger shape is no noise at all") ||
+          at_most(e, "scale", x->p2, 1000, "the scale is the smallest factor drawn"))
         return HS_SCENARIO_EBAD;
       break;
     case HS_NOISE_UNIFORM:
-      if (need(e, "min", U_NONE, 0, 1, &x->p1, 1) || need(e, "max", U_NONE, 0, 0, &x->p2, 1)) return HS_SCENARIO_EBAD;
+      if (need(e, "min", U_NONE, 0, 1, &x->p1, 1) || need(e, "max", U_NONE, 0, 0, &x->p2, 1) ||
+          at_most(e, "max", x->p2, HS_SLOWDOWN_MAX, "a GPU a million times slower has stopped"))
+        return HS_SCENARIO_EBAD;
       if (!(x->p2 > x->p1)) return fail(e, "max", "must be greater than min (%g)", x->p1);
       break;
     }
@@ -354,8 +390,13 @@ static int read_net_event(entry_ctx *e, int i) {
     for (int k = 0; other[k]; k++)
       if (has(e, other[k])) return fail(e, other[k], "belongs to a background traffic entry (src, dst)%.0s", 0);
     if (get_link(e, "link", &x->link, &x->index)) return HS_SCENARIO_EBAD;
-    if (need(e, "bandwidth", U_NONE, 0, 0, &x->bandwidth, 0) || need(e, "latency", HS_UNIT_TIME, 0, 1, &x->latency, 0))
+    if (need(e, "bandwidth", U_NONE, 0, 0, &x->bandwidth, 0) || need(e, "latency", HS_UNIT_TIME, 0, 1, &x->latency, 0) ||
+        at_most(e, "latency", x->latency, HS_LATENCY_MAX, "no network link takes an hour"))
       return HS_SCENARIO_EBAD;
+    if (x->latency > 0 && x->latency < HS_LATENCY_MIN)
+      return fail(e, "latency", "is below SimGrid's time resolution: write 0 or at least 2e-9 s (got %g)", x->latency);
+    if (has(e, "bandwidth") && x->bandwidth < 1e-9)
+      return fail(e, "bandwidth", "must be at least 1e-9 of the link's bandwidth (got %g)", x->bandwidth);
     if (x->bandwidth > 1)
       return fail(e, "bandwidth", "is a fraction of the link's nominal bandwidth, in (0, 1] (got %g)", x->bandwidth);
     if (!has(e, "bandwidth") && !has(e, "latency"))

@@ -8,6 +8,7 @@
 #include "scenarios/loader.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -18,6 +19,7 @@
 
 #include "scenarios/loader_internal.h"
 #include "scenarios/peer_lua.h"
+#include "scenarios/sandbox.h"
 
 static const char *const declaration_names[] = {"cluster", "workload", "algorithm", "run", "sim", "real",
                                                 "stragglers", "network", "failures", NULL};
@@ -106,6 +108,11 @@ int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char
   }
   ld->failed = 1;
   return HS_SCENARIO_EBAD;
+}
+
+void hs_loader_at(hs_loader *ld, const char *keypath, int line) {
+  snprintf(ld->where, sizeof ld->where, "%s", keypath);
+  ld->where_line = line;
 }
 
 /* ---- declarations --------------------------------------------------------- */
@@ -230,13 +237,199 @@ static int apply_override(hs_loader *ld, const char *set) {
   return 0;
 }
 
+/* ---- Lua errors: where they were ------------------------------------------- */
+
+static int is_ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+static void path_of(char stack[][HS_NAME_MAX], int depth, const char *leaf, char *out, size_t len) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (int i = 0; i <= depth && i < 8; i++)
+    if (stack[i][0] && used < len)
+      used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "." : "", stack[i]);
+  if (leaf && leaf[0] && used < len) snprintf(out + used, len - used, "%s%s", used ? "." : "", leaf);
+}
+
+/* Keeps in acc the longest dotted prefix it shares with path. */
+static void common_prefix(char *acc, const char *path) {
+  size_t i = 0, cut = 0;
+  while (acc[i] && acc[i] == path[i]) {
+    if (acc[i] == '.') cut = i;
+    i++;
+  }
+  if (!(acc[i] == '\0' && (path[i] == '\0' || path[i] == '.'))) acc[cut] = '\0';
+}
+
+/* The dotted key a line of the scenario sets, found from the source: the
+ * declaration the line is in and the `name = {` tables open around it, then
+ * the `key =` on the line itself (their common part when the line sets
+ * several). Lua does not know keys, only lines; this reads the text as a
+ * person would. Empty when the line is outside every declaration. */
+static void key_at_line(const hs_loader *ld, int line, char *out, size_t len) {
+  out[0] = '\0';
+  if (line <= 0 || (size_t)line > ld->n_lines) return;
+  char stack[8][HS_NAME_MAX];
+  int depth = -1, seen = 0; /* depth -1: outside a declaration */
+  char last[HS_NAME_MAX] = "", leaf[HS_NAME_MAX] = "", path[256], around[256] = "";
+  for (size_t l = 0; l < (size_t)line; l++) {
+    const char *p = ld->lines[l];
+    int here = l + 1 == (size_t)line;
+    if (here && depth >= 0) path_of(stack, depth, NULL, around, sizeof around);
+    for (char quote = 0; *p; p++) {
+      if (quote) {
+        if (*p == '\\' && p[1]) p++;
+        else if (*p == quote) quote = 0;
+        continue;
+      }
+      if (*p == '"' || *p == '\'') { quote = *p; continue; }
+      if (p[0] == '-' && p[1] == '-') break;
+      if (is_ident_char(*p) && (p == ld->lines[l] || !is_ident_char(p[-1]))) {
+        size_t n = 0;
+        while (is_ident_char(p[n])) n++;
+        snprintf(last, sizeof last, "%.*s", (int)(n < HS_NAME_MAX ? n : HS_NAME_MAX - 1), p);
+        const char *q = p + n;
+        while (*q == ' ' || *q == '\t') q++;
+        if (*q == '=' && q[1] != '=') {
+          snprintf(leaf, sizeof leaf, "%s", last);
+          if (here && depth >= 0) {
+            path_of(stack, depth, leaf, path, sizeof path);
+            if (!seen) snprintf(out, len, "%s", path);
+            else common_prefix(out, path);
+            seen = 1;
+          }
+        }
+        p += n - 1;
+        continue;
+      }
+      if (*p == '{') {
+        if (depth < 0) {
+          for (int i = 0; declaration_names[i]; i++)
+            if (strcmp(declaration_names[i], last) == 0) {
+              depth = 0;
+              snprintf(stack[0], sizeof stack[0], "%s", last);
+              if (here && !seen) snprintf(out, len, "%s", last), seen = 1;
+            }
+        } else {
+          depth++;
+          if (depth < 8) snprintf(stack[depth], sizeof stack[depth], "%s", leaf);
+        }
+        leaf[0] = last[0] = '\0';
+      } else if (*p == '}' && depth >= 0) {
+        depth--;
+        leaf[0] = '\0';
+      }
+    }
+  }
+  /* No key on the line itself: the table it is inside. */
+  if (!seen) snprintf(out, len, "%s", around);
+}
+
+/* Reports a Lua error (syntax or run time) of the scenario file as
+ * "FILE:LINE: key: message": Lua's own "chunk:LINE:" prefix names a path
+ * it may have shortened, so the line is taken from it and the path is the
+ * one the user gave. */
+static int report_lua_error(hs_loader *ld, const char *what, const char *msg) {
+  if (!msg) msg = "(error object is not a string)";
+  int line = 0;
+  const char *rest = msg;
+  for (const char *p = strchr(msg, ':'); p; p = strchr(p + 1, ':')) {
+    char *end;
+    long v = strtol(p + 1, &end, 10);
+    if (end > p + 1 && *end == ':' && v > 0 && v < 1 << 30) {
+      /* Only a prefix naming this scenario gives its line; a model or
+       * peer file's line is left inside the message. */
+      const char *base = strrchr(ld->path, '/');
+      base = base ? base + 1 : ld->path;
+      size_t n = (size_t)(p - msg), b = strlen(base);
+      if (n >= b && strncmp(p - b, base, b) == 0) {
+        line = (int)v;
+        rest = end + 1;
+        while (*rest == ' ') rest++;
+      }
+      break;
+    }
+  }
+  char key[256];
+  key_at_line(ld, line, key, sizeof key);
+  if (line > 0)
+    fprintf(stderr, "%s:%d: %s: %s: %s\n", ld->path, line, key[0] ? key : "scenario", what, rest);
+  else
+    fprintf(stderr, "%s: scenario: %s: %s\n", ld->path, what, rest);
+  ld->failed = 1;
+  return HS_SCENARIO_EBAD;
+}
+
 /* ---- entry point ------------------------------------------------------------ */
 
 static void loader_close(hs_loader *ld) {
   if (ld->L && ld->lua_kept) ld->out->lua = ld->L;
-  else if (ld->L) lua_close(ld->L);
+  else if (ld->L) hs_sandbox_close(ld->L);
   for (size_t i = 0; i < ld->n_lines; i++) free(ld->lines[i]);
   free(ld->lines);
+}
+
+/* What a scenario may not use: a clear message instead of "attempt to
+ * index a nil value". */
+static int unavailable(lua_State *L) {
+  const char *what = lua_tostring(L, lua_upvalueindex(1));
+  if (lua_type(L, 2) == LUA_TSTRING && lua_type(L, 1) == LUA_TTABLE)
+    return luaL_error(L, "%s.%s is not available in a scenario (docs/scenarios.md, \"What a scenario can do\")", what,
+                      lua_tostring(L, 2));
+  return luaL_error(L, "%s is not available in a scenario (docs/scenarios.md, \"What a scenario can do\")", what);
+}
+
+static int setup_state(lua_State *L) {
+  hs_peer_lua_open(L, HS_DEFAULT_PEERS_DIR);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
+  for (int i = 0; declaration_names[i]; i++) {
+    lua_pushstring(L, declaration_names[i]);
+    lua_pushcclosure(L, declare, 1);
+    lua_setglobal(L, declaration_names[i]);
+  }
+  static const char *const blocked_libs[] = {"os", "io", "debug", "package", NULL};
+  for (int i = 0; blocked_libs[i]; i++) {
+    lua_newtable(L);
+    if (i == 0) {
+      /* os.getenv only: the environment is an input like --set (a sweep
+       * script's switch); the clock and os.exit are not. */
+      luaopen_os(L);
+      lua_getfield(L, -1, "getenv");
+      lua_setfield(L, -3, "getenv");
+      lua_pop(L, 1);
+    }
+    lua_newtable(L);
+    lua_pushstring(L, blocked_libs[i]);
+    lua_pushcclosure(L, unavailable, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_setglobal(L, blocked_libs[i]);
+  }
+  lua_pushliteral(L, "require");
+  lua_pushcclosure(L, unavailable, 1);
+  lua_setglobal(L, "require");
+  return 0;
+}
+
+/* Overrides, then every declaration against the schema. Runs as a
+ * protected call: reading a declared table may run its metamethods, which
+ * may raise an error or loop, like any scenario code. */
+static int validate_protected(lua_State *L) {
+  hs_loader *ld = lua_touserdata(L, 1);
+  lua_settop(L, 0);
+  int rc = 0;
+  for (int i = 0; i < ld->n_sets && rc == 0; i++) rc = apply_override(ld, ld->sets[i]);
+  for (int i = 0; required_declarations[i] && rc == 0; i++) {
+    hs_loader_push_decl(ld, required_declarations[i]);
+    int missing = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (missing) rc = hs_loader_fail(ld, NULL, 0, "missing declaration: %s { ... }", required_declarations[i]);
+  }
+  if (!rc) rc = hs_schema_validate(ld);
+  if (!rc) rc = hs_conditions_validate(ld);
+  if (!rc) rc = hs_budget_check(ld);
+  lua_pushinteger(L, rc);
+  return 1;
 }
 
 int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_scenario *out) {
@@ -254,45 +447,52 @@ int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_s
 
   FILE *probe = fopen(path, "r");
   if (!probe) {
-    fprintf(stderr, "%s: cannot open scenario file\n", path);
+    fprintf(stderr, "%s: cannot open scenario file: %s\n", path, strerror(errno));
     return HS_SCENARIO_EBAD;
   }
   fclose(probe);
+  if (strlen(path) >= HS_PATH_MAX) {
+    fprintf(stderr, "%s: scenario path longer than %d bytes\n", path, HS_PATH_MAX - 1);
+    return HS_SCENARIO_EBAD;
+  }
   read_source_lines(&ld);
 
-  lua_State *L = luaL_newstate();
+  lua_State *L = hs_sandbox_new();
   ld.L = L;
-  luaL_openlibs(L);
-  hs_peer_lua_open(L, HS_DEFAULT_PEERS_DIR);
-  lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
-  for (int i = 0; declaration_names[i]; i++) {
-    lua_pushstring(L, declaration_names[i]);
-    lua_pushcclosure(L, declare, 1);
-    lua_setglobal(L, declaration_names[i]);
-  }
-
   int rc = 0;
-  if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
-    /* Lua's own message already reads "FILE:LINE: what went wrong". */
-    fprintf(stderr, "%s\n", lua_tostring(L, -1));
+  if (!L) {
+    fprintf(stderr, "%s: out of memory starting Lua\n", path);
     rc = HS_SCENARIO_EBAD;
     goto done;
   }
-  for (int i = 0; i < n_sets && rc == 0; i++) rc = apply_override(&ld, sets[i]);
-  if (rc) goto done;
-  for (int i = 0; required_declarations[i]; i++) {
-    int line = hs_loader_push_decl(&ld, required_declarations[i]);
-    int missing = lua_isnil(L, -1);
-    lua_pop(L, 1);
-    (void)line;
-    if (missing) {
-      rc = hs_loader_fail(&ld, NULL, 0, "missing declaration: %s { ... }", required_declarations[i]);
-      goto done;
-    }
+  lua_pushcfunction(L, setup_state);
+  if (hs_sandbox_pcall(L, 0, 0) != LUA_OK) {
+    fprintf(stderr, "%s: cannot start Lua: %s\n", path, lua_tostring(L, -1));
+    rc = HS_SCENARIO_EBAD;
+    goto done;
   }
-  rc = hs_schema_validate(&ld);
-  if (!rc) rc = hs_conditions_validate(&ld);
+  if (hs_sandbox_loadfile(L, path) != LUA_OK) {
+    rc = report_lua_error(&ld, "not a valid Lua scenario", lua_tostring(L, -1));
+    goto done;
+  }
+  if (hs_sandbox_pcall(L, 0, 0) != LUA_OK) {
+    rc = report_lua_error(&ld, "Lua error", lua_tostring(L, -1));
+    goto done;
+  }
+  lua_pushcfunction(L, validate_protected);
+  lua_pushlightuserdata(L, &ld);
+  if (hs_sandbox_pcall(L, 1, 1) != LUA_OK) {
+    /* A metamethod of a declared table failed or looped while it was read. */
+    const char *msg = lua_tostring(L, -1);
+    if (ld.where[0] && ld.where_line > 0)
+      fprintf(stderr, "%s:%d: %s: Lua error while reading it: %s\n", path, ld.where_line, ld.where, msg ? msg : "?");
+    else
+      rc = report_lua_error(&ld, "Lua error while reading the declarations", msg);
+    rc = HS_SCENARIO_EBAD;
+    goto done;
+  }
+  rc = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
 
 done:
   loader_close(&ld);
@@ -315,7 +515,7 @@ void hs_scenario_free(hs_scenario *s) {
   s->network.events = NULL;
   s->failures.entries = NULL;
   /* Last: the Lua schemes and functions above live in this state. */
-  if (s->lua) lua_close(s->lua);
+  if (s->lua) hs_sandbox_close(s->lua);
   s->lua = NULL;
   s->cluster.overrides = NULL;
   s->cluster.speed = NULL;

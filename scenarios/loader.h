@@ -21,4 +21,13 @@ int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_s
  * scenario's own directory and its models/ subdirectory. */
 void hs_scenario_set_models_dir(const char *dir);
 
+/* The memory check assumes every rank runs in this process (the
+ * simulator); hearsay-real, one rank per process, sets 1. */
+void hs_scenario_set_process_ranks(int n);
+/* An upper bound of the memory a run of sc needs with that many ranks in
+ * one process (0: all); the part needing most (*what), and the key (and
+ * its declaration) most likely to have made it large. Any pointer may be NULL. */
+double hs_scenario_memory(const hs_scenario *sc, int ranks_in_process, const char **key, const char **decl,
+                          const char **what);
+
 #endif

@@ -17,6 +17,10 @@ typedef struct {
   hs_scenario *out;
   int failed;
   int lua_kept; /* a Lua peer scheme or slowdown function needs L: the scenario keeps it */
+  /* The key being read and its declaration's line, to name them when a
+   * metamethod of the scenario's tables raises an error while it is read. */
+  char where[256];
+  int where_line;
 } hs_loader;
 
 /* Prints "FILE:LINE: keypath: message" (or names the --set that gave the
@@ -24,9 +28,13 @@ typedef struct {
 int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int hs_loader_push_decl(hs_loader *ld, const char *name);
+/* Notes the key about to be read (see hs_loader.where). */
+void hs_loader_at(hs_loader *ld, const char *keypath, int line);
 int hs_schema_validate(hs_loader *ld);
 /* stragglers { }, network { }, failures { } (conditions.c). */
 int hs_conditions_validate(hs_loader *ld);
+/* Refuses a scenario needing more memory than the machine has (budget.c). */
+int hs_budget_check(hs_loader *ld);
 /* The line of the i-th (1-based) { ... } entry of the list declared on
  * decl_line, found by counting braces in the source; decl_line if unsure. */
 int hs_loader_entry_line(const hs_loader *ld, int decl_line, int i);

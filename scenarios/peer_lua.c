@@ -9,14 +9,10 @@
 #include <string.h>
 
 #include "algos/peers.h"
+#include "scenarios/sandbox.h"
 
 #define SEED_KEY "hearsay.seed"
 #define PEERS_DIR_KEY "hearsay.peers_dir"
-/* A scheme function that runs this many Lua instructions in one call is
- * taken to be stuck in a loop: the run stops with a message instead of
- * hanging. No sane peer list needs a hundredth of it. */
-#define HOOK_EVERY 1000000
-#define HOOK_LIMIT 200
 
 typedef struct {
   lua_State *L;
@@ -62,7 +58,7 @@ static int l_scheme(lua_State *L) {
   const char *dir = lua_tostring(L, -1);
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.lua", dir ? dir : ".", name);
-  if (luaL_loadfile(L, path) != LUA_OK) return luaL_error(L, "hearsay.scheme('%s'): %s", name, lua_tostring(L, -1));
+  if (hs_sandbox_loadfile(L, path) != LUA_OK) return luaL_error(L, "hearsay.scheme('%s'): %s", name, lua_tostring(L, -1));
   lua_call(L, 0, 1);
   return 1;
 }
@@ -117,37 +113,6 @@ void hs_peer_lua_set_seed(lua_State *L, uint64_t seed) {
 
 /* ---- calling the function ------------------------------------------------------ */
 
-static int hook_ticks;
-
-static void runaway_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  if (++hook_ticks >= HOOK_LIMIT)
-    luaL_error(L, "the function ran %d million Lua instructions without returning (an endless loop?)",
-               HOOK_EVERY / 1000000 * HOOK_LIMIT);
-}
-
-/* Error handler: Lua's message, prefixed with the innermost Lua line when
- * the error came from C (a bad argument to a library function). */
-static int with_line(lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  if (!msg) msg = "(error object is not a string)";
-  lua_Debug ar;
-  for (int level = 1; lua_getstack(L, level, &ar); level++) {
-    lua_getinfo(L, "Sl", &ar);
-    if (ar.currentline > 0) {
-      char where[256];
-      snprintf(where, sizeof where, "%s:%d:", ar.short_src, ar.currentline);
-      if (strncmp(msg, where, strlen(where)) != 0) {
-        lua_pushfstring(L, "%s %s", where, msg);
-        return 1;
-      }
-      break;
-    }
-  }
-  lua_pushstring(L, msg);
-  return 1;
-}
-
 static int integer_value(lua_State *L, int idx, long *out) {
   int ok = 0;
   lua_Integer i = lua_tointegerx(L, idx, &ok);
@@ -175,7 +140,10 @@ static int read_list(lua_State *L, hs_peer_edge *out, int max, char *err, size_t
         return -1;
       }
     } else if (lua_istable(L, -1)) {
-      lua_getfield(L, -1, "peer");
+      /* Raw reads: the list is read outside the protected call, where a
+       * metamethod's error would have nothing to catch it. */
+      lua_pushliteral(L, "peer");
+      lua_rawget(L, -2);
       int ok = lua_type(L, -1) == LUA_TNUMBER && integer_value(L, -1, &peer);
       lua_pop(L, 1);
       if (!ok) {
@@ -183,12 +151,17 @@ static int read_list(lua_State *L, hs_peer_edge *out, int max, char *err, size_t
         lua_pop(L, 1);
         return -1;
       }
-      lua_getfield(L, -1, "weight");
+      lua_pushliteral(L, "weight");
+      lua_rawget(L, -2);
       if (!lua_isnil(L, -1)) {
         if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) > 0) || lua_tonumber(L, -1) > 1) {
-          snprintf(err, len, "entry %d (peer %ld): weight %s must be a number in (0, 1]", i, peer,
-                   luaL_tolstring(L, -1, NULL));
-          lua_pop(L, 3);
+          if (lua_type(L, -1) == LUA_TNUMBER)
+            snprintf(err, len, "entry %d (peer %ld): weight %g must be a number in (0, 1]", i, peer,
+                     lua_tonumber(L, -1));
+          else
+            snprintf(err, len, "entry %d (peer %ld): weight is a %s; it must be a number in (0, 1]", i, peer,
+                     luaL_typename(L, -1));
+          lua_pop(L, 2);
           return -1;
         }
         weight = lua_tonumber(L, -1);
@@ -208,16 +181,9 @@ static int read_list(lua_State *L, hs_peer_edge *out, int max, char *err, size_t
 }
 
 int hs_lua_call_bounded(lua_State *L, int fn_ref, int nargs) {
-  int base = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, with_line);
   lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
-  lua_rotate(L, base + 1, 2); /* handler, function, args... */
-  hook_ticks = 0;
-  lua_sethook(L, runaway_hook, LUA_MASKCOUNT, HOOK_EVERY);
-  int rc = lua_pcall(L, nargs, 1, base + 1);
-  lua_sethook(L, NULL, 0, 0);
-  lua_remove(L, base + 1);
-  return rc;
+  lua_insert(L, -nargs - 1);
+  return hs_sandbox_pcall(L, nargs, 1);
 }
 
 static int lua_select(hs_peer_scheme *s, int rank, int n, long step, hs_peer_edge *out, int max, char *err,

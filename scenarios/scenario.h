@@ -13,6 +13,23 @@
 #include "algos/peer_scheme.h"
 
 #define HS_NAME_MAX 64
+
+/* Ranges every backend can honour (docs/scenarios.md, "Ranges"). Counts fit
+ * the ints that hold them with room for their products (ranks, links);
+ * memory beyond these is the loader's estimate's business (budget.c). */
+#define HS_NODES_MAX 65536
+#define HS_GPUS_PER_NODE_MAX 1024
+#define HS_RANKS_MAX (1 << 20)
+/* Bandwidths: 1 bit/s to 8 Pbit/s, in bytes/s. SimGrid refuses subnormal
+ * numbers; these are far inside what its doubles hold. */
+#define HS_BW_MIN 0.125
+#define HS_BW_MAX 1e15
+/* Latencies: 0, or 2 ns (a link's latency is split over its two halves and
+ * SimGrid resolves 1 ns) to one hour. */
+#define HS_LATENCY_MIN 2e-9
+#define HS_LATENCY_MAX 3600.0
+/* Any other time: up to about 31 years. */
+#define HS_TIME_MAX 1e9
 #define HS_PATH_MAX 4096
 
 typedef struct {
@@ -105,6 +122,7 @@ typedef struct {
   int eval_every;
   int trace; /* iterations recorded in trace.json (0: no trace) */
   hs_on_failure on_failure;
+  double max_simulated_time; /* s; the simulator stops past it (0: a day per iteration) */
 } hs_run_spec;
 
 /* ---- stragglers { ... } ----------------------------------------------------------

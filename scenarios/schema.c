@@ -4,6 +4,7 @@
  * docs/scenarios.md documents the same table for users; keep them together. */
 #include <dirent.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,9 +15,11 @@
 #include "scenarios/loader.h"
 #include "scenarios/loader_internal.h"
 #include "scenarios/peer_lua.h"
+#include "scenarios/sandbox.h"
 #include "scenarios/units.h"
 
-typedef enum { F_INT, F_LONG, F_NUM, F_BOOL, F_STR, F_ENUM, F_BYTES, F_TIME, F_BW, F_FLOPS, F_TABLE, F_LIST } ftype;
+/* F_LATENCY: a time that is 0 or at least HS_LATENCY_MIN. */
+typedef enum { F_INT, F_LONG, F_NUM, F_BOOL, F_STR, F_ENUM, F_BYTES, F_TIME, F_LATENCY, F_BW, F_FLOPS, F_TABLE, F_LIST } ftype;
 typedef enum { MIN_NONE, MIN_GE, MIN_GT } min_rule;
 
 typedef struct field {
@@ -26,7 +29,7 @@ typedef struct field {
   const char *def;   /* NULL: required (unless a table or list) */
   min_rule rule;
   double min;
-  double max;        /* 0: no upper bound */
+  double max;        /* 0: the type's own bound (type_max) */
   const char *choices;        /* F_ENUM: "a|b|c", stored as its index */
   const struct field *sub;    /* F_TABLE: fields of the nested table */
 } field;
@@ -35,25 +38,25 @@ typedef struct field {
 #define OFF(member) offsetof(hs_scenario, member)
 
 static const field gpu_fields[] = {
-    {"flops", F_FLOPS, OFF(cluster.gpu_flops), NULL, MIN_GT, 0, 0, NULL, NULL},
+    {"flops", F_FLOPS, OFF(cluster.gpu_flops), NULL, MIN_GE, 1, 1e18, NULL, NULL},
     {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GT, 0, 1, NULL, NULL},
     END};
 static const field intra_fields[] = {
-    {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GT, 0, 0, NULL, NULL},
-    {"latency", F_TIME, OFF(cluster.intra.latency), "1us", MIN_GE, 0, 0, NULL, NULL},
+    {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
+    {"latency", F_LATENCY, OFF(cluster.intra.latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     END};
 static const field inter_fields[] = {
-    {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GT, 0, 0, NULL, NULL},
-    {"latency", F_TIME, OFF(cluster.inter.latency), "5us", MIN_GE, 0, 0, NULL, NULL},
-    {"nics_per_node", F_INT, OFF(cluster.nics_per_node), "1", MIN_GE, 1, 0, NULL, NULL},
+    {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
+    {"latency", F_LATENCY, OFF(cluster.inter.latency), "5us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    {"nics_per_node", F_INT, OFF(cluster.nics_per_node), "1", MIN_GE, 1, 64, NULL, NULL},
     {"topology", F_ENUM, OFF(cluster.topology), "flat", MIN_NONE, 0, 0, "flat|fat_tree", NULL},
-    {"rack_size", F_INT, OFF(cluster.rack_size), "8", MIN_GE, 1, 0, NULL, NULL},
-    {"oversubscription", F_NUM, OFF(cluster.oversubscription), "1", MIN_GE, 1, 0, NULL, NULL},
-    {"uplink_latency", F_TIME, OFF(cluster.uplink_latency), "1us", MIN_GE, 0, 0, NULL, NULL},
+    {"rack_size", F_INT, OFF(cluster.rack_size), "8", MIN_GE, 1, HS_NODES_MAX, NULL, NULL},
+    {"oversubscription", F_NUM, OFF(cluster.oversubscription), "1", MIN_GE, 1, 1e6, NULL, NULL},
+    {"uplink_latency", F_LATENCY, OFF(cluster.uplink_latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     END};
 static const field cluster_fields[] = {
-    {"nodes", F_INT, OFF(cluster.nodes), NULL, MIN_GE, 1, 0, NULL, NULL},
-    {"gpus_per_node", F_INT, OFF(cluster.gpus_per_node), "1", MIN_GE, 1, 0, NULL, NULL},
+    {"nodes", F_INT, OFF(cluster.nodes), NULL, MIN_GE, 1, HS_NODES_MAX, NULL, NULL},
+    {"gpus_per_node", F_INT, OFF(cluster.gpus_per_node), "1", MIN_GE, 1, HS_GPUS_PER_NODE_MAX, NULL, NULL},
     {"gpu", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, gpu_fields},
     {"intra", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, intra_fields},
     {"inter", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, inter_fields},
@@ -62,41 +65,43 @@ static const field cluster_fields[] = {
     END};
 static const field dataset_fields[] = {
     {"kind", F_ENUM, 0, "gaussian_mixture", MIN_NONE, 0, 0, "gaussian_mixture", NULL},
-    {"classes", F_INT, OFF(workload.classes), "10", MIN_GE, 2, 0, NULL, NULL},
-    {"features", F_INT, OFF(workload.features), "64", MIN_GE, 1, 0, NULL, NULL},
-    {"samples", F_LONG, OFF(workload.samples), "20000", MIN_GE, 1, 0, NULL, NULL},
-    {"test_samples", F_LONG, OFF(workload.test_samples), "2000", MIN_GE, 1, 0, NULL, NULL},
-    {"separation", F_NUM, OFF(workload.separation), "4", MIN_GT, 0, 0, NULL, NULL},
-    {"noise", F_NUM, OFF(workload.noise), "1", MIN_GT, 0, 0, NULL, NULL},
+    {"classes", F_INT, OFF(workload.classes), "10", MIN_GE, 2, 1024, NULL, NULL},
+    {"features", F_INT, OFF(workload.features), "64", MIN_GE, 1, 1e7, NULL, NULL},
+    {"samples", F_LONG, OFF(workload.samples), "20000", MIN_GE, 1, 1e10, NULL, NULL},
+    {"test_samples", F_LONG, OFF(workload.test_samples), "2000", MIN_GE, 1, 1e10, NULL, NULL},
+    {"separation", F_NUM, OFF(workload.separation), "4", MIN_GT, 0, 1e6, NULL, NULL},
+    {"noise", F_NUM, OFF(workload.noise), "1", MIN_GT, 0, 1e6, NULL, NULL},
     {"partition", F_ENUM, OFF(workload.partition), "iid", MIN_NONE, 0, 0, "iid|dirichlet", NULL},
-    {"alpha", F_NUM, OFF(workload.alpha), "0.5", MIN_GT, 0, 0, NULL, NULL},
+    {"alpha", F_NUM, OFF(workload.alpha), "0.5", MIN_GE, 1e-3, 1e6, NULL, NULL},
     END};
 static const field workload_fields[] = {
     {"model", F_STR, OFF(workload.model), NULL, MIN_NONE, 0, 0, NULL, NULL},
     {"dataset", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, dataset_fields},
-    {"batch", F_INT, OFF(workload.batch), "32", MIN_GE, 1, 0, NULL, NULL},
-    {"lr", F_NUM, OFF(workload.lr), "0.1", MIN_GE, 0, 0, NULL, NULL},
-    {"momentum", F_NUM, OFF(workload.momentum), "0.9", MIN_GE, 0, 0, NULL, NULL},
-    {"weight_decay", F_NUM, OFF(workload.weight_decay), "0", MIN_GE, 0, 0, NULL, NULL},
-    {"init_noise", F_NUM, OFF(workload.init_noise), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"batch", F_INT, OFF(workload.batch), "32", MIN_GE, 1, 1e7, NULL, NULL},
+    {"lr", F_NUM, OFF(workload.lr), "0.1", MIN_GE, 0, 1e6, NULL, NULL},
+    {"momentum", F_NUM, OFF(workload.momentum), "0.9", MIN_GE, 0, 1, NULL, NULL},
+    {"weight_decay", F_NUM, OFF(workload.weight_decay), "0", MIN_GE, 0, 1e3, NULL, NULL},
+    {"init_noise", F_NUM, OFF(workload.init_noise), "0", MIN_GE, 0, 1e6, NULL, NULL},
     {"precision", F_ENUM, OFF(workload.precision), "fp32", MIN_NONE, 0, 0, "fp32|fp16|bf16", NULL},
     END};
 static const field run_fields[] = {
-    {"iterations", F_INT, OFF(run.iterations), NULL, MIN_GE, 1, 0, NULL, NULL},
-    {"seed", F_LONG, OFF(run.seed), "1", MIN_GE, 0, 0, NULL, NULL},
-    {"eval_every", F_INT, OFF(run.eval_every), "0", MIN_GE, 0, 0, NULL, NULL},
-    {"trace", F_INT, OFF(run.trace), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"iterations", F_INT, OFF(run.iterations), NULL, MIN_GE, 1, 1e8, NULL, NULL},
+    {"seed", F_LONG, OFF(run.seed), "1", MIN_GE, 0, 9007199254740991.0, NULL, NULL},
+    {"eval_every", F_INT, OFF(run.eval_every), "0", MIN_GE, 0, 1e8, NULL, NULL},
+    {"trace", F_INT, OFF(run.trace), "0", MIN_GE, 0, 1e5, NULL, NULL},
     {"on_failure", F_ENUM, OFF(run.on_failure), "abort", MIN_NONE, 0, 0, "abort|shrink", NULL},
+    /* 0: a day of simulated time per iteration (sim/watchdog.c) */
+    {"max_simulated_time", F_TIME, OFF(run.max_simulated_time), "0", MIN_GE, 0, 0, NULL, NULL},
     END};
 static const field sim_fields[] = {
     {"network_model", F_STR, OFF(sim.network_model), "CM02", MIN_NONE, 0, 0, NULL, NULL},
     {"crosstraffic", F_BOOL, OFF(sim.crosstraffic), "false", MIN_NONE, 0, 0, NULL, NULL},
-    {"tcp_gamma", F_BYTES, OFF(sim.tcp_gamma), "0", MIN_GE, 0, 0, NULL, NULL},
-    {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_GE, 0, 0, NULL, NULL},
-    {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_GE, 0, 0, NULL, NULL},
+    {"tcp_gamma", F_BYTES, OFF(sim.tcp_gamma), "0", MIN_GE, 0, 1099511627776.0, NULL, NULL},
+    {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_GE, 0, 1e6, NULL, NULL},
+    {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_GE, 0, 1e6, NULL, NULL},
     {"collectives", F_ENUM, OFF(sim.collectives), "ring", MIN_NONE, 0, 0, "ring|hierarchical", NULL},
     {"fidelity", F_ENUM, OFF(sim.fidelity), "auto", MIN_NONE, 0, 0, "auto|step|fast", NULL},
-    {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 0, NULL, NULL},
+    {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 67108864.0, NULL, NULL},
     END};
 
 static const field real_fields[] = {
@@ -126,19 +131,39 @@ static int enum_index(const char *choices, const char *s) {
 static hs_unit_kind unit_of(ftype t) {
   switch (t) {
   case F_BYTES: return HS_UNIT_BYTES;
-  case F_TIME: return HS_UNIT_TIME;
+  case F_TIME:
+  case F_LATENCY: return HS_UNIT_TIME;
   case F_BW: return HS_UNIT_BANDWIDTH;
   default: return HS_UNIT_FLOPS;
   }
 }
 
+/* The bound of a key that names none: what the value is stored in, or
+ * what SimGrid and the models can honour (docs/scenarios.md, "Ranges"). */
+static double type_max(ftype t) {
+  switch (t) {
+  case F_INT: return INT_MAX;
+  case F_LONG: return 9007199254740991.0; /* 2^53 - 1: every integer up to it is exact in a double */
+  case F_BYTES: return 1125899906842624.0; /* 1 PiB */
+  case F_TIME: return HS_TIME_MAX;
+  case F_LATENCY: return HS_LATENCY_MAX;
+  case F_BW: return HS_BW_MAX;
+  case F_FLOPS: return 1e18;
+  default: return 1e15;
+  }
+}
+
 static int check_range(hs_loader *ld, const char *kp, int line, const field *f, double v) {
+  if (!isfinite(v)) return hs_loader_fail(ld, kp, line, "must be a finite number (got %g)", v);
   if (f->rule == MIN_GT && !(v > f->min))
     return hs_loader_fail(ld, kp, line, "must be greater than %g (got %g)", f->min, v);
   if (f->rule == MIN_GE && !(v >= f->min))
     return hs_loader_fail(ld, kp, line, "must be at least %g (got %g)", f->min, v);
-  if (f->max != 0 && v > f->max)
-    return hs_loader_fail(ld, kp, line, "must be at most %g (got %g)", f->max, v);
+  double max = f->max != 0 ? f->max : type_max(f->type);
+  if (v > max) return hs_loader_fail(ld, kp, line, "must be at most %.17g (got %g)", max, v);
+  if (f->type == F_LATENCY && v > 0 && v < HS_LATENCY_MIN)
+    return hs_loader_fail(ld, kp, line, "%g s is below SimGrid's time resolution: write 0 for no latency, or at "
+                          "least %g s", v, HS_LATENCY_MIN);
   return 0;
 }
 
@@ -192,6 +217,7 @@ static int store_field(hs_loader *ld, const char *kp, int line, const field *f, 
   }
   case F_BYTES:
   case F_TIME:
+  case F_LATENCY:
   case F_BW:
   case F_FLOPS:
     if (is_default) {
@@ -249,6 +275,7 @@ static int walk_table(hs_loader *ld, const char *prefix, int line, const field *
   }
   for (const field *f = fields; f->key; f++) {
     snprintf(kp, sizeof kp, "%s.%s", prefix, f->key);
+    hs_loader_at(ld, kp, line);
     lua_getfield(L, t, f->key);
     int rc;
     if (f->type == F_TABLE) {
@@ -299,7 +326,7 @@ static int read_selector(hs_loader *ld, const char *kp, int line, const char *ke
 static int read_optional_unit(hs_loader *ld, const char *kp, int line, const char *key, ftype t, double *out) {
   char k[256];
   snprintf(k, sizeof k, "%s.%s", kp, key);
-  field f = {key, t, 0, "0", t == F_BW ? MIN_GT : MIN_GE, 0, 0, NULL, NULL};
+  field f = {key, t, 0, "0", MIN_GE, t == F_BW ? HS_BW_MIN : 0, 0, NULL, NULL};
   lua_getfield(ld->L, -1, key);
   int rc = 0;
   if (!lua_isnil(ld->L, -1)) rc = store_field(ld, k, line, &f, -1, (char *)out);
@@ -345,9 +372,9 @@ static int read_overrides(hs_loader *ld, int line) {
              : read_selector(ld, kp, line, "node", c->nodes, &o->node) ? HS_SCENARIO_EBAD
              : read_selector(ld, kp, line, "rack", racks, &o->rack) ? HS_SCENARIO_EBAD
              : read_optional_unit(ld, kp, line, "bandwidth", F_BW, &o->inter.bandwidth) ? HS_SCENARIO_EBAD
-             : read_optional_unit(ld, kp, line, "latency", F_TIME, &o->inter.latency) ? HS_SCENARIO_EBAD
+             : read_optional_unit(ld, kp, line, "latency", F_LATENCY, &o->inter.latency) ? HS_SCENARIO_EBAD
              : read_optional_unit(ld, kp, line, "intra_bandwidth", F_BW, &o->intra.bandwidth) ? HS_SCENARIO_EBAD
-             : read_optional_unit(ld, kp, line, "intra_latency", F_TIME, &o->intra.latency) ? HS_SCENARIO_EBAD
+             : read_optional_unit(ld, kp, line, "intra_latency", F_LATENCY, &o->intra.latency) ? HS_SCENARIO_EBAD
              : 0;
     if (!rc && (o->node < 0) == (o->rack < 0))
       rc = hs_loader_fail(ld, kp, line, "name exactly one of node = N or rack = R");
@@ -374,7 +401,8 @@ static int read_gpu_speed(hs_loader *ld, int line) {
     snprintf(fk, sizeof fk, "%s.factor", kp);
     lua_rawgeti(L, -1, i);
     hs_speed_override *s = &c->speed[c->n_speed];
-    field ff = {"factor", F_NUM, 0, NULL, MIN_GT, 0, 0, NULL, NULL};
+    /* The GPU's speed times the factor must stay a speed SimGrid can hold. */
+    field ff = {"factor", F_NUM, 0, NULL, MIN_GE, 1e-6, 1e6, NULL, NULL};
     int rc = !lua_istable(L, -1) ? hs_loader_fail(ld, kp, line, "expected a table")
              : check_keys(ld, kp, line, allowed) ? HS_SCENARIO_EBAD
              : read_selector(ld, kp, line, "gpu", c->nodes * c->gpus_per_node, &s->gpu) ? HS_SCENARIO_EBAD
@@ -440,7 +468,7 @@ static int find_profile(hs_loader *ld, const char *model, char *out, size_t len)
 static int load_profile(hs_loader *ld, int line, const char *file) {
   lua_State *L = ld->L;
   hs_workload_spec *w = &ld->out->workload;
-  if (luaL_loadfile(L, file) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+  if (hs_sandbox_loadfile(L, file) != LUA_OK || hs_sandbox_pcall(L, 0, 1) != LUA_OK) {
     int rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
     lua_pop(L, 1);
     return rc;
@@ -548,7 +576,7 @@ static int resolve_peers(hs_loader *ld, const char *kp, int line, const hs_optio
       if (slash) *slash = '\0';
       else snprintf(dir, sizeof dir, ".");
       snprintf(file, sizeof file, "%s%s%s", name[0] == '/' ? "" : dir, name[0] == '/' ? "" : "/", name);
-      if (luaL_loadfile(L, file) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+      if (hs_sandbox_loadfile(L, file) != LUA_OK || hs_sandbox_pcall(L, 0, 1) != LUA_OK) {
         int rc = hs_loader_fail(ld, kp, line, "peer scheme file failed to load: %s", lua_tostring(L, -1));
         lua_pop(L, 1);
         return rc;
@@ -609,7 +637,8 @@ static int validate_algorithm(hs_loader *ld) {
   for (const hs_option_spec *o = d->options; o && o->key; o++) {
     if (n > HS_MAX_OPTIONS) break;
     ftype ft = opt_field_types[o->type];
-    fields[n] = (field){o->key, ft, 0, o->def, MIN_GE, o->min, 0, NULL, NULL};
+    /* Integer options are stored as doubles but read as int or long. */
+    fields[n] = (field){o->key, ft, 0, o->def, MIN_GE, o->min, ft == F_INT ? INT_MAX : 0, NULL, NULL};
     if (ft == F_STR || ft == F_BOOL) fields[n].rule = MIN_NONE;
     n++;
   }
@@ -639,6 +668,7 @@ static int validate_algorithm(hs_loader *ld) {
     char kp[256];
     snprintf(kp, sizeof kp, "algorithm.%s", fields[i].key);
     hs_option_value *v = &a->options.v[i - 1];
+    hs_loader_at(ld, kp, line);
     lua_getfield(L, -1, fields[i].key);
     if (d->options[i - 1].type == HS_OPT_PEERS) {
       rc = resolve_peers(ld, kp, line, &d->options[i - 1], v);
@@ -693,6 +723,10 @@ int hs_schema_validate(hs_loader *ld) {
   hs_scenario *s = ld->out;
 
   rc = validate_block(ld, "cluster", cluster_fields, &line);
+  if (!rc && (long)s->cluster.nodes * s->cluster.gpus_per_node > HS_RANKS_MAX)
+    rc = hs_loader_fail(ld, "cluster.nodes", line, "%d nodes x %d GPUs is %ld GPUs; hearsay simulates at most %d",
+                        s->cluster.nodes, s->cluster.gpus_per_node, (long)s->cluster.nodes * s->cluster.gpus_per_node,
+                        HS_RANKS_MAX);
   if (!rc) rc = read_overrides(ld, line);
   if (!rc) rc = read_gpu_speed(ld, line);
   lua_pop(L, 1);
@@ -721,5 +755,14 @@ int hs_schema_validate(hs_loader *ld) {
   lua_pop(L, 1);
   if (rc) return rc;
 
-  return validate_algorithm(ld);
+  rc = validate_algorithm(ld);
+  if (rc) return rc;
+  /* Every worker needs a shard of the data set. */
+  if (s->workload.numeric && s->workload.samples < hs_algorithm_workers(s)) {
+    line = hs_loader_push_decl(ld, "workload");
+    lua_pop(L, 1);
+    return hs_loader_fail(ld, "workload.dataset.samples", line, "%ld samples are fewer than the %d workers",
+                          s->workload.samples, hs_algorithm_workers(s));
+  }
+  return 0;
 }

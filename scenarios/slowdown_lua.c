@@ -32,8 +32,9 @@ static double call(hs_slowdown_fn *f, int rank, int iteration, double time, char
     v = 1; /* nothing to say about this rank: nominal speed */
   } else if (lua_type(L, -1) != LUA_TNUMBER) {
     snprintf(err, len, "returned a %s; expected a number (the slowdown factor, 1 = nominal)", luaL_typename(L, -1));
-  } else if (!(lua_tonumber(L, -1) > 0) || !isfinite(lua_tonumber(L, -1))) {
-    snprintf(err, len, "returned %g; a slowdown factor must be a finite number > 0", lua_tonumber(L, -1));
+  } else if (!(lua_tonumber(L, -1) >= 1e-6 && lua_tonumber(L, -1) <= 1e6)) {
+    /* The same range as a slowdown entry's factor (conditions.c). */
+    snprintf(err, len, "returned %g; a slowdown factor must be a number in [1e-6, 1e6]", lua_tonumber(L, -1));
   } else {
     v = lua_tonumber(L, -1);
   }

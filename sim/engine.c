@@ -126,6 +126,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   w->direct = sc->failures.n == 0 && !(actors && strcmp(actors, "1") == 0);
   hs_sim_start_failures(w);
   hs_sim_start_background(sc);
+  hs_sim_start_watchdog(w);
   double t0 = wall_seconds();
   simgrid_run();
   if (stats) {

@@ -10,12 +10,18 @@
 #include "algos/dataset.h"
 #include "algos/metrics.h"
 #include "algos/model.h"
+#include "algos/outdir.h"
 #include "algos/report.h"
 #include "algos/trace.h"
 #include "algos/train.h"
 #include "scenarios/loader.h"
+#include "scenarios/units.h"
+#include "sim/guard.h"
 #include "sim/platform.h"
 #include "sim/sim.h"
+
+/* From this many GPUs on, setting up takes seconds: say so first. */
+#define HS_ANNOUNCE_RANKS 8192
 
 static void train_rank(hs_worker *w, void *arg) {
   int rc = hs_train_worker(w, arg);
@@ -23,7 +29,20 @@ static void train_rank(hs_worker *w, void *arg) {
   if (rc && rc != HS_EPEER) fprintf(stderr, "hearsay: rank %d failed (%d)\n", w->rank, rc);
 }
 
-int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
+typedef struct {
+  const hs_scenario *sc;
+  const hs_run_options *opt;
+  const char *stage;  /* where the files are written */
+  const char *target; /* where they will be once the run succeeded */
+} run_ctx;
+
+/* Runs in the guard's child process: everything that writes goes into the
+ * staging folder; the parent puts it in place when this returns 0 or 3. */
+static int run_staged(void *arg) {
+  const run_ctx *ctx = arg;
+  const hs_scenario *sc = ctx->sc;
+  const hs_run_options *opt = ctx->opt;
+  const char *dir = ctx->stage;
   int n = hs_scenario_gpus(sc);
   hs_dataset *ds = NULL;
   if (sc->workload.numeric) {
@@ -33,14 +52,6 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
       fprintf(stderr, "%s: %s\n", sc->path, err);
       return HS_SCENARIO_EBAD;
     }
-  }
-  char dir[4096];
-  if (opt->out_dir) snprintf(dir, sizeof dir, "%s", opt->out_dir);
-  else snprintf(dir, sizeof dir, "out/%s", sc->name);
-  if (hs_report_mkdir(dir)) {
-    fprintf(stderr, "hearsay: cannot create output folder %s: %s\n", dir, strerror(errno));
-    hs_dataset_free(ds);
-    return 1;
   }
   char platform[4200];
   snprintf(platform, sizeof platform, "%s/platform.xml", dir);
@@ -72,7 +83,7 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   if (stats.aborted) {
     fprintf(stderr, "hearsay: %s at %.6g s ended the run (run.on_failure = \"abort\"); the outputs hold the %d "
             "iterations measured before it\n", stats.failure_what[0], stats.failure_time[0], hs_metrics_rows(m));
-    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, dir);
+    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, ctx->target);
     rc = rc ? rc : HS_RUN_ABORTED;
   } else if (job.ranks_done != n - stats.ranks_lost) {
     fprintf(stderr, "hearsay: only %d of %d ranks ran to the end; the outputs hold what was measured\n",
@@ -84,13 +95,43 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
     snprintf(tmp, sizeof tmp, "%s/.trace.json.partial", dir);
     snprintf(final, sizeof final, "%s/trace.json", dir);
     if (hs_trace_write(trace, tmp) || rename(tmp, final)) {
-      fprintf(stderr, "hearsay: cannot write %s\n", final);
+      fprintf(stderr, "hearsay: cannot write trace.json into %s\n", dir);
       rc = 1;
     }
   }
   hs_trace_free(trace);
-  if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, dir);
+  if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, ctx->target);
   hs_metrics_free(m);
   hs_dataset_free(ds);
+  return rc;
+}
+
+int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
+  char target[HS_OUTDIR_PATH_MAX], err[HS_OUTDIR_PATH_MAX + 128];
+  if (opt->out_dir) snprintf(target, sizeof target, "%s", opt->out_dir);
+  else snprintf(target, sizeof target, "out/%s", sc->name);
+  hs_outdir od;
+  if (hs_outdir_open(&od, target, err, sizeof err)) {
+    fprintf(stderr, "hearsay: %s\n", err);
+    return 1;
+  }
+  int n = hs_scenario_gpus(sc);
+  if (n >= HS_ANNOUNCE_RANKS) {
+    char mem[32];
+    hs_format_bytes(hs_scenario_memory(sc, 0, NULL, NULL, NULL), mem, sizeof mem);
+    fprintf(stderr, "hearsay: setting up %d simulated GPUs (%d nodes x %d), up to %s of memory; large clusters take "
+            "a while to build\n", n, sc->cluster.nodes, sc->cluster.gpus_per_node, mem);
+  }
+  run_ctx ctx = {.sc = sc, .opt = opt, .stage = od.stage, .target = od.target};
+  int rc = hs_guard_run(run_staged, &ctx, "hearsay run");
+  if (rc == 0 || rc == HS_RUN_ABORTED) {
+    if (hs_outdir_commit(&od)) {
+      fprintf(stderr, "hearsay: cannot put the outputs in place at %s: %s\n", od.target, strerror(errno));
+      hs_outdir_discard(&od);
+      rc = 1;
+    }
+  } else {
+    hs_outdir_discard(&od);
+  }
   return rc;
 }

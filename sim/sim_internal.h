@@ -168,5 +168,9 @@ void hs_sim_fast_timed(void *token, double arrival, double finish);
 
 /* background.c: starts network { } background traffic (daemon actors). */
 void hs_sim_start_background(const hs_scenario *sc);
+/* watchdog.c: a daemon that stops the run (exit 2, with the likely cause)
+ * once the simulated time passes hs_sim_time_bound. */
+void hs_sim_start_watchdog(sim_world *w);
+double hs_sim_time_bound(const hs_scenario *sc);
 
 #endif

@@ -69,7 +69,7 @@ static void bad_scenario(void) {
 static void dead_rank(void) {
   char dir[600], cmd[8192];
   snprintf(dir, sizeof dir, "%s/dead-rank-out", hs_test_tmpdir());
-  snprintf(cmd, sizeof cmd, "exec timeout -k 5 120 %s %s %s/scenarios/emulated-4.lua --set run.iterations=100000 "
+  snprintf(cmd, sizeof cmd, "exec timeout -k 5 120 %s %s %s/scenarios/emulated-4.lua --set run.iterations=2000 "
            "--out %s >/dev/null 2>&1", hs_test_mpirun(4), HEARSAY_REAL_BIN, HS_SOURCE_DIR, dir);
   fflush(stdout);
   pid_t pid = fork();

@@ -33,9 +33,9 @@ static const bad_case cases[] = {
     {"missing required field", 6, "run { seed = 3 }", NULL,
      {"scenario.lua:6:", "run.iterations", "required but missing"}},
     {"zero bandwidth", 3, "  inter = { bandwidth = \"0Gbps\" } }", NULL,
-     {"scenario.lua:3:", "cluster.inter.bandwidth", "greater than 0"}},
+     {"scenario.lua:3:", "cluster.inter.bandwidth", "at least 0.125"}},
     {"negative bandwidth", 3, "  inter = { bandwidth = \"-5Gbps\" } }", NULL,
-     {"scenario.lua:3:", "cluster.inter.bandwidth", "greater than 0"}},
+     {"scenario.lua:3:", "cluster.inter.bandwidth", "at least 0.125"}},
     {"zero GPUs", 1, "cluster { nodes = 2, gpus_per_node = 0,", NULL,
      {"scenario.lua:1:", "cluster.gpus_per_node", "at least 1"}},
     {"unknown algorithm", 5, "algorithm { name = \"allreduce_magic\" }", NULL,
@@ -51,7 +51,7 @@ static const bad_case cases[] = {
     {"bad --set value", 0, NULL, "cluster.nodes=0", {"--set cluster.nodes=0", "cluster.nodes", "at least 1"}},
     {"--set of an unknown key", 0, NULL, "cluster.gpu.speed=3", {"--set cluster.gpu.speed=3", "unknown key", NULL}},
     {"impossible data partition", 4, "workload { model = \"softmax\", dataset = { samples = 2 }, batch = 8 }", NULL,
-     {"samples = 2", "fewer than the 4 workers", NULL}},
+     {"scenario.lua:4:", "workload.dataset.samples", "2 samples are fewer than the 4 workers"}},
 };
 
 int main(void) {

@@ -1,0 +1,69 @@
+/* guard.c — a command's work in a child process (guard.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "sim/guard.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t forwarded;
+
+static void forward(int sig) {
+  forwarded = sig;
+  if (child_pid > 0) kill((pid_t)child_pid, sig);
+}
+
+int hs_guard_run(int (*fn)(void *arg), void *arg, const char *what) {
+  const char *off = getenv("HS_NO_GUARD");
+  if (off && strcmp(off, "1") == 0) return fn(arg);
+  static const int passed[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction sa = {0}, old[3];
+  sa.sa_handler = forward;
+  sigemptyset(&sa.sa_mask);
+  fflush(NULL); /* or the child would print what the parent buffered, twice */
+  forwarded = 0;
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "%s: cannot start its worker process: %s\n", what, strerror(errno));
+    return 1;
+  }
+  if (pid == 0) {
+    /* A parent killed outright (SIGKILL) takes its worker with it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) _exit(128 + SIGKILL);
+    int rc = fn(arg);
+    fflush(NULL);
+    /* Skip the exit handlers: SimGrid's may run on a simulation stopped
+     * half-way (a watchdog, a failure); everything is written by now. */
+    _exit(rc);
+  }
+  child_pid = pid;
+  for (int i = 0; i < 3; i++) sigaction(passed[i], &sa, &old[i]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  child_pid = 0;
+  for (int i = 0; i < 3; i++) sigaction(passed[i], &old[i], NULL);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  int sig = WTERMSIG(status);
+  if (sig == forwarded || sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGKILL) {
+    fprintf(stderr, "%s: stopped by signal %d (%s); the output folder was left as it was\n", what, sig,
+            strsignal(sig));
+    return 128 + sig;
+  }
+  if (sig == SIGXFSZ) {
+    fprintf(stderr, "%s: a file grew past this shell's file-size limit (ulimit -f); the output folder was left as "
+            "it was\n", what);
+    return 1;
+  }
+  fprintf(stderr,
+          "%s: the simulation died of signal %d (%s): a bug in hearsay or SimGrid, not in the scenario. The output "
+          "folder was left as it was. Please report it with the scenario and the command line.\n",
+          what, sig, strsignal(sig));
+  return HS_GUARD_CRASHED;
+}

@@ -1,0 +1,110 @@
+/* watchdog.c — stops a simulation whose simulated time runs past its
+ * bound, and says which key made it so slow.
+ *
+ * A bandwidth of 42 B/s or a latency of a day is representable, and a run
+ * on such a cluster is valid, but its three iterations last simulated
+ * centuries: the user meant 42 Gbps. Without a bound it runs on silently
+ * (each SimGrid event is cheap, there are just very many, or the clock
+ * jumps to a meaningless date). The bound is run.max_simulated_time, by
+ * default a day of simulated time per iteration (docs/scenarios.md). */
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "algos/algorithm.h"
+#include "scenarios/loader.h"
+#include "scenarios/units.h"
+#include "sim/sim_internal.h"
+
+/* A day per iteration: no training step of any real system takes longer. */
+#define HS_DEFAULT_SECONDS_PER_ITERATION 86400.0
+
+double hs_sim_time_bound(const hs_scenario *sc) {
+  if (sc->run.max_simulated_time > 0) return sc->run.max_simulated_time;
+  return (double)hs_algorithm_max_iterations(sc) * HS_DEFAULT_SECONDS_PER_ITERATION;
+}
+
+/* The slowest of what one iteration must do at least, with the key that
+ * sets it: compute at the GPU's speed, the model's bytes over the slowest
+ * link, the latencies of a ring over the slowest link. */
+/* hs_format_time stops at seconds; a bound is often days. */
+static void format_long_time(double s, char *buf, size_t len) {
+  if (s >= 2 * 86400.0) snprintf(buf, len, "%.3g days", s / 86400.0);
+  else hs_format_time(s, buf, len);
+}
+
+static void explain(const hs_scenario *sc, char *buf, size_t len) {
+  const hs_cluster_spec *c = &sc->cluster;
+  const hs_workload_spec *w = &sc->workload;
+  double flops = 0, bytes = 0;
+  for (int l = 0; l < w->n_layers; l++) {
+    flops += (w->layers[l].fwd_flops + w->layers[l].bwd_flops) * w->batch;
+    bytes += w->layers[l].params * w->dtype_bytes;
+  }
+  double slowest_factor = 1;
+  for (int i = 0; i < c->n_speed; i++)
+    if (c->speed[i].factor < slowest_factor) slowest_factor = c->speed[i].factor;
+  double compute = flops / (c->gpu_flops * c->gpu_efficiency * slowest_factor);
+  int n = hs_scenario_gpus(sc);
+  int inter = c->nodes > 1;
+  const hs_link_spec *link = inter ? &c->inter : &c->intra;
+  double bw = link->bandwidth, lat = link->latency;
+  const char *bw_key = inter ? "cluster.inter.bandwidth" : "cluster.intra.bandwidth";
+  const char *lat_key = inter ? "cluster.inter.latency" : "cluster.intra.latency";
+  for (int i = 0; i < c->n_overrides; i++) {
+    const hs_net_override *o = &c->overrides[i];
+    if (o->inter.bandwidth > 0 && inter && o->inter.bandwidth < bw) bw = o->inter.bandwidth, bw_key = "cluster.overrides";
+    if (o->inter.latency > lat && inter) lat = o->inter.latency, lat_key = "cluster.overrides";
+  }
+  double transfer = n > 1 ? 2 * bytes / bw : 0;
+  double latency = n > 1 ? 2.0 * (n - 1) * lat : 0;
+  char t[32], v[32];
+  if (compute >= transfer && compute >= latency) {
+    format_long_time(compute, t, sizeof t);
+    hs_format_bandwidth(c->gpu_flops, v, sizeof v);
+    snprintf(buf, len, "cluster.gpu.flops = %.3g flop/s (efficiency %g): one iteration computes for %s", c->gpu_flops,
+             c->gpu_efficiency, t);
+  } else if (transfer >= latency) {
+    format_long_time(transfer, t, sizeof t);
+    hs_format_bandwidth(bw, v, sizeof v);
+    snprintf(buf, len, "%s = %s: moving the model's gradients across it takes %s per iteration", bw_key, v, t);
+  } else {
+    format_long_time(lat, v, sizeof v);
+    format_long_time(latency, t, sizeof t);
+    snprintf(buf, len, "%s = %s: a ring over %d GPUs pays it %d times, %s per iteration", lat_key, v, n,
+             2 * (n - 1), t);
+  }
+  if (sc->stragglers.n > 0 || sc->stragglers.fn)
+    snprintf(buf + strlen(buf), len - strlen(buf), "; or the stragglers { } slowdowns");
+}
+
+static void watch(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  sim_world *w = sg_actor_self_get_data();
+  const hs_scenario *sc = w->sc;
+  double bound = hs_sim_time_bound(sc);
+  sg_actor_sleep_for(bound);
+  char why[512], b[32];
+  explain(sc, why, sizeof why);
+  format_long_time(bound, b, sizeof b);
+  fprintf(stderr,
+          "%s: run: the simulated time passed %s (%s) before the run ended; stopped. The likely cause: %s. "
+          "Check the units (42 is 42 B/s, \"42Gbps\" is 42 Gbit/s), or raise run.max_simulated_time.\n",
+          sc->path, b, sc->run.max_simulated_time > 0 ? "run.max_simulated_time" : "a day per iteration", why);
+  fflush(NULL);
+  /* The simulation cannot be unwound from here; the command's guard sees
+   * the exit code and leaves the output folder as it was. */
+  _exit(HS_SCENARIO_EBAD);
+}
+
+void hs_sim_start_watchdog(sim_world *w) {
+  sg_actor_t a = sg_actor_init("watchdog", sg_host_by_name("gpu0"));
+  sg_actor_set_data(a, w);
+  sg_actor_start_(a, watch, 0, NULL);
+  sg_actor_daemonize(a); /* the simulation ends with the ranks, not with it */
+}
