@@ -19,6 +19,7 @@
 #include "algos/metrics.h"
 #include "algos/model.h"
 #include "algos/report.h"
+#include "algos/outdir.h"
 #include "algos/train.h"
 #include "real/emulator.h"
 #include "real/mpi_backend.h"
@@ -124,7 +125,7 @@ static void free_worker(hs_worker *w, hs_transport t) {
   else hs_mpi_worker_free(w);
 }
 
-static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, const char *dir, int rank,
+static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, const hs_outdir *od, int rank,
                             int size) {
   hs_transport transport;
   int rc = choose_transport(sc, rank, &transport);
@@ -186,8 +187,8 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
       const char *backend = transport == HS_TRANSPORT_NCCL ? "nccl" : "mpi";
       hs_run_info info = {.mode = mode, .backend = backend, .fidelity = "measured", .ranks = size,
                           .wall_time = wall};
-      rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
-      if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, dir);
+      rc = hs_report_write(od->stage, sc, m, &info) ? 1 : 0;
+      if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, od->target);
     }
     rc = agree(rc);
   }
@@ -205,15 +206,25 @@ int hs_real_run(const hs_real_options *opt) {
   if (rc) return rc;
   rc = agree(check_ranks(&sc, rank, size));
 
-  char dir[4096];
+  /* Rank 0 writes; its folder is staged and put in place only when every
+   * rank succeeded (algos/outdir.h). */
+  char dir[HS_OUTDIR_PATH_MAX], err[HS_OUTDIR_PATH_MAX + 128];
   if (opt->out_dir) snprintf(dir, sizeof dir, "%s", opt->out_dir);
   else snprintf(dir, sizeof dir, "out/%s-%s", sc.name, sc.real.emulate ? "emulated" : "real");
+  hs_outdir od = {0};
   if (!rc) {
-    int bad = rank == 0 && hs_report_mkdir(dir);
-    if (bad) fprintf(stderr, "hearsay-real: cannot create output folder %s: %s\n", dir, strerror(errno));
+    int bad = rank == 0 && hs_outdir_open(&od, dir, err, sizeof err);
+    if (bad) fprintf(stderr, "hearsay-real: %s\n", err);
     rc = agree(bad);
   }
-  if (!rc) rc = train_and_report(&sc, opt, dir, rank, size);
+  if (!rc) rc = train_and_report(&sc, opt, &od, rank, size);
+  if (rank == 0 && od.stage[0]) {
+    if (!rc && hs_outdir_commit(&od)) {
+      fprintf(stderr, "hearsay-real: cannot put the outputs in place at %s: %s\n", od.target, strerror(errno));
+      rc = 1;
+    }
+    if (rc) hs_outdir_discard(&od);
+  }
   hs_scenario_free(&sc);
   return rc;
 }

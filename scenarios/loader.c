@@ -250,8 +250,14 @@ static void path_of(char stack[][HS_NAME_MAX], int depth, const char *leaf, char
   if (leaf && leaf[0] && used < len) snprintf(out + used, len - used, "%s%s", used ? "." : "", leaf);
 }
 
-/* Keeps in acc the longest dotted prefix it shares with path. */
+/* Keeps in acc the longest dotted prefix it shares with path; a path that
+ * goes deeper into acc (`inter = { bandwidth = ...`) replaces it. */
 static void common_prefix(char *acc, const char *path) {
+  size_t n = strlen(acc);
+  if (strncmp(acc, path, n) == 0 && path[n] == '.') {
+    snprintf(acc, 256, "%s", path);
+    return;
+  }
   size_t i = 0, cut = 0;
   while (acc[i] && acc[i] == path[i]) {
     if (acc[i] == '.') cut = i;

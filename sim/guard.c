@@ -11,6 +11,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static sigset_t blocked_set, saved_set;
+static int blocked;
+
+void hs_guard_block(void) {
+  sigemptyset(&blocked_set);
+  sigaddset(&blocked_set, SIGINT);
+  sigaddset(&blocked_set, SIGTERM);
+  sigaddset(&blocked_set, SIGHUP);
+  sigprocmask(SIG_BLOCK, &blocked_set, &saved_set);
+  blocked = 1;
+}
+
+void hs_guard_unblock(void) {
+  if (!blocked) return;
+  blocked = 0;
+  sigprocmask(SIG_SETMASK, &saved_set, NULL);
+}
+
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t forwarded;
 
@@ -21,19 +39,28 @@ static void forward(int sig) {
 
 int hs_guard_run(int (*fn)(void *arg), void *arg, const char *what) {
   const char *off = getenv("HS_NO_GUARD");
-  if (off && strcmp(off, "1") == 0) return fn(arg);
+  if (off && strcmp(off, "1") == 0) {
+    hs_guard_unblock();
+    return fn(arg);
+  }
   static const int passed[] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction sa = {0}, old[3];
   sa.sa_handler = forward;
   sigemptyset(&sa.sa_mask);
   fflush(NULL); /* or the child would print what the parent buffered, twice */
   forwarded = 0;
+  /* Until the handlers are in place, the signals wait (hs_guard_block). */
+  for (int i = 0; i < 3; i++) sigaction(passed[i], &sa, &old[i]);
   pid_t pid = fork();
   if (pid < 0) {
     fprintf(stderr, "%s: cannot start its worker process: %s\n", what, strerror(errno));
+    for (int i = 0; i < 3; i++) sigaction(passed[i], &old[i], NULL);
+    hs_guard_unblock();
     return 1;
   }
   if (pid == 0) {
+    for (int i = 0; i < 3; i++) sigaction(passed[i], &old[i], NULL);
+    hs_guard_unblock();
     /* A parent killed outright (SIGKILL) takes its worker with it. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1) _exit(128 + SIGKILL);
@@ -44,7 +71,7 @@ int hs_guard_run(int (*fn)(void *arg), void *arg, const char *what) {
     _exit(rc);
   }
   child_pid = pid;
-  for (int i = 0; i < 3; i++) sigaction(passed[i], &sa, &old[i]);
+  hs_guard_unblock(); /* a signal that came meanwhile is forwarded now */
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
   child_pid = 0;

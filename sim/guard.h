@@ -19,4 +19,10 @@
  * returned. HS_NO_GUARD=1 runs fn in this process (for debuggers). */
 int hs_guard_run(int (*fn)(void *arg), void *arg, const char *what);
 
+/* Holds SIGINT, SIGTERM and SIGHUP back from before the output folder is
+ * staged until hs_guard_run can pass them on, so that no stop signal can
+ * land in between and leave the stage behind. hs_guard_run unblocks. */
+void hs_guard_block(void);
+void hs_guard_unblock(void);
+
 #endif

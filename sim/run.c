@@ -111,7 +111,9 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
   if (opt->out_dir) snprintf(target, sizeof target, "%s", opt->out_dir);
   else snprintf(target, sizeof target, "out/%s", sc->name);
   hs_outdir od;
+  hs_guard_block();
   if (hs_outdir_open(&od, target, err, sizeof err)) {
+    hs_guard_unblock();
     fprintf(stderr, "hearsay: %s\n", err);
     return 1;
   }

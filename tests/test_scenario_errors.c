@@ -1,5 +1,8 @@
 /* test_scenario_errors.c — every kind of bad scenario is refused by
- * `hearsay run` with FILE:LINE: key: message, exit code 2, and no output. */
+ * `hearsay run` with FILE:LINE: key: message, exit code 2, and no output:
+ * wrong keys and types, numbers out of their range, more memory than the
+ * machine has, and scenario code the Lua sandbox stops. */
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -52,7 +55,58 @@ static const bad_case cases[] = {
     {"--set of an unknown key", 0, NULL, "cluster.gpu.speed=3", {"--set cluster.gpu.speed=3", "unknown key", NULL}},
     {"impossible data partition", 4, "workload { model = \"softmax\", dataset = { samples = 2 }, batch = 8 }", NULL,
      {"scenario.lua:4:", "workload.dataset.samples", "2 samples are fewer than the 4 workers"}},
+    /* Numbers the simulator, SimGrid or memory cannot honour (issue 16's
+     * fuzzing crashed or hung on each of these before they had a range). */
+    {"2^31 nodes", 0, NULL, "cluster.nodes=2147483648", {"--set cluster.nodes=2147483648", "cluster.nodes", "at most 65536"}},
+    {"2^31 - 1 GPUs per node", 1, "cluster { nodes = 2, gpus_per_node = 2^31 - 1,", NULL,
+     {"scenario.lua:1:", "cluster.gpus_per_node", "at most 1024"}},
+    {"2^53 + 1 classes", 4, "workload { model = \"softmax\", dataset = { classes = 2^53 + 1 } }", NULL,
+     {"scenario.lua:4:", "workload.dataset.classes", "at most 1024"}},
+    {"subnormal bandwidth", 3, "  inter = { bandwidth = 5e-324 } }", NULL,
+     {"scenario.lua:3:", "cluster.inter.bandwidth", "at least 0.125"}},
+    {"latency below SimGrid's resolution", 3, "  inter = { bandwidth = \"10Gbps\", latency = 1e-308 } }", NULL,
+     {"scenario.lua:3:", "cluster.inter.latency", "below SimGrid's time resolution"}},
+    {"latency of 1e308 s", 0, NULL, "cluster.inter.latency=1e308", {"--set cluster.inter.latency=1e308", "cluster.inter.latency", "at most 3600"}},
+    {"infinite flops", 2, "  gpu = { flops = math.huge },", NULL, {"scenario.lua:2:", "cluster.gpu.flops", "finite"}},
+    {"NaN learning rate", 4, "workload { model = \"softmax\", lr = 0/0 }", NULL, {"scenario.lua:4:", "workload.lr", "finite"}},
+    {"1e999 from --set", 0, NULL, "run.seed=1e999", {"--set run.seed=1e999", "run.seed", "finite"}},
+    {"rack_size 2^31", 3, "  inter = { bandwidth = \"10Gbps\", rack_size = 2^31 } }", NULL,
+     {"scenario.lua:3:", "cluster.inter.rack_size", "at most 65536"}},
+    {"integer option past an int", 5, "algorithm { name = \"local_sgd\", period = 2^32 }", NULL,
+     {"scenario.lua:5:", "algorithm.period", "at most 2147483647"}},
+    {"more memory than the machine has", 4,
+     "workload { model = \"softmax\", dataset = { samples = 1e8, features = 1e7 } }", NULL,
+     {"scenario.lua:4:", "workload.dataset.features", "of memory, most of it for the data set"}},
+    /* The Lua sandbox: a clear refusal, never a crash, a hang or an exit. */
+    {"os.exit", 6, "run { iterations = 3 } os.exit(5)", NULL,
+     {"scenario.lua:6:", "os.exit is not available in a scenario", NULL}},
+    {"io.open", 6, "run { iterations = 3 } local f = io.open('/etc/passwd')", NULL,
+     {"scenario.lua:6:", "io.open is not available", NULL}},
+    {"require", 6, "run { iterations = 3 } require('socket.core')", NULL, {"scenario.lua:6:", "require is not available", NULL}},
+    {"bytecode", 6, "run { iterations = 3 } assert(load(string.dump(function() end)))", NULL,
+     {"scenario.lua:6:", "attempt to load a binary chunk", NULL}},
+    {"an endless loop at the top level", 6, "run { iterations = 3 } while true do end", NULL,
+     {"scenario.lua:6:", "200 million Lua instructions", NULL}},
+    {"a metamethod that fails", 4,
+     "workload(setmetatable({ model = 'softmax' }, { __index = function(t, k) error('no ' .. k) end }))", NULL,
+     {"scenario.lua:4:", "workload.", "no "}},
+    {"a metamethod that loops", 4,
+     "workload(setmetatable({ model = 'softmax' }, { __index = function() while true do end end }))", NULL,
+     {"scenario.lua:4:", "workload.", "200 million Lua instructions"}},
+    {"a string past the memory cap", 6, "run { iterations = 3 } local s = string.rep('x', 2^31)", NULL,
+     {"scenario.lua:6:", "Lua error", NULL}},
+    {"a run-time error names the key on its line", 3, "  inter = { bandwidth = 10 + {} } }", NULL,
+     {"scenario.lua:3:", "cluster.inter.bandwidth", "attempt to perform arithmetic"}},
 };
+
+/* Files in dir, so a staging folder left beside the target shows. */
+static int entries(const char *dir) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  if (d) closedir(d);
+  return n;
+}
 
 int main(void) {
   int n = sizeof cases / sizeof cases[0];
@@ -74,7 +128,8 @@ int main(void) {
     struct stat st;
     tap_ok(rc == 2, "%s: exit code 2 (got %d)", bc->what, rc);
     tap_ok(has, "%s: message names file, line and key: %s", bc->what, err);
-    tap_ok(stat(out, &st) != 0, "%s: nothing written", bc->what);
+    tap_ok(stat(out, &st) != 0 && entries(dir) == 1, "%s: nothing written (%d entries beside the scenario)", bc->what,
+           entries(dir) - 1);
   }
   /* And the good scenario runs, so the cases above fail for their own reason. */
   const char *dir = hs_test_tmpdir();
