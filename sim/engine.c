@@ -77,6 +77,9 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   argv[argc] = NULL;
   simgrid_init(&argc, argv);
   simgrid_load_platform(cfg->platform_file);
+  /* Read: a temporary platform goes now, so no crash or kill later can
+   * leave it behind in /tmp. */
+  if (cfg->platform_temp) remove(cfg->platform_file);
 
   int n = cfg->n_ranks > 0 && cfg->n_ranks < hs_scenario_gpus(sc) ? cfg->n_ranks : hs_scenario_gpus(sc);
   sim_world *w = calloc(1, sizeof *w);

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/outdir.h"
 #include "algos/report.h"
 #include "scenarios/units.h"
+#include "sim/guard.h"
 #include "sim/peer_analysis.h"
 #include "sim/peer_round.h"
 
@@ -45,6 +47,19 @@ static void json_num(FILE *f, double v) {
   else fputs("null", f);
 }
 
+/* A JSON string: names come from the scenario (its file name, a Lua
+ * scheme's `name`) and may hold quotes or any byte. */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20 || c >= 0x80) fprintf(f, "\\u%04x", c); /* bytes as Latin-1: always valid */
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
 static int write_json(const char *path, const hs_scenario *sc, const hs_peer_report *r, const hs_peer_rounds *rd,
                       double bytes, double bytes_per_step, bool hier) {
   char tmp[4300];
@@ -52,7 +67,11 @@ static int write_json(const char *path, const hs_scenario *sc, const hs_peer_rep
   FILE *f = fopen(tmp, "w");
   if (!f) return 1;
   hs_peer_scheme *s = sc->algorithm.peers;
-  fprintf(f, "{\n  \"scenario\": \"%s\",\n  \"scheme\": \"%s\",\n", sc->name, s->name);
+  fputs("{\n  \"scenario\": ", f);
+  json_str(f, sc->name);
+  fputs(",\n  \"scheme\": ", f);
+  json_str(f, s->name);
+  fputs(",\n", f);
   fprintf(f, "  \"ranks\": %d,\n  \"level\": \"%s\",\n  \"directed\": %s,\n  \"push_sum\": %s,\n", r->n,
           hier ? "nodes" : "gpus", s->directed ? "true" : "false", s->directed ? "true" : "false");
   fprintf(f, "  \"steps_checked\": %ld,\n  \"checks\": {\"pairing_symmetric\": %s, \"deadlock_free\": true},\n",
@@ -76,20 +95,61 @@ static int write_json(const char *path, const hs_scenario *sc, const hs_peer_rep
           r->exact_step);
   for (long t = 0; t <= r->steps; t++) {
     if (t) fputs(", ", f);
-    fprintf(f, "%.6g", r->error[t]);
+    if (isfinite(r->error[t])) fprintf(f, "%.6g", r->error[t]);
+    else fputs("null", f);
   }
   fprintf(f, "]},\n  \"degree\": {\"sends_max\": %d, \"receives_max\": %d, \"sends_mean\": %.17g},\n", r->deg_out_max,
           r->deg_in_max, r->deg_out_mean);
   fprintf(f, "  \"bytes\": {\"message\": %.17g, \"per_worker_per_step_mean\": %.17g, \"busiest_nic_messages\": %d},\n",
           bytes, bytes_per_step, r->busiest_nic);
   fprintf(f, "  \"gossip_round_s\": [");
-  for (int i = 0; i < rd->rounds; i++) fprintf(f, "%s%.9g", i ? ", " : "", rd->time[i]);
+  for (int i = 0; i < rd->rounds; i++) {
+    fputs(i ? ", " : "", f);
+    json_num(f, rd->time[i]);
+  }
   fprintf(f, "]\n}\n");
   if (fclose(f)) return 1;
   return rename(tmp, path) ? 1 : 0;
 }
 
+static int peers_staged(const hs_scenario *sc, const hs_peers_options *opt, const char *dir, const char *shown);
+
+typedef struct {
+  const hs_scenario *sc;
+  const hs_peers_options *opt;
+  const hs_outdir *od;
+} peers_ctx;
+
+static int peers_child(void *arg) {
+  const peers_ctx *c = arg;
+  return peers_staged(c->sc, c->opt, c->od->stage, c->od->target);
+}
+
+/* The output folder is staged and the work runs guarded, as `hearsay run`
+ * does (sim/run.c): peers.json appears whole or not at all. */
 int hs_cmd_peers(const hs_scenario *sc, const hs_peers_options *opt) {
+  if (!sc->algorithm.peers) return peers_staged(sc, opt, NULL, NULL); /* refused before anything is written */
+  char target[HS_OUTDIR_PATH_MAX], err[HS_OUTDIR_PATH_MAX + 128];
+  if (opt->out_dir) snprintf(target, sizeof target, "%s", opt->out_dir);
+  else snprintf(target, sizeof target, "out/%s", sc->name);
+  hs_outdir od;
+  hs_guard_block();
+  if (hs_outdir_open(&od, target, err, sizeof err)) {
+    hs_guard_unblock();
+    fprintf(stderr, "hearsay: %s\n", err);
+    return 1;
+  }
+  peers_ctx ctx = {sc, opt, &od};
+  int rc = hs_guard_run(peers_child, &ctx, "hearsay peers");
+  if (rc == 0 && hs_outdir_commit(&od)) {
+    fprintf(stderr, "hearsay: cannot put the outputs in place at %s: %s\n", od.target, strerror(errno));
+    rc = 1;
+  }
+  if (rc) hs_outdir_discard(&od);
+  return rc;
+}
+
+static int peers_staged(const hs_scenario *sc, const hs_peers_options *opt, const char *stage, const char *shown) {
   hs_peer_scheme *s = sc->algorithm.peers;
   if (!s) {
     fprintf(stderr, "%s: algorithm '%s' has no peer scheme; `hearsay peers` studies the peers of the decentralized "
@@ -112,22 +172,16 @@ int hs_cmd_peers(const hs_scenario *sc, const hs_peers_options *opt) {
   if (rounds > opt->steps) rounds = (int)opt->steps;
   if (rounds < 1) rounds = 1;
 
-  char dir[4096], path[4200];
-  if (opt->out_dir) snprintf(dir, sizeof dir, "%s", opt->out_dir);
-  else snprintf(dir, sizeof dir, "out/%s", sc->name);
-  if (hs_report_mkdir(dir)) {
-    fprintf(stderr, "hearsay: cannot create output folder %s: %s\n", dir, strerror(errno));
-    hs_peer_report_free(&r);
-    return 1;
-  }
+  char path[HS_OUTDIR_PATH_MAX + 128], shown_path[HS_OUTDIR_PATH_MAX + 64];
   hs_peer_rounds rd = {0};
   if (hs_peer_rounds_simulate(sc, rounds, bytes, &rd)) {
     hs_peer_report_free(&r);
     return 1;
   }
-  snprintf(path, sizeof path, "%s/peers.json", dir);
+  snprintf(path, sizeof path, "%s/peers.json", stage);
+  snprintf(shown_path, sizeof shown_path, "%s/peers.json", shown);
   int rc = write_json(path, sc, &r, &rd, bytes, per_step, hier);
-  if (rc) fprintf(stderr, "hearsay: cannot write %s\n", path);
+  if (rc) fprintf(stderr, "hearsay: cannot write %s\n", shown_path);
 
   if (!opt->quiet && !rc) {
     char b1[32], b2[32], t1[32], t2[32];
@@ -176,7 +230,7 @@ int hs_cmd_peers(const hs_scenario *sc, const hs_peers_options *opt) {
     hs_format_time(worst, t2, sizeof t2);
     printf("  gossip      one round simulated on this cluster: mean %s, max %s over %d rounds (%.2f s wall)\n", t1,
            t2, rd.rounds, rd.wall_time);
-    printf("  outputs     %s\n", path);
+    printf("  outputs     %s\n", shown_path);
   }
   free(rd.time);
   hs_peer_report_free(&r);

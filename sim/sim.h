@@ -15,6 +15,7 @@ typedef void (*hs_rank_main)(hs_worker *w, void *arg);
 typedef struct {
   const hs_scenario *sc;
   const char *platform_file; /* written by hs_platform_write */
+  int platform_temp;         /* remove the file once SimGrid has read it (a temporary) */
   hs_rank_main main;
   void *arg;
   int n_ranks; /* ranks on GPUs 0..n_ranks-1; 0: one per GPU */
