@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "algos/hierarchy.h"
 #include "algos/scatter_gather.h"
@@ -12,6 +13,7 @@ typedef struct {
   int warmup;
   float lr, beta1, beta2, eps, wd;
   float *m, *v;
+  float *prev;          /* no warm-up: the averaged momentum of the previous step */
   hs_request **pending; /* warm-up allreduces, one per bucket */
   hs_sg **sg;           /* compressed momentum exchange, one per bucket */
   hs_hierarchy h;
@@ -33,6 +35,7 @@ int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback)
   if (m->params) {
     s->m = calloc(m->n_params, sizeof(float));
     s->v = calloc(m->n_params, sizeof(float));
+    if (s->warmup == 0) s->prev = calloc(m->n_params, sizeof(float));
   }
   s->pending = calloc(m->n_buckets, sizeof *s->pending);
   s->sg = calloc(m->n_buckets, sizeof *s->sg);
@@ -83,15 +86,29 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
       hs_sg_finish(s->sg[b], ctx->w, s->m ? s->m + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
   }
   hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, s->m));
-  /* The variance stopped at the end of the warm-up, and so did its bias correction. */
-  if (m->params)
+  if (!m->params) return;
+  if (s->warmup > 0) {
+    /* The variance stopped at the end of the warm-up, and so did its bias correction. */
     hs_k_adam_apply_f32(m->params, s->m, s->v, m->n_params, s->lr, s->eps, c1, (float)(1 - pow(s->beta2, s->warmup)));
+    return;
+  }
+  /* No warm-up, so no variance was measured before compression began, and
+   * one frozen at zero would divide the momentum by eps. Every worker holds
+   * the same averaged momentum, so each rebuilds the same averaged gradient
+   * from it, g^ = (m_t - beta1 m_{t-1}) / (1 - beta1) (exactly the average
+   * gradient were the exchange exact), and the variance follows g^ with its
+   * bias correction: Adam on g^, never frozen. ema with beta = -beta1/(1-beta1)
+   * computes g^ in place: prev = beta prev + (1 - beta) m_t. */
+  hs_k_ema_f32(s->prev, s->m, -s->beta1 / (1 - s->beta1), m->n_params);
+  hs_k_ema_sq_f32(s->v, s->prev, s->beta2, m->n_params);
+  memcpy(s->prev, s->m, m->n_params * sizeof(float));
+  hs_k_adam_apply_f32(m->params, s->m, s->v, m->n_params, s->lr, s->eps, c1, (float)(1 - pow(s->beta2, t)));
 }
 
 void hs_cadam_finish(hs_algo_ctx *ctx) {
   cadam_state *s = ctx->state;
   for (int b = 0; b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]);
   hs_hierarchy_free(ctx->w, &s->h);
-  free(s->sg), free(s->pending), free(s->m), free(s->v);
+  free(s->sg), free(s->pending), free(s->m), free(s->v), free(s->prev);
   free(s);
 }

@@ -6,7 +6,10 @@
  *   then: variance frozen; each worker folds its own gradient into its
  *   momentum, m = beta1 m + (1 - beta1) g, the momenta are averaged by the
  *   compressed scatter-gather allreduce (scatter_gather.h), and the weights
- *   take the Adam step with the averaged momentum and the frozen variance. */
+ *   take the Adam step with the averaged momentum and the frozen variance.
+ *   warmup_steps = 0: compressed from the first step; with no variance to
+ *   freeze, it follows the average gradient rebuilt from the averaged
+ *   momentum (compressed_adam.c). */
 #ifndef HS_COMPRESSED_ADAM_H
 #define HS_COMPRESSED_ADAM_H
 
@@ -21,7 +24,8 @@ void hs_cadam_finish(hs_algo_ctx *ctx);
 /* The options both share; each file lists them in its own table. */
 #define HS_CADAM_OPTIONS(warmup)                                                                             \
   {"bucket_size", HS_OPT_BYTES, "10MiB", 1, NULL, "momenta are grouped into buckets of about this size"},    \
-      {"warmup_steps", HS_OPT_INT, warmup, 1, NULL, "steps of plain Adam with uncompressed gradient allreduce"}, \
+      {"warmup_steps", HS_OPT_INT, warmup, 0, NULL,                                                          \
+       "steps of plain Adam with uncompressed gradient allreduce (0: compressed from the first step)"},      \
       {"lr", HS_OPT_NUMBER, "0", 0, NULL, "Adam's learning rate (0: workload.lr)"},                          \
       {"beta1", HS_OPT_NUMBER, "0.9", 0, NULL, "momentum decay"},                                            \
       {"beta2", HS_OPT_NUMBER, "0.999", 0, NULL, "variance decay"},                                          \

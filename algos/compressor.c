@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/compress.h"
+#include "kernels/kernels.h"
 
 int hs_cz_parse(const char *name) {
   static const char *const names[] = {"minmax_uint8", "sign", "topk", "randomk", "fp16", "bf16"};
@@ -33,8 +34,8 @@ size_t hs_cz_bytes(const hs_compressor *c, size_t n) {
   return 0;
 }
 
-void hs_cz_encode(const hs_compressor *c, const float *x, float *err, size_t n, uint64_t step, uint8_t *out) {
-  if (n == 0) return;
+/* Compresses x as it is; sign alone also applies err (in its own pass). */
+static void encode(const hs_compressor *c, const float *x, float *err, size_t n, uint64_t step, uint8_t *out) {
   switch (c->kind) {
   case HS_CZ_MINMAX_U8: hs_k_minmax_u8_encode(x, n, chunk_of(c, n), out); break;
   case HS_CZ_SIGN: hs_k_sign_encode(x, err, n, chunk_of(c, n), out); break;
@@ -65,6 +66,26 @@ void hs_cz_encode(const hs_compressor *c, const float *x, float *err, size_t n, 
     break;
   }
   }
+}
+
+void hs_cz_encode(const hs_compressor *c, const float *x, float *err, size_t n, uint64_t step, uint8_t *out) {
+  if (n == 0) return;
+  if (!err || c->kind == HS_CZ_SIGN) {
+    encode(c, x, err, n, step, out);
+    return;
+  }
+  /* Error feedback for every other compressor, EF-SGD's rule with the same
+   * roundings as the sign kernel: v = err + x is compressed, and err keeps
+   * v - C(v), what the receiver will not see this time. For top-k and
+   * random-k C(v) is v on the kept indices and 0 elsewhere, so err is 0
+   * there and v elsewhere, exactly. v is built in err itself so nothing
+   * but the decoded copy is allocated. */
+  hs_k_axpy_f32(err, x, 1.0f, n);
+  encode(c, err, NULL, n, step, out);
+  float *sent = malloc(n * sizeof *sent);
+  hs_cz_decode(c, out, n, step, sent);
+  hs_k_axpy_f32(err, sent, -1.0f, n);
+  free(sent);
 }
 
 void hs_cz_decode(const hs_compressor *c, const uint8_t *in, size_t n, uint64_t step, float *x) {

@@ -22,8 +22,10 @@ int hs_cz_parse(const char *name);
 size_t hs_cz_kept(const hs_compressor *c, size_t n);
 /* Bytes on the wire for n elements. */
 size_t hs_cz_bytes(const hs_compressor *c, size_t n);
-/* Compresses x (n elements) into out; err: error feedback state (sign only;
- * NULL for none). step feeds random-k's shared draw. */
+/* Compresses x (n elements) into out. err: error feedback state (n floats,
+ * zero at first; NULL for none), for every kind: v = x + err is compressed
+ * and err becomes v - decode(out), so what is sent plus the new err is v.
+ * step feeds random-k's shared draw. */
 void hs_cz_encode(const hs_compressor *c, const float *x, float *err, size_t n, uint64_t step, uint8_t *out);
 /* x = decompressed values (zeros where a sparsifier sent nothing). */
 void hs_cz_decode(const hs_compressor *c, const uint8_t *in, size_t n, uint64_t step, float *x);

@@ -6,8 +6,9 @@
  *   them, compresses the average -> allgather -> everyone decompresses all.
  *
  * Bytes a rank sends: 2 (p-1) * hs_cz_bytes(ceil(n/p)). With error feedback
- * (1-bit Adam), the worker side keeps the residual of what it compressed
- * (n floats) and the server side that of its averaged chunk (n/p floats).
+ * (1-bit Adam; any compressor, hs_cz_encode), the worker side keeps the
+ * residual of what it compressed (n floats) and the server side that of its
+ * averaged chunk (n/p floats).
  *
  * It runs in three calls so the alltoall can overlap backward: start() as a
  * bucket is ready, exchange() once backward is done, finish() for the result. */

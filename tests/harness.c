@@ -1,6 +1,9 @@
 /* harness.c — child processes, temporary files and commands for the tests. */
+/* nftw is an XSI extension beyond POSIX. */
+#define _XOPEN_SOURCE 700
 #include "tests/harness.h"
 
+#include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,10 +15,47 @@
 #include "sim/platform.h"
 #include "tests/tap.h"
 
+/* Every temporary folder of a test program lives in one root folder, made
+ * by the program itself (before it forks any child) and removed with all it
+ * holds when the program exits, unless HS_KEEP_TMP is set. Children write
+ * into it too, and a forked child never removes it: children end with
+ * _exit, which skips atexit handlers, and the handler checks the pid in
+ * case one calls exit. */
+static char tmp_root[480];
+static pid_t tmp_owner;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+static void remove_tmp_root(void) {
+  if (getpid() == tmp_owner) nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int keep_tmp(void) {
+  const char *k = getenv("HS_KEEP_TMP");
+  return k && *k && strcmp(k, "0") != 0;
+}
+
+static const char *tmp_root_dir(void) {
+  if (tmp_root[0]) return tmp_root;
+  const char *base = getenv("TMPDIR");
+  snprintf(tmp_root, sizeof tmp_root, "%s/hearsay-test-XXXXXX", base && *base ? base : "/tmp");
+  if (!mkdtemp(tmp_root)) {
+    perror("mkdtemp");
+    exit(99);
+  }
+  tmp_owner = getpid();
+  if (keep_tmp()) fprintf(stderr, "# HS_KEEP_TMP: this test's temporary files are kept in %s\n", tmp_root);
+  else atexit(remove_tmp_root);
+  return tmp_root;
+}
+
 const char *hs_test_tmpdir(void) {
   static char dir[512];
-  const char *base = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/hearsay-test-XXXXXX", base && *base ? base : "/tmp");
+  snprintf(dir, sizeof dir, "%s/XXXXXX", tmp_root_dir());
   if (!mkdtemp(dir)) {
     perror("mkdtemp");
     exit(99);
@@ -47,6 +87,7 @@ void hs_report(FILE *report, int ok, const char *fmt, ...) {
 int hs_test_in_child(const char *what, void (*fn)(void *arg, FILE *report), void *arg, int timeout_s) {
   int fds[2];
   if (pipe(fds)) return tap_ok(0, "%s: pipe failed", what), 1;
+  tmp_root_dir(); /* made here, so the child's temporary folders go where this process removes them */
   fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {

@@ -46,7 +46,9 @@ const char *hs_test_mpirun(int np);
  * failed check. Returns the number of failed checks. */
 int hs_test_mpirun_checks(const char *what, int np, const char *args, int timeout_s);
 
-/* A fresh empty directory under $TMPDIR (or /tmp). */
+/* A fresh empty directory inside this test program's own folder under
+ * $TMPDIR (or /tmp), hearsay-test-XXXXXX, which is removed with everything
+ * in it when the program exits; HS_KEEP_TMP=1 keeps it (and says where). */
 const char *hs_test_tmpdir(void);
 
 /* Reports a check from inside a child. */

@@ -39,9 +39,11 @@ static double f_bytegrad(int it, int n, const hs_run_result *r) {
   return n * 2.0 * (n - 1) * (8 + ceil_div(P, n));
 }
 static double f_qadam(int it, int n, const hs_run_result *r) { return it < 5 ? f_allreduce(it, n, r) : f_bytegrad(it, n, r); }
-static double f_onebit(int it, int n, const hs_run_result *r) {
-  return it < 5 ? f_allreduce(it, n, r) : n * 2.0 * (n - 1) * (4 + ceil_div(ceil_div(P, n), 8));
+static double f_onebit_sign(int it, int n, const hs_run_result *r) {
+  (void)it, (void)r;
+  return n * 2.0 * (n - 1) * (4 + ceil_div(ceil_div(P, n), 8));
 }
+static double f_onebit(int it, int n, const hs_run_result *r) { return it < 5 ? f_allreduce(it, n, r) : f_onebit_sign(it, n, r); }
 static double f_powersgd(int it, int n, const hs_run_result *r) {
   (void)it, (void)r;
   double rows = ceil(sqrt(P)), cols = ceil_div(P, rows), rank = 2;
@@ -71,6 +73,8 @@ static const bytes_case cases[] = {
     {"bytegrad", "", f_bytegrad, "n x 2(n-1)(8 + ceil(P/n)), about 1/4 of gradient_allreduce"},
     {"qadam", ", warmup_steps = 5", f_qadam, "gradient_allreduce for 5 steps, then bytegrad's"},
     {"onebit_adam", ", warmup_steps = 5", f_onebit, "gradient_allreduce for 5 steps, then n x 2(n-1)(4 + ceil(ceil(P/n)/8))"},
+    {"qadam", ", warmup_steps = 0", f_bytegrad, "bytegrad's from the first step"},
+    {"onebit_adam", ", warmup_steps = 0", f_onebit_sign, "n x 2(n-1)(4 + ceil(ceil(P/n)/8)) from the first step"},
     {"powersgd", ", rank = 2", f_powersgd, "ring allreduces of 4 r rows and 4 r cols, rows = ceil(sqrt P)"},
     {"decentralized", ", peers = \"shift_one\"", f_shift_one, "one model (4P) per worker"},
     {"decentralized", ", peers = \"ring\"", f_ring, "two models per worker"},
