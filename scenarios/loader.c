@@ -85,6 +85,10 @@ static const char *override_for(const hs_loader *ld, const char *keypath) {
     size_t n = eq ? (size_t)(eq - ld->sets[i]) : strlen(ld->sets[i]);
     if (strncmp(ld->sets[i], keypath, n) == 0 && (keypath[n] == '\0' || keypath[n] == '.'))
       return ld->sets[i];
+    /* A key the override created on its way down (--set stragglers.1.gpu=3
+     * makes a table at stragglers["1"]). */
+    size_t k = strlen(keypath);
+    if (k < n && strncmp(ld->sets[i], keypath, k) == 0 && ld->sets[i][k] == '.') return ld->sets[i];
   }
   return NULL;
 }
@@ -429,7 +433,10 @@ static int validate_protected(lua_State *L) {
     hs_loader_push_decl(ld, required_declarations[i]);
     int missing = lua_isnil(L, -1);
     lua_pop(L, 1);
-    if (missing) rc = hs_loader_fail(ld, NULL, 0, "missing declaration: %s { ... }", required_declarations[i]);
+    /* Named at the file's last line, where it would be added. */
+    if (missing)
+      rc = hs_loader_fail(ld, required_declarations[i], ld->n_lines > 0 ? (int)ld->n_lines : 1,
+                          "missing declaration: %s { ... }", required_declarations[i]);
   }
   if (!rc) rc = hs_schema_validate(ld);
   if (!rc) rc = hs_conditions_validate(ld);
@@ -463,6 +470,7 @@ int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_s
   }
   read_source_lines(&ld);
 
+  hs_sandbox_name(path);
   lua_State *L = hs_sandbox_new();
   ld.L = L;
   int rc = 0;

@@ -1,11 +1,15 @@
 /* sandbox.c — the Lua state scenario code runs in (sandbox.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "scenarios/sandbox.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 /* The hook runs every HOOK_EVERY instructions and counts. */
 #define HOOK_EVERY 1000000
@@ -14,6 +18,8 @@ typedef struct {
   size_t used;  /* bytes the state holds */
   long ticks;   /* hook calls in the current outermost protected call */
   int depth;    /* protected calls under way: the outermost owns the budget */
+  lua_State *L; /* to find the line an allocation was refused on */
+  char oom_where[256]; /* "file:line:" of the last refused allocation */
 } sandbox;
 
 static sandbox *sandbox_of(lua_State *L) {
@@ -32,7 +38,21 @@ static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     s->used -= osize;
     return NULL;
   }
-  if (nsize > osize && s->used - osize + nsize > HS_SANDBOX_MEMORY) return NULL;
+  if (nsize > osize && s->used - osize + nsize > HS_SANDBOX_MEMORY) {
+    /* Lua reports "not enough memory" without a line (it calls no message
+     * handler for it): note the innermost Lua line now. lua_getstack and
+     * lua_getinfo("Sl") read the call stack without allocating. */
+    s->oom_where[0] = '\0';
+    lua_Debug ar;
+    for (int level = 0; s->L && lua_getstack(s->L, level, &ar); level++) {
+      lua_getinfo(s->L, "Sl", &ar);
+      if (ar.currentline > 0) {
+        snprintf(s->oom_where, sizeof s->oom_where, "%s:%d:", ar.short_src, ar.currentline);
+        break;
+      }
+    }
+    return NULL;
+  }
   void *p = realloc(ptr, nsize);
   if (p) s->used = s->used - osize + nsize;
   return p;
@@ -57,6 +77,23 @@ static int text_load(lua_State *L) {
   return lua_gettop(L);
 }
 
+/* setmetatable without finalizers: a __gc runs whenever the collector
+ * decides, outside any protected call and its budget (an endless one would
+ * hang the run at exit). */
+static int no_gc_setmetatable(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TTABLE) {
+    lua_pushliteral(L, "__gc");
+    if (lua_rawget(L, 2) != LUA_TNIL)
+      return luaL_error(L, "__gc finalizers are not available in a scenario (docs/scenarios.md, \"What a scenario "
+                           "can do\")");
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
 static void open_libs(lua_State *L) {
   static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
                                   {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
@@ -74,6 +111,9 @@ static void open_libs(lua_State *L) {
   lua_getglobal(L, "load");
   lua_pushcclosure(L, text_load, 1);
   lua_setglobal(L, "load");
+  lua_getglobal(L, "setmetatable");
+  lua_pushcclosure(L, no_gc_setmetatable, 1);
+  lua_setglobal(L, "setmetatable");
   /* Lua 5.4 seeds math.random from the clock and an address: a fixed seed
    * keeps "same scenario, same bytes" for scenarios that draw. */
   lua_getglobal(L, LUA_MATHLIBNAME);
@@ -96,6 +136,7 @@ lua_State *hs_sandbox_new(void) {
     free(s);
     return NULL;
   }
+  s->L = L;
   lua_atpanic(L, panic);
   lua_pushcfunction(L, protected_open);
   if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
@@ -142,7 +183,48 @@ static int with_line(lua_State *L) {
   return 1;
 }
 
+/* The instruction budget cannot stop C code that Lua called: a pattern
+ * match that backtracks for ever (string.find(("a"):rep(4000),
+ * ("a-"):rep(60) .. "b")) runs in one instruction. A CPU-time alarm does:
+ * nothing has been written when it strikes in the loader, and the run's
+ * guard (sim/guard.c) leaves the output folder as it was otherwise. */
+static char cpu_message[1024] = "hearsay: scenario: a Lua call ran for more than " HS_SANDBOX_CPU_TEXT
+                                " s of CPU inside a library function; stopped\n";
+static size_t cpu_message_len;
+
+void hs_sandbox_name(const char *path) {
+  int n = snprintf(cpu_message, sizeof cpu_message,
+                   "%s: scenario: a Lua call (the file, a peer scheme, a slowdown function) ran for more than "
+                   HS_SANDBOX_CPU_TEXT " s of CPU inside a library function (a pattern match that backtracks "
+                   "without end?); stopped\n", path);
+  cpu_message_len = n > 0 && (size_t)n < sizeof cpu_message ? (size_t)n : strlen(cpu_message);
+}
+
+static void cpu_exhausted(int sig) {
+  (void)sig;
+  size_t n = cpu_message_len ? cpu_message_len : strlen(cpu_message); /* strlen is async-signal-safe */
+  ssize_t w = write(2, cpu_message, n);
+  (void)w;
+  _exit(2);
+}
+
+/* Replaces Lua's bare "not enough memory" with where it happened. */
+static int oom_message(lua_State *L) {
+  sandbox *s = sandbox_of(L);
+  lua_pushfstring(L, "%s not enough memory (a scenario's Lua state may hold at most %d MiB)", s->oom_where,
+                  (int)(HS_SANDBOX_MEMORY >> 20));
+  return 1;
+}
+
 int hs_sandbox_pcall(lua_State *L, int nargs, int nresults) {
+  static int handler_set;
+  if (!handler_set) {
+    struct sigaction sa = {0};
+    sa.sa_handler = cpu_exhausted;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGVTALRM, &sa, NULL);
+    handler_set = 1;
+  }
   sandbox *s = sandbox_of(L);
   int base = lua_gettop(L) - nargs; /* the function's index */
   lua_pushcfunction(L, with_line);
@@ -152,8 +234,19 @@ int hs_sandbox_pcall(lua_State *L, int nargs, int nresults) {
     s->ticks = 0;
     lua_sethook(L, runaway_hook, LUA_MASKCOUNT, HOOK_EVERY);
   }
+  struct itimerval cpu = {{0, 0}, {HS_SANDBOX_CPU_SECONDS, 0}}, off = {{0, 0}, {0, 0}};
+  if (s->depth == 1) setitimer(ITIMER_VIRTUAL, &cpu, NULL);
   int rc = lua_pcall(L, nargs, nresults, base);
-  if (--s->depth == 0) lua_sethook(L, NULL, 0, 0);
+  /* Lua calls no message handler for a memory error. */
+  if (rc == LUA_ERRMEM) {
+    lua_pushcfunction(L, oom_message);
+    if (lua_pcall(L, 0, 1, 0) == LUA_OK) lua_replace(L, -2);
+    else lua_pop(L, 1);
+  }
+  if (--s->depth == 0) {
+    setitimer(ITIMER_VIRTUAL, &off, NULL);
+    lua_sethook(L, NULL, 0, 0);
+  }
   lua_remove(L, base);
   return rc;
 }

@@ -11,7 +11,9 @@
  *  - memory: at most HS_SANDBOX_MEMORY bytes for the whole state;
  *  - time: every protected call stops after HS_SANDBOX_INSTRUCTIONS Lua
  *    instructions (counted by a hook, so the limit is the same on every
- *    machine and a run is reproducible).
+ *    machine and a run is reproducible), and the process after
+ *    HS_SANDBOX_CPU_SECONDS of CPU in one call (C code Lua called);
+ *  - no __gc finalizers (they would run outside any budget).
  * docs/scenarios.md ("What a scenario can do") lists the same. */
 #ifndef HS_SANDBOX_H
 #define HS_SANDBOX_H
@@ -26,6 +28,10 @@
 /* 200 million instructions per call: about a second of Lua; a peer scheme
  * call at 4096 ranks takes under 10 000. */
 #define HS_SANDBOX_INSTRUCTIONS 200000000L
+/* And 4 s of CPU per call (the instruction budget takes about 1), for C code Lua calls that the instruction
+ * count cannot see (sandbox.c: cpu_exhausted): the process stops, exit 2. */
+#define HS_SANDBOX_CPU_SECONDS 4
+#define HS_SANDBOX_CPU_TEXT "4"
 
 /* A new sandboxed state, or NULL when out of memory. */
 lua_State *hs_sandbox_new(void);
@@ -36,6 +42,9 @@ void hs_sandbox_close(lua_State *L);
  * that prefixes C-raised errors with the innermost Lua line. The function
  * and its nargs arguments are on top of the stack, as for lua_pcall. */
 int hs_sandbox_pcall(lua_State *L, int nargs, int nresults);
+
+/* The scenario's path, for the message of the CPU-time stop. */
+void hs_sandbox_name(const char *path);
 
 /* luaL_loadfilex in text mode: bytecode is refused (it can crash the VM). */
 int hs_sandbox_loadfile(lua_State *L, const char *path);

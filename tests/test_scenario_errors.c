@@ -50,7 +50,7 @@ static const bad_case cases[] = {
     {"bad unit", 3, "  inter = { bandwidth = \"10Gbps\", latency = \"5 parsecs\" } }", NULL,
      {"scenario.lua:3:", "cluster.inter.latency", "is not a time"}},
     {"Lua syntax error", 4, "workload { model = \"softmax\" ", NULL, {"scenario.lua:", "expected", NULL}},
-    {"missing declaration", 6, "-- no run", NULL, {"scenario.lua", "missing declaration: run", NULL}},
+    {"missing declaration", 6, "-- no run", NULL, {"scenario.lua:6: run:", "missing declaration: run", NULL}},
     {"bad --set value", 0, NULL, "cluster.nodes=0", {"--set cluster.nodes=0", "cluster.nodes", "at least 1"}},
     {"--set of an unknown key", 0, NULL, "cluster.gpu.speed=3", {"--set cluster.gpu.speed=3", "unknown key", NULL}},
     {"impossible data partition", 4, "workload { model = \"softmax\", dataset = { samples = 2 }, batch = 8 }", NULL,
@@ -95,6 +95,15 @@ static const bad_case cases[] = {
      {"scenario.lua:4:", "workload.", "200 million Lua instructions"}},
     {"a string past the memory cap", 6, "run { iterations = 3 } local s = string.rep('x', 2^31)", NULL,
      {"scenario.lua:6:", "Lua error", NULL}},
+    {"a table past the memory cap", 6, "run { iterations = 3 } local t = {} for i = 1, 2^40 do t[i] = i end", NULL,
+     {"scenario.lua:6:", "not enough memory", "1024 MiB"}},
+    {"a __gc finalizer", 6, "run { iterations = 3 } setmetatable({}, { __gc = function() while true do end end })", NULL,
+     {"scenario.lua:6:", "__gc finalizers are not available", NULL}},
+    /* A pattern match that backtracks for ever runs inside one C call: the
+     * instruction count cannot see it, the 4 s CPU-time stop does. */
+    {"a pattern match without end", 6,
+     "run { iterations = 3 } local x = string.find(string.rep('a', 4000), string.rep('a-', 60) .. 'b')", NULL,
+     {"scenario.lua: scenario:", "s of CPU inside a library function", NULL}},
     {"a run-time error names the key on its line", 3, "  inter = { bandwidth = 10 + {} } }", NULL,
      {"scenario.lua:3:", "cluster.inter.bandwidth", "attempt to perform arithmetic"}},
 };
