@@ -227,10 +227,14 @@ static int builtin_select(hs_peer_scheme *s, int rank, int n, long step, hs_peer
     st->cap = n;
     st->peers = realloc(st->peers, n * sizeof(int));
     st->w = realloc(st->w, n * sizeof(double));
+    for (int i = 0; i < n; i++) st->w[i] = -1;
   }
-  for (int i = 0; i < n; i++) st->w[i] = -1;
+  /* w[i] stays -1 (no weight given) unless the scheme sets it; only the k
+   * entries a call can have set are reset after it, so a call costs its
+   * degree, not n (at 2^19 ranks, n per call made checking a step O(n^2)). */
   int k = st->b->fn(s, rank, n, step, st->peers, st->w, err, len);
   for (int i = 0; i < k && i < max; i++) out[i] = (hs_peer_edge){st->peers[i], st->w[i]};
+  for (int i = 0; i < k && i < n; i++) st->w[i] = -1;
   return k;
 }
 

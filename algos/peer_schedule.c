@@ -123,8 +123,8 @@ static int collect(hs_peer_schedule *ps, long step, char *err, size_t len) {
       ps->lists_cap = (total + k) * 2;
       ps->lists = realloc(ps->lists, ps->lists_cap * sizeof *ps->lists);
     }
-    hs_peer_edge *l = ps->lists + total;
-    memcpy(l, ps->buf, k * sizeof *l);
+    hs_peer_edge *l = ps->lists ? ps->lists + total : NULL; /* no list yet: every rank so far returned none */
+    if (k > 0) memcpy(l, ps->buf, k * sizeof *l);
     double sum = 0;
     for (int i = 0; i < k; i++) {
       if (l[i].peer < 0 || l[i].peer >= n) {

@@ -34,7 +34,9 @@ static double straggler_factor(hs_straggler *st, const hs_scenario *sc, int rank
   char err[512] = "";
   double f = hs_straggler_factor(st, it, t, err, sizeof err);
   if (f < 0) {
-    fprintf(stderr, "%s: stragglers.slowdown: rank %d, iteration %d: %s\n", sc->path, rank, it, err);
+    char where[HS_PATH_MAX + 256];
+    hs_scenario_where(sc, "stragglers.slowdown", where, sizeof where);
+    fprintf(stderr, "%s: rank %d, iteration %d: %s\n", where, rank, it, err);
     fflush(stderr);
     _exit(2);
   }
@@ -220,6 +222,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     double end = hs_now(w);
     hs_metrics_add(job->metrics, it, world_rank, start, end, compute, loss, (double)(w->bytes_sent - bytes0));
     hs_metrics_add_params(job->metrics, it, model->params);
+    if (it + 1 > job->progress_iteration) job->progress_iteration = it + 1, job->progress_time = end;
     if (snaps.weights && is_eval_iteration(&sc->run, it)) snapshot(&snaps, it, end, model->params);
     last_end = end;
   }

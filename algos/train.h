@@ -22,6 +22,11 @@ typedef struct {
   /* Apply the scenario's stragglers { } (the simulator always does; real
    * runs only when emulating, where the delays are injected). */
   int stragglers;
+  /* Where the command shows progress (sim/progress.c): the last iteration
+   * any rank finished and its (simulated or wall) time. Written by the
+   * ranks, read by a progress thread: a torn read only misreports one line. */
+  volatile int progress_iteration;
+  volatile double progress_time;
 } hs_train_job;
 
 /* Runs the whole training on one worker; returns 0 or a negative error. */

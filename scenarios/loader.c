@@ -50,6 +50,7 @@ static void read_source_lines(hs_loader *ld) {
 /* First line at or after `from` (1-based) where `key` appears as "key =". */
 static int find_key_line(const hs_loader *ld, const char *key, int from) {
   size_t klen = strlen(key);
+  if (klen == 0) return from; /* strstr(p + 1, "") would walk past the line's end */
   for (size_t i = from > 0 ? (size_t)from - 1 : 0; i < ld->n_lines; i++) {
     const char *s = ld->lines[i];
     for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
@@ -60,6 +61,62 @@ static int find_key_line(const hs_loader *ld, const char *key, int from) {
     }
   }
   return from;
+}
+
+static int is_name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+/* The line where the dotted keypath ("cluster.inter.latency") is written,
+ * following the nesting of `name = {` tables from the declaration on
+ * decl_line, so that inter.latency is not found at intra's `latency =`.
+ * 0 when the text does not show it (built by code, or a list entry). */
+static int line_of_path(const hs_loader *ld, const char *keypath, int decl_line) {
+  if (decl_line <= 0 || strchr(keypath, '[')) return 0;
+  char names[8][HS_NAME_MAX], path[256];
+  int depth = -1; /* -1: before the declaration's opening brace */
+  char last[HS_NAME_MAX] = "", pending[HS_NAME_MAX] = "";
+  for (size_t l = (size_t)decl_line - 1; l < ld->n_lines; l++) {
+    for (const char *p = ld->lines[l]; *p; p++) {
+      if (*p == '"' || *p == '\'') {
+        char q = *p;
+        for (p++; *p && *p != q; p++)
+          if (*p == '\\' && p[1]) p++;
+        if (!*p) break;
+        continue;
+      }
+      if (p[0] == '-' && p[1] == '-') break;
+      if (is_name_char(*p) && (p == ld->lines[l] || !is_name_char(p[-1]))) {
+        size_t n = 0;
+        while (is_name_char(p[n])) n++;
+        snprintf(last, sizeof last, "%.*s", (int)(n < HS_NAME_MAX ? n : HS_NAME_MAX - 1), p);
+        const char *q = p + n;
+        while (*q == ' ' || *q == '\t') q++;
+        if (*q == '=' && q[1] != '=' && depth >= 0) {
+          snprintf(pending, sizeof pending, "%s", last);
+          size_t used = 0;
+          path[0] = '\0';
+          for (int i = 0; i <= depth && i < 8; i++)
+            used += (size_t)snprintf(path + used, used < sizeof path ? sizeof path - used : 0, "%s%s",
+                                     i ? "." : "", names[i]);
+          if (used < sizeof path) snprintf(path + used, sizeof path - used, ".%s", last);
+          if (strcmp(path, keypath) == 0) return (int)l + 1;
+        }
+        p += n - 1;
+        continue;
+      }
+      if (*p == '{') {
+        depth++;
+        if (depth < 8) snprintf(names[depth], sizeof names[depth], "%s", depth == 0 ? "" : pending);
+        if (depth == 0) {
+          snprintf(names[0], sizeof names[0], "%.*s", (int)strcspn(keypath, "."), keypath);
+        }
+        pending[0] = '\0';
+      } else if (*p == '}') {
+        if (--depth < 0) return 0; /* the declaration ended */
+        pending[0] = '\0';
+      }
+    }
+  }
+  return 0;
 }
 
 int hs_loader_entry_line(const hs_loader *ld, int decl_line, int i) {
@@ -104,7 +161,8 @@ int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char
     fprintf(stderr, "%s: --set %s: %s: %s\n", ld->path, set, keypath, msg);
   } else if (keypath) {
     const char *last = strrchr(keypath, '.');
-    int line = decl_line > 0 ? find_key_line(ld, last ? last + 1 : keypath, decl_line) : 0;
+    int line = decl_line > 0 ? line_of_path(ld, keypath, decl_line) : 0;
+    if (line == 0 && decl_line > 0) line = find_key_line(ld, last ? last + 1 : keypath, decl_line);
     if (line > 0) fprintf(stderr, "%s:%d: %s: %s\n", ld->path, line, keypath, msg);
     else fprintf(stderr, "%s: %s: %s\n", ld->path, keypath, msg);
   } else {
@@ -182,6 +240,20 @@ static void push_override_value(lua_State *L, const char *v) {
   }
 }
 
+/* Splits "a.b.c" into at most max non-empty names; -1 for an empty part
+ * ("a..b", ".a", "a.") or too many. */
+static int split_path(char *path, char **parts, int max) {
+  int n = 0;
+  for (char *p = path;;) {
+    char *dot = strchr(p, '.');
+    if (dot) *dot = '\0';
+    if (!*p || n == max) return -1;
+    parts[n++] = p;
+    if (!dot) return n;
+    p = dot + 1;
+  }
+}
+
 static int apply_override(hs_loader *ld, const char *set) {
   lua_State *L = ld->L;
   const char *eq = strchr(set, '=');
@@ -189,20 +261,35 @@ static int apply_override(hs_loader *ld, const char *set) {
     fprintf(stderr, "%s: --set %s: expected key.path=value\n", ld->path, set);
     return HS_SCENARIO_EBAD;
   }
-  char path[512];
-  snprintf(path, sizeof path, "%.*s", (int)(eq - set), set);
-  char *save = NULL;
-  char *part = strtok_r(path, ".", &save);
-  int known = 0;
-  for (int i = 0; declaration_names[i]; i++) known |= strcmp(declaration_names[i], part) == 0;
-  if (!known) {
-    fprintf(stderr, "%s: --set %s: '%s' is not a declaration (cluster, workload, algorithm, run, sim)\n",
-            ld->path, set, part);
+  char path[512], *parts[8];
+  if ((size_t)(eq - set) >= sizeof path) {
+    fprintf(stderr, "%s: --set %.60s...: the key path is longer than %zu characters\n", ld->path, set,
+            sizeof path - 1);
     return HS_SCENARIO_EBAD;
   }
-  /* Make sure the declaration exists, then walk down creating tables. */
+  snprintf(path, sizeof path, "%.*s", (int)(eq - set), set);
+  /* No scenario key is deeper than four names (cluster.inter.bandwidth). */
+  int n = split_path(path, parts, 8);
+  if (n < 0) {
+    fprintf(stderr, "%s: --set %s: a key path is names joined by single dots, at most 8 of them "
+            "(e.g. cluster.inter.bandwidth)\n", ld->path, set);
+    return HS_SCENARIO_EBAD;
+  }
+  int known = 0;
+  for (int i = 0; declaration_names[i]; i++) known |= strcmp(declaration_names[i], parts[0]) == 0;
+  if (!known) {
+    fprintf(stderr, "%s: --set %s: '%s' is not a declaration (cluster, workload, algorithm, run, sim, real, "
+            "stragglers, network, failures)\n", ld->path, set, parts[0]);
+    return HS_SCENARIO_EBAD;
+  }
+  if (n < 2) {
+    fprintf(stderr, "%s: --set %s: name a field, e.g. %s.key=value\n", ld->path, set, parts[0]);
+    return HS_SCENARIO_EBAD;
+  }
+  /* Make sure the declaration exists, then walk down creating tables; only
+   * the current table stays on the stack. */
   lua_getfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
-  lua_getfield(L, -1, part);
+  lua_getfield(L, -1, parts[0]);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
     lua_createtable(L, 0, 2);
@@ -211,33 +298,28 @@ static int apply_override(hs_loader *ld, const char *set) {
     lua_pushinteger(L, 0);
     lua_setfield(L, -2, "line");
     lua_pushvalue(L, -1);
-    lua_setfield(L, -3, part);
+    lua_setfield(L, -3, parts[0]);
   }
   lua_getfield(L, -1, "table");
-  char *next = strtok_r(NULL, ".", &save);
-  if (!next) {
-    lua_pop(L, 3);
-    fprintf(stderr, "%s: --set %s: name a field, e.g. %s.key=value\n", ld->path, set, part);
-    return HS_SCENARIO_EBAD;
-  }
-  int depth = 3;
-  for (char *after; (after = strtok_r(NULL, ".", &save)); next = after) {
-    lua_getfield(L, -1, next);
+  lua_replace(L, -3);
+  lua_pop(L, 1); /* [table] */
+  for (int i = 1; i + 1 < n; i++) {
+    lua_getfield(L, -1, parts[i]);
     if (lua_isnil(L, -1)) {
       lua_pop(L, 1);
       lua_newtable(L);
       lua_pushvalue(L, -1);
-      lua_setfield(L, -3, next);
+      lua_setfield(L, -3, parts[i]);
     } else if (!lua_istable(L, -1)) {
-      lua_pop(L, depth + 1);
-      fprintf(stderr, "%s: --set %s: '%s' is not a table\n", ld->path, set, next);
+      lua_pop(L, 2);
+      fprintf(stderr, "%s: --set %s: '%s' is not a table\n", ld->path, set, parts[i]);
       return HS_SCENARIO_EBAD;
     }
-    depth++;
+    lua_replace(L, -2);
   }
   push_override_value(L, eq + 1);
-  lua_setfield(L, -2, next);
-  lua_pop(L, depth);
+  lua_setfield(L, -2, parts[n - 1]);
+  lua_pop(L, 1);
   return 0;
 }
 
@@ -359,6 +441,9 @@ static int report_lua_error(hs_loader *ld, const char *what, const char *msg) {
       break;
     }
   }
+  /* Lua names no line for what concerns the file as a whole (a binary
+   * chunk, nesting too deep for the parser): its first line. */
+  if (line == 0) line = 1;
   char key[256];
   key_at_line(ld, line, key, sizeof key);
   if (line > 0)
@@ -421,6 +506,34 @@ static int setup_state(lua_State *L) {
   return 0;
 }
 
+/* Keys a run may name in a message after loading (hs_scenario_where). */
+static const char *const noted_keys[] = {
+    "stragglers.slowdown", "algorithm.peers", "cluster.gpu.flops", "cluster.gpu.efficiency",
+    "cluster.inter.bandwidth", "cluster.intra.bandwidth", "cluster.inter.latency", "cluster.intra.latency",
+    "cluster.overrides", "cluster.nodes", "run.max_simulated_time", "run.iterations", "workload.dataset.partition",
+    "workload.dataset.alpha", "workload.batch", NULL};
+
+static void note_keys(hs_loader *ld) {
+  hs_scenario *sc = ld->out;
+  sc->n_where = 0;
+  for (int i = 0; noted_keys[i] && sc->n_where < HS_WHERE_MAX; i++) {
+    hs_key_where *w = &sc->where[sc->n_where++];
+    snprintf(w->key, sizeof w->key, "%s", noted_keys[i]);
+    const char *set = override_for(ld, noted_keys[i]);
+    if (set) {
+      snprintf(w->set, sizeof w->set, "%s", set);
+      continue;
+    }
+    char decl[HS_NAME_MAX];
+    snprintf(decl, sizeof decl, "%.*s", (int)strcspn(noted_keys[i], "."), noted_keys[i]);
+    int line = hs_loader_push_decl(ld, decl);
+    lua_pop(ld->L, 1);
+    const char *last = strrchr(noted_keys[i], '.');
+    w->line = line > 0 ? line_of_path(ld, noted_keys[i], line) : 0;
+    if (w->line == 0 && line > 0) w->line = find_key_line(ld, last ? last + 1 : noted_keys[i], line);
+  }
+}
+
 /* Overrides, then every declaration against the schema. Runs as a
  * protected call: reading a declared table may run its metamethods, which
  * may raise an error or loop, like any scenario code. */
@@ -440,7 +553,7 @@ static int validate_protected(lua_State *L) {
   }
   if (!rc) rc = hs_schema_validate(ld);
   if (!rc) rc = hs_conditions_validate(ld);
-  if (!rc) rc = hs_budget_check(ld);
+  if (!rc) note_keys(ld);
   lua_pushinteger(L, rc);
   return 1;
 }

@@ -188,11 +188,15 @@ static int with_line(lua_State *L) {
  * ("a-"):rep(60) .. "b")) runs in one instruction. A CPU-time alarm does:
  * nothing has been written when it strikes in the loader, and the run's
  * guard (sim/guard.c) leaves the output folder as it was otherwise. */
+#define HS_SANDBOX_PATH_MAX 4096
 static char cpu_message[1024] = "hearsay: scenario: a Lua call ran for more than " HS_SANDBOX_CPU_TEXT
                                 " s of CPU inside a library function; stopped\n";
 static size_t cpu_message_len;
+static lua_State *running; /* the state of the outermost protected call under way */
+static char scenario_path[HS_SANDBOX_PATH_MAX];
 
 void hs_sandbox_name(const char *path) {
+  snprintf(scenario_path, sizeof scenario_path, "%s", path);
   int n = snprintf(cpu_message, sizeof cpu_message,
                    "%s: scenario: a Lua call (the file, a peer scheme, a slowdown function) ran for more than "
                    HS_SANDBOX_CPU_TEXT " s of CPU inside a library function (a pattern match that backtracks "
@@ -200,11 +204,39 @@ void hs_sandbox_name(const char *path) {
   cpu_message_len = n > 0 && (size_t)n < sizeof cpu_message ? (size_t)n : strlen(cpu_message);
 }
 
+
+static void put(const char *s) {
+  ssize_t w = write(2, s, strlen(s));
+  (void)w;
+}
+
 static void cpu_exhausted(int sig) {
   (void)sig;
-  size_t n = cpu_message_len ? cpu_message_len : strlen(cpu_message); /* strlen is async-signal-safe */
-  ssize_t w = write(2, cpu_message, n);
-  (void)w;
+  /* The line of the innermost Lua frame: the signal lands inside the C
+   * function that runs away (a pattern match), where the Lua stack is
+   * settled; reading it allocates nothing, and the process ends here. */
+  lua_Debug ar;
+  int line = 0;
+  for (int level = 0; running && line == 0 && lua_getstack(running, level, &ar); level++) {
+    lua_getinfo(running, "l", &ar);
+    if (ar.currentline > 0) line = ar.currentline;
+  }
+  if (line > 0 && scenario_path[0]) {
+    char num[16];
+    int k = (int)sizeof num - 1;
+    num[k] = '\0';
+    do num[--k] = (char)('0' + line % 10), line /= 10;
+    while (line > 0 && k > 0);
+    put(scenario_path);
+    put(":");
+    put(num + k);
+    put(": scenario: a Lua call ran for more than " HS_SANDBOX_CPU_TEXT " s of CPU inside a library function (a "
+        "pattern match that backtracks without end?); stopped\n");
+  } else {
+    size_t n = cpu_message_len ? cpu_message_len : strlen(cpu_message);
+    ssize_t w = write(2, cpu_message, n);
+    (void)w;
+  }
   _exit(2);
 }
 
@@ -235,7 +267,10 @@ int hs_sandbox_pcall(lua_State *L, int nargs, int nresults) {
     lua_sethook(L, runaway_hook, LUA_MASKCOUNT, HOOK_EVERY);
   }
   struct itimerval cpu = {{0, 0}, {HS_SANDBOX_CPU_SECONDS, 0}}, off = {{0, 0}, {0, 0}};
-  if (s->depth == 1) setitimer(ITIMER_VIRTUAL, &cpu, NULL);
+  if (s->depth == 1) {
+    running = L;
+    setitimer(ITIMER_VIRTUAL, &cpu, NULL);
+  }
   int rc = lua_pcall(L, nargs, nresults, base);
   /* Lua calls no message handler for a memory error. */
   if (rc == LUA_ERRMEM) {
@@ -245,6 +280,7 @@ int hs_sandbox_pcall(lua_State *L, int nargs, int nresults) {
   }
   if (--s->depth == 0) {
     setitimer(ITIMER_VIRTUAL, &off, NULL);
+    running = NULL;
     lua_sethook(L, NULL, 0, 0);
   }
   lua_remove(L, base);

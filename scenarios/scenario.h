@@ -8,6 +8,8 @@
 #define HS_SCENARIO_H
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "algos/options.h"
 #include "algos/peer_scheme.h"
@@ -235,6 +237,16 @@ typedef struct {
   bool emulate;           /* MPI transport delays messages by the cluster's link model */
 } hs_real_spec;
 
+/* Where a key was set, kept for the messages a run prints after loading
+ * (a slowdown function failing at iteration 40, the simulated-time
+ * watchdog): FILE:LINE: key, or the --set that set it. */
+#define HS_WHERE_MAX 16
+typedef struct {
+  char key[48];
+  int line;      /* 0: not in the file */
+  char set[160]; /* the --set that gave it, or "" */
+} hs_key_where;
+
 typedef struct {
   char path[HS_PATH_MAX];  /* the scenario file */
   char name[HS_NAME_MAX];  /* file name without directory and .lua */
@@ -250,7 +262,23 @@ typedef struct {
   /* The scenario's Lua state, kept while a Lua peer scheme or slowdown
    * function needs it; hs_scenario_free closes it. */
   void *lua;
+  hs_key_where where[HS_WHERE_MAX];
+  int n_where;
 } hs_scenario;
+
+/* "FILE:LINE: key", "FILE: --set k=v: key" or "FILE: key" for a key the
+ * loader noted (scenarios/loader.c, noted_keys), to begin a message. */
+static inline void hs_scenario_where(const hs_scenario *sc, const char *key, char *buf, size_t len) {
+  for (int i = 0; i < sc->n_where; i++) {
+    const hs_key_where *w = &sc->where[i];
+    if (strcmp(w->key, key) != 0) continue;
+    if (w->set[0]) snprintf(buf, len, "%s: --set %s: %s", sc->path, w->set, key);
+    else if (w->line > 0) snprintf(buf, len, "%s:%d: %s", sc->path, w->line, key);
+    else break;
+    return;
+  }
+  snprintf(buf, len, "%s: %s", sc->path, key);
+}
 
 static inline int hs_scenario_gpus(const hs_scenario *s) {
   return s->cluster.nodes * s->cluster.gpus_per_node;

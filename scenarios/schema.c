@@ -20,7 +20,8 @@
 
 /* F_LATENCY: a time that is 0 or at least HS_LATENCY_MIN. */
 typedef enum { F_INT, F_LONG, F_NUM, F_BOOL, F_STR, F_ENUM, F_BYTES, F_TIME, F_LATENCY, F_BW, F_FLOPS, F_TABLE, F_LIST } ftype;
-typedef enum { MIN_NONE, MIN_GE, MIN_GT } min_rule;
+/* MIN_ZERO_OR: 0, or at least min. */
+typedef enum { MIN_NONE, MIN_GE, MIN_GT, MIN_ZERO_OR } min_rule;
 
 typedef struct field {
   const char *key;
@@ -39,7 +40,7 @@ typedef struct field {
 
 static const field gpu_fields[] = {
     {"flops", F_FLOPS, OFF(cluster.gpu_flops), NULL, MIN_GE, 1, 1e18, NULL, NULL},
-    {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GT, 0, 1, NULL, NULL},
+    {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GE, 1e-6, 1, NULL, NULL},
     END};
 static const field intra_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
@@ -96,9 +97,11 @@ static const field run_fields[] = {
 static const field sim_fields[] = {
     {"network_model", F_STR, OFF(sim.network_model), "CM02", MIN_NONE, 0, 0, NULL, NULL},
     {"crosstraffic", F_BOOL, OFF(sim.crosstraffic), "false", MIN_NONE, 0, 0, NULL, NULL},
-    {"tcp_gamma", F_BYTES, OFF(sim.tcp_gamma), "0", MIN_GE, 0, 1099511627776.0, NULL, NULL},
-    {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_GE, 0, 1e6, NULL, NULL},
-    {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_GE, 0, 1e6, NULL, NULL},
+    /* 0 or a size of at least 1 B; factors 0 or at least 1e-6: SimGrid's
+     * configuration refuses subnormal numbers. */
+    {"tcp_gamma", F_BYTES, OFF(sim.tcp_gamma), "0", MIN_ZERO_OR, 1, 1099511627776.0, NULL, NULL},
+    {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
+    {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
     {"collectives", F_ENUM, OFF(sim.collectives), "ring", MIN_NONE, 0, 0, "ring|hierarchical", NULL},
     {"fidelity", F_ENUM, OFF(sim.fidelity), "auto", MIN_NONE, 0, 0, "auto|step|fast", NULL},
     {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 67108864.0, NULL, NULL},
@@ -159,6 +162,8 @@ static int check_range(hs_loader *ld, const char *kp, int line, const field *f, 
     return hs_loader_fail(ld, kp, line, "must be greater than %g (got %g)", f->min, v);
   if (f->rule == MIN_GE && !(v >= f->min))
     return hs_loader_fail(ld, kp, line, "must be at least %g (got %g)", f->min, v);
+  if (f->rule == MIN_ZERO_OR && v != 0 && !(v >= f->min))
+    return hs_loader_fail(ld, kp, line, "must be 0 (the default) or at least %g (got %g)", f->min, v);
   double max = f->max != 0 ? f->max : type_max(f->type);
   if (v > max) return hs_loader_fail(ld, kp, line, "must be at most %.17g (got %g)", max, v);
   if (f->type == F_LATENCY && v > 0 && v < HS_LATENCY_MIN)
@@ -353,13 +358,24 @@ static int check_keys(hs_loader *ld, const char *kp, int line, const char *const
   return 0;
 }
 
+/* The length of the list on top of the stack, read raw (a __len cannot
+ * claim 2^31 entries) and bounded: one entry per node or GPU at most. */
+static int list_length(hs_loader *ld, const char *kp, int line, int *n) {
+  if (!lua_istable(ld->L, -1)) return hs_loader_fail(ld, kp, line, "expected a list of tables, got %s", lua_kind(ld->L, -1));
+  size_t len = lua_rawlen(ld->L, -1);
+  if (len > HS_RANKS_MAX) return hs_loader_fail(ld, kp, line, "has %zu entries; at most %d", len, HS_RANKS_MAX);
+  *n = (int)len;
+  return 0;
+}
+
 static int read_overrides(hs_loader *ld, int line) {
   lua_State *L = ld->L;
   hs_cluster_spec *c = &ld->out->cluster;
   int racks = (c->nodes + c->rack_size - 1) / c->rack_size;
   lua_getfield(L, -1, "overrides");
   if (lua_isnil(L, -1)) { lua_pop(L, 1); return 0; }
-  int n = (int)luaL_len(L, -1);
+  int n;
+  if (list_length(ld, "cluster.overrides", line, &n)) { lua_pop(L, 1); return HS_SCENARIO_EBAD; }
   c->overrides = calloc(n > 0 ? n : 1, sizeof *c->overrides);
   static const char *const allowed[] = {"node", "rack", "bandwidth", "latency", "intra_bandwidth", "intra_latency", NULL};
   for (int i = 1; i <= n; i++) {
@@ -392,7 +408,8 @@ static int read_gpu_speed(hs_loader *ld, int line) {
   hs_cluster_spec *c = &ld->out->cluster;
   lua_getfield(L, -1, "gpu_speed");
   if (lua_isnil(L, -1)) { lua_pop(L, 1); return 0; }
-  int n = (int)luaL_len(L, -1);
+  int n;
+  if (list_length(ld, "cluster.gpu_speed", line, &n)) { lua_pop(L, 1); return HS_SCENARIO_EBAD; }
   c->speed = calloc(n > 0 ? n : 1, sizeof *c->speed);
   static const char *const allowed[] = {"gpu", "node", "factor", NULL};
   for (int i = 1; i <= n; i++) {
@@ -479,7 +496,8 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
     goto out;
   }
   lua_getfield(L, -1, "layers");
-  int n = lua_istable(L, -1) ? (int)luaL_len(L, -1) : 0;
+  size_t raw = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
+  int n = raw > 1000000 ? 0 : (int)raw; /* a profile of a million layers is not a model */
   if (n == 0) {
     lua_pop(L, 1);
     rc = hs_loader_fail(ld, "workload.model", line, "%s has no layers", file);
@@ -755,6 +773,9 @@ int hs_schema_validate(hs_loader *ld) {
   lua_pop(L, 1);
   if (rc) return rc;
 
+  /* Before the algorithm: checking a peer scheme walks every rank. */
+  rc = hs_budget_check(ld);
+  if (rc) return rc;
   rc = validate_algorithm(ld);
   if (rc) return rc;
   /* Every worker needs a shard of the data set. */

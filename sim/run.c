@@ -18,6 +18,7 @@
 #include "scenarios/units.h"
 #include "sim/guard.h"
 #include "sim/platform.h"
+#include "sim/progress.h"
 #include "sim/sim.h"
 
 /* From this many GPUs on, setting up takes seconds: say so first. */
@@ -67,7 +68,9 @@ static int run_staged(void *arg) {
   hs_trace *trace = sc->run.trace > 0 ? hs_trace_create() : NULL;
   hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = train_rank, .arg = &job, .trace = trace};
   hs_sim_stats stats = {0};
+  hs_progress *progress = hs_progress_start(&job, sc->name, sc->run.iterations);
   hs_sim_run(&cfg, &stats);
+  hs_progress_stop(progress);
 
   hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = hs_sim_fidelity(sc, n), .ranks = n,
                       .wall_time = stats.wall_time, .messages = stats.messages,
@@ -76,6 +79,10 @@ static int run_staged(void *arg) {
                       .listed = stats.n_failures < HS_SIM_FAILURES_MAX ? stats.n_failures : HS_SIM_FAILURES_MAX,
                       .failure_time = stats.failure_time, .failure_what = (const char (*)[48])stats.failure_what,
                       .ranks_lost = stats.ranks_lost, .aborted = stats.aborted};
+  /* Shrinking until no rank is left ends the run as an abort does: the
+   * scenario's failures took every GPU (seen: mtbf = 1ns). */
+  int all_lost = !stats.aborted && stats.n_failures > 0 && job.ranks_done == 0;
+  if (all_lost) info.aborted = 1;
   int rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
   /* What was measured is written either way; a run in which some rank did
    * not run to its end is still a failed run. A failure that aborts the run
@@ -83,6 +90,12 @@ static int run_staged(void *arg) {
   if (stats.aborted) {
     fprintf(stderr, "hearsay: %s at %.6g s ended the run (run.on_failure = \"abort\"); the outputs hold the %d "
             "iterations measured before it\n", stats.failure_what[0], stats.failure_time[0], hs_metrics_rows(m));
+    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, ctx->target);
+    rc = rc ? rc : HS_RUN_ABORTED;
+  } else if (all_lost) {
+    fprintf(stderr, "hearsay: failures { } took every rank (the last at %.6g s; run.on_failure = \"shrink\" had "
+            "nothing left to go on with); the outputs hold the %d iterations measured\n",
+            stats.failure_time[info.listed > 0 ? info.listed - 1 : 0], hs_metrics_rows(m));
     if (!opt->quiet) hs_report_print(stdout, sc, m, &info, ctx->target);
     rc = rc ? rc : HS_RUN_ABORTED;
   } else if (job.ranks_done != n - stats.ranks_lost) {

@@ -37,7 +37,7 @@ static void format_long_time(double s, char *buf, size_t len) {
   else hs_format_time(s, buf, len);
 }
 
-static void explain(const hs_scenario *sc, char *buf, size_t len) {
+static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
   const hs_cluster_spec *c = &sc->cluster;
   const hs_workload_spec *w = &sc->workload;
   double flops = 0, bytes = 0;
@@ -63,23 +63,29 @@ static void explain(const hs_scenario *sc, char *buf, size_t len) {
   double transfer = n > 1 ? 2 * bytes / bw : 0;
   double latency = n > 1 ? 2.0 * (n - 1) * lat : 0;
   char t[32], v[32];
+  const char *key;
   if (compute >= transfer && compute >= latency) {
     format_long_time(compute, t, sizeof t);
     hs_format_bandwidth(c->gpu_flops, v, sizeof v);
     snprintf(buf, len, "cluster.gpu.flops = %.3g flop/s (efficiency %g): one iteration computes for %s", c->gpu_flops,
              c->gpu_efficiency, t);
+    key = "cluster.gpu.flops";
   } else if (transfer >= latency) {
     format_long_time(transfer, t, sizeof t);
     hs_format_bandwidth(bw, v, sizeof v);
     snprintf(buf, len, "%s = %s: moving the model's gradients across it takes %s per iteration", bw_key, v, t);
+    key = bw_key;
   } else {
     format_long_time(lat, v, sizeof v);
     format_long_time(latency, t, sizeof t);
     snprintf(buf, len, "%s = %s: a ring over %d GPUs pays it %d times, %s per iteration", lat_key, v, n,
              2 * (n - 1), t);
+    key = lat_key;
   }
   if (sc->stragglers.n > 0 || sc->stragglers.fn)
     snprintf(buf + strlen(buf), len - strlen(buf), "; or the stragglers { } slowdowns");
+  /* A bound the scenario set is the first thing to name. */
+  return sc->run.max_simulated_time > 0 ? "run.max_simulated_time" : key;
 }
 
 static void watch(int argc, char **argv) {
@@ -90,12 +96,15 @@ static void watch(int argc, char **argv) {
   double bound = hs_sim_time_bound(sc);
   sg_actor_sleep_for(bound);
   char why[512], b[32];
-  explain(sc, why, sizeof why);
+  const char *cause_key = explain(sc, why, sizeof why);
   format_long_time(bound, b, sizeof b);
+  /* Named where the key that most likely made it so was set. */
+  char where[HS_PATH_MAX + 256];
+  hs_scenario_where(sc, cause_key, where, sizeof where);
   fprintf(stderr,
-          "%s: run: the simulated time passed %s (%s) before the run ended; stopped. The likely cause: %s. "
+          "%s: the simulated time passed %s (%s) before the run ended; stopped. The likely cause: %s. "
           "Check the units (42 is 42 B/s, \"42Gbps\" is 42 Gbit/s), or raise run.max_simulated_time.\n",
-          sc->path, b, sc->run.max_simulated_time > 0 ? "run.max_simulated_time" : "a day per iteration", why);
+          where, b, sc->run.max_simulated_time > 0 ? "run.max_simulated_time" : "a day per iteration", why);
   fflush(NULL);
   /* The simulation cannot be unwound from here; the command's guard sees
    * the exit code and leaves the output folder as it was. */

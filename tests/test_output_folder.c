@@ -137,6 +137,21 @@ int main(void) {
   fputs(scenario, f);
   fclose(f);
 
+  /* Failures that take every GPU under shrink end the run as an abort
+   * does: exit 3, the folder in place and marked aborted (it was exit 1,
+   * "only 0 of 4 ranks ran to the end", before; found by scripts/fuzz). */
+  f = fopen(file, "w");
+  fputs(scenario, f);
+  fputs("failures { { mtbf = \"1ns\", per = \"gpu\" } }\n", f);
+  fclose(f);
+  rc = run("--set run.on_failure=shrink", err, sizeof err);
+  hs_test_slurp(sj, buf, sizeof buf);
+  tap_ok(rc == 3 && strstr(err, "took every rank") && strstr(buf, "\"aborted\": true"),
+         "failures that take every rank under shrink: exit 3 (got %d), the folder marked aborted: %.200s", rc, err);
+  f = fopen(file, "w");
+  fputs(scenario, f);
+  fclose(f);
+
   /* SIGTERM while it runs: the run stops, says so, and removes its stage. */
   char errfile[700];
   snprintf(errfile, sizeof errfile, "%s.stderr", parent);

@@ -103,7 +103,7 @@ static const bad_case cases[] = {
      * instruction count cannot see it, the 4 s CPU-time stop does. */
     {"a pattern match without end", 6,
      "run { iterations = 3 } local x = string.find(string.rep('a', 4000), string.rep('a-', 60) .. 'b')", NULL,
-     {"scenario.lua: scenario:", "s of CPU inside a library function", NULL}},
+     {"scenario.lua:6: scenario:", "s of CPU inside a library function", NULL}},
     {"a run-time error names the key on its line", 3, "  inter = { bandwidth = 10 + {} } }", NULL,
      {"scenario.lua:3:", "cluster.inter.bandwidth", "attempt to perform arithmetic"}},
 };

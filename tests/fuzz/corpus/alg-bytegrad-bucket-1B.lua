@@ -1,0 +1,9 @@
+-- algorithm { name = "bytegrad", bucket_size = "1B" }
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "bytegrad", bucket_size = "1B" }
+run { iterations = 3 }

@@ -1,0 +1,10 @@
+-- mismatched counts: gpu_speed = { { gpu = 2^53+1, factor = 0.5 } },
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+  gpu_speed = { { gpu = 2^53+1, factor = 0.5 } },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

@@ -1,0 +1,9 @@
+-- workload.batch = 1e10 on a timing profile
+cluster {
+  nodes = 4, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us", topology = "fat_tree", rack_size = 2 },
+}
+workload { model = "resnet50", batch = 1e10 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

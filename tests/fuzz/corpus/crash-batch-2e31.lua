@@ -1,0 +1,9 @@
+-- workload.batch = 2^31
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 2^31 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

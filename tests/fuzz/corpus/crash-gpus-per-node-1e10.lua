@@ -1,0 +1,9 @@
+-- issue 16: cluster.gpus_per_node = 1e10 crashed
+cluster {
+  nodes = 2, gpus_per_node = 1e10,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

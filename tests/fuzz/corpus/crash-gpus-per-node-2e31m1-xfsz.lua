@@ -1,0 +1,9 @@
+-- issue 16: SIGXFSZ, platform file grown by gpus_per_node = 2^31-1
+cluster {
+  nodes = 1, gpus_per_node = 2^31-1,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

@@ -1,0 +1,8 @@
+-- hearsay-args: --set run.iterations=3
+-- decentralized-64.lua — the quickstart's 64 GPUs and data, trained with
+-- decentralized SGD: each GPU averages its weights with one peer per step
+-- (Bagua's shift_one), overlapped with compute. metrics.csv's consensus
+-- column shows how far the replicas drift apart. Try:
+--   hearsay run scenarios/decentralized-64.lua --set algorithm.peers=ring
+--   hearsay run scenarios/decentralized-64.lua --set algorithm.hierarchical=true
+--   hearsay run scenarios/decentralized-6

@@ -1,0 +1,3 @@
+-- hearsay-args: --set run.iterations=3
+њннА
+

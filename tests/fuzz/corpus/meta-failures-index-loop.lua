@@ -1,0 +1,10 @@
+-- failures { } with a looping __index
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }
+failures(setmetatable({ { gpu = 0, at = 1 } }, { __index = function() while true do end end }))

@@ -1,0 +1,10 @@
+-- an endless __gc, run when the Lua state closes
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }
+setmetatable({}, { __gc = function() while true do end end })

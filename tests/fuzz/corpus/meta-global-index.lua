@@ -1,0 +1,10 @@
+-- a strict _G: reading any unset global errors
+setmetatable(_G, { __index = function(_, k) error("undefined global " .. tostring(k)) end })
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

@@ -1,0 +1,10 @@
+-- cluster.overrides with __len: while true do end
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+  overrides = setmetatable({ { node = 0, bandwidth = "1Gbps" } }, { __len = function() while true do end end }),
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

@@ -1,0 +1,2 @@
+-- an empty file
+-- an empty scenario

@@ -1,0 +1,9 @@
+-- values that may put NaN or inf in summary.json
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100, partition = "dirichlet", alpha = 5e-324 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

@@ -1,0 +1,10 @@
+-- values that may put NaN or inf in summary.json
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+  gpu_speed = { { gpu = 0, factor = 1e308 } },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

@@ -1,0 +1,11 @@
+-- hearsay-args: --set run.seed=5
+-- a __newindex that errors, reached by --set
+do local declare = run; run = function(t) return declare(setmetatable(t, { __newindex = function() error("read-only") end })) end end
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

@@ -1,0 +1,9 @@
+-- a peer scheme file that is /dev/stdin
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "decentralized", peers = "/dev/stdin" }
+run { iterations = 3 }

@@ -1,0 +1,9 @@
+-- a scheme table whose __index loops
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "decentralized", peers = setmetatable({}, { __index = function() while true do end end }) }
+run { iterations = 3 }

@@ -1,0 +1,11 @@
+-- algorithm.peers function: local s = string.rep("x", 2^40) return {}
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "decentralized", peers = function(rank, n, step)
+  local s = string.rep("x", 2^40) return {}
+end }
+run { iterations = 3 }

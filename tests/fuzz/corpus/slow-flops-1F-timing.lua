@@ -1,0 +1,9 @@
+-- a GPU of 1 flop/s
+cluster {
+  nodes = 4, gpus_per_node = 2,
+  gpu = { flops = "1F" },
+  inter = { bandwidth = "10Gbps", latency = "5us", topology = "fat_tree", rack_size = 2 },
+}
+workload { model = "resnet50", batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

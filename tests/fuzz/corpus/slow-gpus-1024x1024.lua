@@ -1,0 +1,9 @@
+-- a million ranks
+cluster {
+  nodes = 1024, gpus_per_node = 1024,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }

@@ -1,0 +1,10 @@
+-- the system from a scenario: io.stderr:write("fake.lua:1: fake error\n")
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }
+io.stderr:write("fake.lua:1: fake error\n")

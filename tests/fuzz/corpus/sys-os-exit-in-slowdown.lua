@@ -1,0 +1,10 @@
+-- os.exit(5) at iteration 2, after the run started
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "softmax", dataset = { samples = 400, test_samples = 100 }, batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }
+stragglers { slowdown = function(r, i, t) if i == 2 then os.exit(5) end end }

@@ -1,0 +1,9 @@
+-- a model name with a NUL byte
+cluster {
+  nodes = 2, gpus_per_node = 2,
+  gpu = { flops = "10TF" },
+  inter = { bandwidth = "10Gbps", latency = "5us" },
+}
+workload { model = "resnet50\0x", batch = 8 }
+algorithm { name = "gradient_allreduce" }
+run { iterations = 3 }
