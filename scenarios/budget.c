@@ -40,7 +40,9 @@ typedef struct {
 } part;
 
 /* The memory this process may use: the machine's, or less where a cgroup
- * or an rlimit says so. 0 if unknown. */
+ * says so (resident memory); and the address space an rlimit allows
+ * (virtual memory, where every actor's whole stack counts). 0 if unknown
+ * or unlimited. */
 static double memory_available(void) {
   double total = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
   FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
@@ -49,10 +51,13 @@ static double memory_available(void) {
     if (fscanf(f, "%lf", &v) == 1 && v > 0 && (total <= 0 || v < total)) total = v;
     fclose(f);
   }
-  struct rlimit rl;
-  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < total)
-    total = (double)rl.rlim_cur;
   return total > 0 ? total : 0;
+}
+
+static double address_space_available(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) return (double)rl.rlim_cur;
+  return 0;
 }
 
 /* Of the keys that size one part, the one furthest above its default: the
@@ -101,6 +106,24 @@ int hs_budget_check(hs_loader *ld) {
   const char *key, *decl, *what;
   double need = hs_scenario_memory(sc, ranks_per_process, &key, &decl, &what);
   double have = memory_available();
+  /* Under ulimit -v, SimGrid maps each actor's whole stack (sim.stack_size)
+   * up front: a rank's actor and, at most, its communicator streams' and
+   * threads' (counted as one more per rank); the libraries take about
+   * 200 MiB of address space. */
+  double ranks = ranks_per_process > 0 ? ranks_per_process : hs_scenario_gpus(sc);
+  double vneed = need + 2 * ranks * sc->sim.stack_size + 200.0 * 1024 * 1024;
+  double vhave = address_space_available();
+  if (vhave > 0 && vneed > vhave && (have <= 0 || need <= have)) {
+    char need_s[32], have_s[32];
+    hs_format_bytes(vneed, need_s, sizeof need_s);
+    hs_format_bytes(vhave, have_s, sizeof have_s);
+    int line = hs_loader_push_decl(ld, "cluster");
+    lua_pop(ld->L, 1);
+    return hs_loader_fail(ld, "cluster.nodes", line,
+                          "this run needs about %s of address space (a %.0f KiB stack per simulated GPU, "
+                          "sim.stack_size) and ulimit -v allows %s (docs/scenarios.md, \"Memory\")",
+                          need_s, sc->sim.stack_size / 1024, have_s);
+  }
   if (have <= 0 || need <= have) return 0;
   char need_s[32], have_s[32];
   hs_format_bytes(need, need_s, sizeof need_s);
