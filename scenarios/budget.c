@@ -120,7 +120,7 @@ int hs_budget_check(hs_loader *ld) {
     int line = hs_loader_push_decl(ld, "cluster");
     lua_pop(ld->L, 1);
     return hs_loader_fail(ld, "cluster.nodes", line,
-                          "this run needs about %s of address space (a %.0f KiB stack per simulated GPU, "
+                          "this run needs about %s of address space (up to two %.0f KiB stacks per simulated GPU, "
                           "sim.stack_size) and ulimit -v allows %s (docs/scenarios.md, \"Memory\")",
                           need_s, sc->sim.stack_size / 1024, have_s);
   }
