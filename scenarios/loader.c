@@ -63,7 +63,7 @@ static int find_key_line(const hs_loader *ld, const char *key, int from) {
   return from;
 }
 
-static int is_name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+static int is_ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
 /* The line where the dotted keypath ("cluster.inter.latency") is written,
  * following the nesting of `name = {` tables from the declaration on
@@ -84,9 +84,9 @@ static int line_of_path(const hs_loader *ld, const char *keypath, int decl_line)
         continue;
       }
       if (p[0] == '-' && p[1] == '-') break;
-      if (is_name_char(*p) && (p == ld->lines[l] || !is_name_char(p[-1]))) {
+      if (is_ident_char(*p) && (p == ld->lines[l] || !is_ident_char(p[-1]))) {
         size_t n = 0;
-        while (is_name_char(p[n])) n++;
+        while (is_ident_char(p[n])) n++;
         snprintf(last, sizeof last, "%.*s", (int)(n < HS_NAME_MAX ? n : HS_NAME_MAX - 1), p);
         const char *q = p + n;
         while (*q == ' ' || *q == '\t') q++;
@@ -325,7 +325,6 @@ static int apply_override(hs_loader *ld, const char *set) {
 
 /* ---- Lua errors: where they were ------------------------------------------- */
 
-static int is_ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
 static void path_of(char stack[][HS_NAME_MAX], int depth, const char *leaf, char *out, size_t len) {
   size_t used = 0;

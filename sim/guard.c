@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sim/guard.h"
 
+#include "algos/outdir.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -93,4 +95,37 @@ int hs_guard_run(int (*fn)(void *arg), void *arg, const char *what) {
           "folder was left as it was. Please report it with the scenario and the command line.\n",
           what, sig, strsignal(sig));
   return HS_GUARD_CRASHED;
+}
+
+typedef struct {
+  int (*fn)(void *arg, const char *stage, const char *target);
+  void *arg;
+  const hs_outdir *od;
+} staged_call;
+
+static int run_staged_call(void *arg) {
+  const staged_call *c = arg;
+  return c->fn(c->arg, c->od->stage, c->od->target);
+}
+
+int hs_guard_run_staged(const char *target, int (*fn)(void *arg, const char *stage, const char *target), void *arg,
+                        const char *what, int keep_too) {
+  char err[HS_OUTDIR_PATH_MAX + 128];
+  hs_outdir od;
+  hs_guard_block();
+  if (hs_outdir_open(&od, target, err, sizeof err)) {
+    hs_guard_unblock();
+    fprintf(stderr, "%s: %s\n", what, err);
+    return 1;
+  }
+  staged_call call = {fn, arg, &od};
+  int rc = hs_guard_run(run_staged_call, &call, what);
+  if (rc == 0 || rc == keep_too) {
+    if (hs_outdir_commit(&od)) {
+      fprintf(stderr, "%s: cannot put the outputs in place at %s: %s\n", what, od.target, strerror(errno));
+      rc = 1;
+    }
+  }
+  if (rc != 0 && rc != keep_too) hs_outdir_discard(&od);
+  return rc;
 }

@@ -19,6 +19,14 @@
  * returned. HS_NO_GUARD=1 runs fn in this process (for debuggers). */
 int hs_guard_run(int (*fn)(void *arg), void *arg, const char *what);
 
+/* A command's whole output step: stages the folder `target`
+ * (algos/outdir.h), runs fn(arg, stage, target) under hs_guard_run, and
+ * puts the folder in place when fn's exit code is 0 or `keep_too` (pass
+ * -1 for none; `hearsay run` keeps an aborted run's outputs, exit 3),
+ * removing it otherwise. Returns the exit code. */
+int hs_guard_run_staged(const char *target, int (*fn)(void *arg, const char *stage, const char *target), void *arg,
+                        const char *what, int keep_too);
+
 /* Holds SIGINT, SIGTERM and SIGHUP back from before the output folder is
  * staged until hs_guard_run can pass them on, so that no stop signal can
  * land in between and leave the stage behind. hs_guard_run unblocks. */

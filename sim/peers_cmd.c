@@ -117,36 +117,22 @@ static int peers_staged(const hs_scenario *sc, const hs_peers_options *opt, cons
 typedef struct {
   const hs_scenario *sc;
   const hs_peers_options *opt;
-  const hs_outdir *od;
 } peers_ctx;
 
-static int peers_child(void *arg) {
+static int peers_child(void *arg, const char *stage, const char *target) {
   const peers_ctx *c = arg;
-  return peers_staged(c->sc, c->opt, c->od->stage, c->od->target);
+  return peers_staged(c->sc, c->opt, stage, target);
 }
 
 /* The output folder is staged and the work runs guarded, as `hearsay run`
  * does (sim/run.c): peers.json appears whole or not at all. */
 int hs_cmd_peers(const hs_scenario *sc, const hs_peers_options *opt) {
   if (!sc->algorithm.peers) return peers_staged(sc, opt, NULL, NULL); /* refused before anything is written */
-  char target[HS_OUTDIR_PATH_MAX], err[HS_OUTDIR_PATH_MAX + 128];
+  char target[HS_OUTDIR_PATH_MAX];
   if (opt->out_dir) snprintf(target, sizeof target, "%s", opt->out_dir);
   else snprintf(target, sizeof target, "out/%s", sc->name);
-  hs_outdir od;
-  hs_guard_block();
-  if (hs_outdir_open(&od, target, err, sizeof err)) {
-    hs_guard_unblock();
-    fprintf(stderr, "hearsay: %s\n", err);
-    return 1;
-  }
-  peers_ctx ctx = {sc, opt, &od};
-  int rc = hs_guard_run(peers_child, &ctx, "hearsay peers");
-  if (rc == 0 && hs_outdir_commit(&od)) {
-    fprintf(stderr, "hearsay: cannot put the outputs in place at %s: %s\n", od.target, strerror(errno));
-    rc = 1;
-  }
-  if (rc) hs_outdir_discard(&od);
-  return rc;
+  peers_ctx ctx = {sc, opt};
+  return hs_guard_run_staged(target, peers_child, &ctx, "hearsay peers", -1);
 }
 
 static int peers_staged(const hs_scenario *sc, const hs_peers_options *opt, const char *stage, const char *shown) {

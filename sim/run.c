@@ -33,17 +33,13 @@ static void train_rank(hs_worker *w, void *arg) {
 typedef struct {
   const hs_scenario *sc;
   const hs_run_options *opt;
-  const char *stage;  /* where the files are written */
-  const char *target; /* where they will be once the run succeeded */
 } run_ctx;
 
-/* Runs in the guard's child process: everything that writes goes into the
- * staging folder; the parent puts it in place when this returns 0 or 3. */
-static int run_staged(void *arg) {
+static int run_staged(void *arg, const char *stage, const char *target) {
   const run_ctx *ctx = arg;
   const hs_scenario *sc = ctx->sc;
   const hs_run_options *opt = ctx->opt;
-  const char *dir = ctx->stage;
+  const char *dir = stage;
   int n = hs_scenario_gpus(sc);
   hs_dataset *ds = NULL;
   if (sc->workload.numeric) {
@@ -90,13 +86,13 @@ static int run_staged(void *arg) {
   if (stats.aborted) {
     fprintf(stderr, "hearsay: %s at %.6g s ended the run (run.on_failure = \"abort\"); the outputs hold the %d "
             "iterations measured before it\n", stats.failure_what[0], stats.failure_time[0], hs_metrics_rows(m));
-    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, ctx->target);
+    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, target);
     rc = rc ? rc : HS_RUN_ABORTED;
   } else if (all_lost) {
     fprintf(stderr, "hearsay: failures { } took every rank (the last at %.6g s; run.on_failure = \"shrink\" had "
             "nothing left to go on with); the outputs hold the %d iterations measured\n",
             stats.failure_time[info.listed > 0 ? info.listed - 1 : 0], hs_metrics_rows(m));
-    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, ctx->target);
+    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, target);
     rc = rc ? rc : HS_RUN_ABORTED;
   } else if (job.ranks_done != n - stats.ranks_lost) {
     fprintf(stderr, "hearsay: only %d of %d ranks ran to the end; the outputs hold what was measured\n",
@@ -113,23 +109,16 @@ static int run_staged(void *arg) {
     }
   }
   hs_trace_free(trace);
-  if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, ctx->target);
+  if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, target);
   hs_metrics_free(m);
   hs_dataset_free(ds);
   return rc;
 }
 
 int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
-  char target[HS_OUTDIR_PATH_MAX], err[HS_OUTDIR_PATH_MAX + 128];
+  char target[HS_OUTDIR_PATH_MAX];
   if (opt->out_dir) snprintf(target, sizeof target, "%s", opt->out_dir);
   else snprintf(target, sizeof target, "out/%s", sc->name);
-  hs_outdir od;
-  hs_guard_block();
-  if (hs_outdir_open(&od, target, err, sizeof err)) {
-    hs_guard_unblock();
-    fprintf(stderr, "hearsay: %s\n", err);
-    return 1;
-  }
   int n = hs_scenario_gpus(sc);
   if (n >= HS_ANNOUNCE_RANKS) {
     char mem[32];
@@ -137,16 +126,6 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
     fprintf(stderr, "hearsay: setting up %d simulated GPUs (%d nodes x %d), up to %s of memory; large clusters take "
             "a while to build\n", n, sc->cluster.nodes, sc->cluster.gpus_per_node, mem);
   }
-  run_ctx ctx = {.sc = sc, .opt = opt, .stage = od.stage, .target = od.target};
-  int rc = hs_guard_run(run_staged, &ctx, "hearsay run");
-  if (rc == 0 || rc == HS_RUN_ABORTED) {
-    if (hs_outdir_commit(&od)) {
-      fprintf(stderr, "hearsay: cannot put the outputs in place at %s: %s\n", od.target, strerror(errno));
-      hs_outdir_discard(&od);
-      rc = 1;
-    }
-  } else {
-    hs_outdir_discard(&od);
-  }
-  return rc;
+  run_ctx ctx = {.sc = sc, .opt = opt};
+  return hs_guard_run_staged(target, run_staged, &ctx, "hearsay run", HS_RUN_ABORTED);
 }

@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700
 #include "tests/harness.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -187,4 +188,13 @@ int hs_test_count(const char *text, const char *needle) {
   int k = 0;
   for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) k++;
   return k;
+}
+
+int hs_test_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
 }

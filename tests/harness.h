@@ -46,6 +46,10 @@ const char *hs_test_mpirun(int np);
  * failed check. Returns the number of failed checks. */
 int hs_test_mpirun_checks(const char *what, int np, const char *args, int timeout_s);
 
+/* Entries of a directory besides . and .. (-1 if it cannot be read): a
+ * staging folder left beside an output folder shows in it. */
+int hs_test_entries(const char *dir);
+
 /* A fresh empty directory inside this test program's own folder under
  * $TMPDIR (or /tmp), hearsay-test-XXXXXX, which is removed with everything
  * in it when the program exits; HS_KEEP_TMP=1 keeps it (and says where). */

@@ -30,13 +30,6 @@ static const char scenario[] =
 
 static char parent[600], file[700], target[700];
 
-static int entries(const char *dir) {
-  DIR *d = opendir(dir);
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-  if (d) closedir(d);
-  return n;
-}
 
 static int run(const char *sets, char *err, size_t len) {
   char cmd[4096];
@@ -69,7 +62,7 @@ static pid_t start(const char *sets, const char *errfile) {
  * earlier output (the run is under way), at most 20 s. */
 static int wait_for_stage(void) {
   for (int i = 0; i < 400; i++) {
-    if (entries(parent) > 2) return 1;
+    if (hs_test_entries(parent) > 2) return 1;
     nanosleep(&(struct timespec){0, 50000000}, NULL);
   }
   return 0;
@@ -88,12 +81,12 @@ int main(void) {
   tap_ok(rc == 0 && rows() == 3, "a run writes its folder (exit %d, %d rows) %s", rc, rows(), err);
   rc = run("--set run.iterations=5", err, sizeof err);
   tap_ok(rc == 0 && rows() == 5, "a second run replaces it (exit %d, %d rows)", rc, rows());
-  tap_ok(entries(parent) == 2, "nothing else beside it (%d entries: scenario and out)", entries(parent));
+  tap_ok(hs_test_entries(parent) == 2, "nothing else beside it (%d entries: scenario and out)", hs_test_entries(parent));
 
   /* Refused at load: the earlier run's files stay as they were. */
   rc = run("--set cluster.nodes=0", err, sizeof err);
-  tap_ok(rc == 2 && rows() == 5 && entries(parent) == 2, "a refused scenario leaves the earlier folder as it was "
-         "(exit %d, %d rows, %d entries)", rc, rows(), entries(parent));
+  tap_ok(rc == 2 && rows() == 5 && hs_test_entries(parent) == 2, "a refused scenario leaves the earlier folder as it was "
+         "(exit %d, %d rows, %d entries)", rc, rows(), hs_test_entries(parent));
 
   /* Stopped by the watchdog: a GPU of 1 flop/s computing 48 Mflop per
    * sample (a 10 x 100 000 softmax) takes 1.5 simulated years per iteration. */
@@ -101,8 +94,8 @@ int main(void) {
   tap_ok(rc == 2, "a run past its simulated-time bound stops with exit 2 (got %d)", rc);
   tap_ok(strstr(err, "cluster.gpu.flops") && strstr(err, "a day per iteration") && strstr(err, file),
          "its message names the file, the bound and the key: %.300s", err);
-  tap_ok(rows() == 5 && entries(parent) == 2, "and leaves the earlier folder as it was (%d rows, %d entries)", rows(),
-         entries(parent));
+  tap_ok(rows() == 5 && hs_test_entries(parent) == 2, "and leaves the earlier folder as it was (%d rows, %d entries)", rows(),
+         hs_test_entries(parent));
   rc = run("--set cluster.inter.latency=3000 --set run.iterations=3", err, sizeof err);
   tap_ok(rc == 0 && rows() == 3, "an hour of latency over 4 GPUs stays under a day per iteration: it runs (exit %d)",
          rc);
@@ -164,7 +157,7 @@ int main(void) {
   tap_ok(staged, "a long run stages its files beside the target while it runs");
   tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM && strstr(err, "stopped by signal"),
          "SIGTERM stops it with a message (exit %d): %.200s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
-  tap_ok(entries(parent) == 2, "and the stage is gone, the earlier folder kept (%d entries)", entries(parent));
+  tap_ok(hs_test_entries(parent) == 2, "and the stage is gone, the earlier folder kept (%d entries)", hs_test_entries(parent));
 
   /* SIGKILL cannot be caught: the next run removes the orphaned stage. */
   pid = start("--set run.iterations=200000", errfile);
@@ -174,11 +167,11 @@ int main(void) {
   /* Its worker dies with it (PR_SET_PDEATHSIG): give it the moment, so
    * the next run finds the stage's owner gone. */
   nanosleep(&(struct timespec){0, 300000000}, NULL);
-  int orphaned = entries(parent) > 2;
+  int orphaned = hs_test_entries(parent) > 2;
   rc = run("--set run.iterations=3", err, sizeof err);
-  tap_ok(staged && orphaned && rc == 0 && entries(parent) == 2,
+  tap_ok(staged && orphaned && rc == 0 && hs_test_entries(parent) == 2,
          "a stage orphaned by SIGKILL is removed by the next run (orphaned %d, exit %d, %d entries)", orphaned, rc,
-         entries(parent));
+         hs_test_entries(parent));
   remove(errfile);
   return tap_done(0);
 }

@@ -108,14 +108,6 @@ static const bad_case cases[] = {
      {"scenario.lua:3:", "cluster.inter.bandwidth", "attempt to perform arithmetic"}},
 };
 
-/* Files in dir, so a staging folder left beside the target shows. */
-static int entries(const char *dir) {
-  DIR *d = opendir(dir);
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-  if (d) closedir(d);
-  return n;
-}
 
 int main(void) {
   int n = sizeof cases / sizeof cases[0];
@@ -137,8 +129,8 @@ int main(void) {
     struct stat st;
     tap_ok(rc == 2, "%s: exit code 2 (got %d)", bc->what, rc);
     tap_ok(has, "%s: message names file, line and key: %s", bc->what, err);
-    tap_ok(stat(out, &st) != 0 && entries(dir) == 1, "%s: nothing written (%d entries beside the scenario)", bc->what,
-           entries(dir) - 1);
+    tap_ok(stat(out, &st) != 0 && hs_test_entries(dir) == 1, "%s: nothing written (%d entries beside the scenario)", bc->what,
+           hs_test_entries(dir) - 1);
   }
   /* And the good scenario runs, so the cases above fail for their own reason. */
   const char *dir = hs_test_tmpdir();
