@@ -258,13 +258,13 @@ static int apply_override(hs_loader *ld, const char *set) {
   lua_State *L = ld->L;
   const char *eq = strchr(set, '=');
   if (!eq || eq == set) {
-    fprintf(stderr, "%s: --set %s: expected key.path=value\n", ld->path, set);
+    fprintf(stderr, "%s: --set %s: %s: expected key.path=value\n", ld->path, set,
+            eq ? "the key is missing before '='" : "no '=' between key and value");
     return HS_SCENARIO_EBAD;
   }
   char path[512], *parts[8];
   if ((size_t)(eq - set) >= sizeof path) {
-    fprintf(stderr, "%s: --set %.60s...: the key path is longer than %zu characters\n", ld->path, set,
-            sizeof path - 1);
+    fprintf(stderr, "%s: --set %s: the key path is longer than %zu characters\n", ld->path, set, sizeof path - 1);
     return HS_SCENARIO_EBAD;
   }
   snprintf(path, sizeof path, "%.*s", (int)(eq - set), set);

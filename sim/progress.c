@@ -39,8 +39,8 @@ static void *report_loop(void *arg) {
       fprintf(stderr, "hearsay: %s: still setting up or in the first iteration after %ld s of wall time\n", p->name,
               wall);
     else
-      fprintf(stderr, "hearsay: %s: iteration %d of %d done at %s simulated, %ld s of wall time so far\n", p->name,
-              it, p->iterations, sim, wall);
+      fprintf(stderr, "hearsay: %s: %d iterations done (run.iterations = %d) at %s simulated, %ld s of wall time "
+              "so far\n", p->name, it, p->iterations, sim, wall);
     deadline.tv_sec += HS_PROGRESS_EVERY;
   }
   pthread_mutex_unlock(&p->lock);
