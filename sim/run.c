@@ -46,7 +46,11 @@ static int run_staged(void *arg, const char *stage, const char *target) {
     char err[256];
     ds = hs_dataset_create(&sc->workload, sc->run.seed, hs_algorithm_workers(sc), err, sizeof err);
     if (!ds) {
-      fprintf(stderr, "%s: %s\n", sc->path, err);
+      /* The partition is what the loader cannot check: a Dirichlet draw
+       * that leaves a worker without samples. */
+      char where[HS_PATH_MAX + 256];
+      hs_scenario_where(sc, "workload.dataset.alpha", where, sizeof where);
+      fprintf(stderr, "%s: %s\n", where, err);
       return HS_SCENARIO_EBAD;
     }
   }
