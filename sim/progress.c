@@ -36,8 +36,8 @@ static void *report_loop(void *arg) {
     hs_format_time(t, sim, sizeof sim);
     long wall = (long)(deadline.tv_sec - start.tv_sec);
     if (it == 0)
-      fprintf(stderr, "hearsay: %s: still setting up or in the first iteration after %ld s of wall time\n", p->name,
-              wall);
+      fprintf(stderr, "hearsay: %s: still setting up (data set, platform, actors) or in the first iteration after %ld "
+              "s of wall time\n", p->name, wall);
     else
       fprintf(stderr, "hearsay: %s: %d iterations done (run.iterations = %d) at %s simulated, %ld s of wall time "
               "so far\n", p->name, it, p->iterations, sim, wall);

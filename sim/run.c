@@ -41,6 +41,10 @@ static int run_staged(void *arg, const char *stage, const char *target) {
   const hs_run_options *opt = ctx->opt;
   const char *dir = stage;
   int n = hs_scenario_gpus(sc);
+  /* Progress from the start: generating a large data set or platform
+   * takes seconds too. */
+  hs_train_job job = {.sc = sc, .stragglers = 1};
+  hs_progress *progress = hs_progress_start(&job, sc->name, sc->run.iterations);
   hs_dataset *ds = NULL;
   if (sc->workload.numeric) {
     char err[256];
@@ -51,6 +55,7 @@ static int run_staged(void *arg, const char *stage, const char *target) {
       char where[HS_PATH_MAX + 256];
       hs_scenario_where(sc, "workload.dataset.alpha", where, sizeof where);
       fprintf(stderr, "%s: %s\n", where, err);
+      hs_progress_stop(progress);
       return HS_SCENARIO_EBAD;
     }
   }
@@ -60,15 +65,16 @@ static int run_staged(void *arg, const char *stage, const char *target) {
   if (!pf || hs_platform_write(&sc->cluster, &sc->network, dir, pf) || fclose(pf)) {
     fprintf(stderr, "hearsay: cannot write %s\n", platform);
     hs_dataset_free(ds);
+    hs_progress_stop(progress);
     return 1;
   }
 
   hs_metrics *m = hs_metrics_create(hs_algorithm_max_iterations(sc), hs_model_tracked_params(&sc->workload));
-  hs_train_job job = {.sc = sc, .ds = ds, .metrics = m, .stragglers = 1};
+  job.ds = ds;
+  job.metrics = m;
   hs_trace *trace = sc->run.trace > 0 ? hs_trace_create() : NULL;
   hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = train_rank, .arg = &job, .trace = trace};
   hs_sim_stats stats = {0};
-  hs_progress *progress = hs_progress_start(&job, sc->name, sc->run.iterations);
   hs_sim_run(&cfg, &stats);
   hs_progress_stop(progress);
 
