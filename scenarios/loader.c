@@ -157,6 +157,12 @@ int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   const char *set = keypath ? override_for(ld, keypath) : NULL;
+  /* A declaration that only --set made (none in the file): name the --set. */
+  if (!set && keypath && decl_line <= 0) {
+    size_t n = strcspn(keypath, ".");
+    for (int i = 0; i < ld->n_sets && !set; i++)
+      if (strncmp(ld->sets[i], keypath, n) == 0 && ld->sets[i][n] == '.') set = ld->sets[i];
+  }
   if (set) {
     fprintf(stderr, "%s: --set %s: %s: %s\n", ld->path, set, keypath, msg);
   } else if (keypath) {
