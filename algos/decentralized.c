@@ -119,7 +119,7 @@ static void post_gossip(hs_algo_ctx *ctx, dec_state *s, int me, int n) {
   s->n_in = st->in_off[me + 1] - st->in_off[me];
   s->self = st->self[me];
   grow_recv(s, m, s->n_in);
-  memcpy(s->in, st->in + st->in_off[me], s->n_in * sizeof *s->in);
+  if (s->n_in) memcpy(s->in, st->in + st->in_off[me], s->n_in * sizeof *s->in); /* a rank may have no peers */
   if (n_out + s->n_in > s->cap_ops) {
     s->cap_ops = n_out + s->n_in;
     s->ops = realloc(s->ops, s->cap_ops * sizeof *s->ops);

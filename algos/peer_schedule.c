@@ -54,6 +54,8 @@ hs_peer_schedule *hs_peer_schedule_create(hs_peer_scheme *scheme, int n) {
   ps->counts = calloc(n + 1, sizeof(int));
   ps->buf_cap = 16;
   ps->buf = malloc(ps->buf_cap * sizeof *ps->buf);
+  ps->lists_cap = 16; /* never NULL: memcpy and qsort of an empty list still need a valid pointer */
+  ps->lists = malloc(ps->lists_cap * sizeof *ps->lists);
   return ps;
 }
 
@@ -175,10 +177,10 @@ static void build(hs_peer_schedule *ps, slot *sl, long step) {
   int n = ps->n;
   hs_peer_step *st = &sl->st;
   size_t total = (size_t)ps->counts[n];
-  if (total > sl->cap_edges) {
-    sl->cap_edges = total;
-    st->out = realloc(st->out, total * sizeof *st->out);
-    st->in = realloc(st->in, total * sizeof *st->in);
+  if (total > sl->cap_edges || !st->out) {
+    sl->cap_edges = total ? total : 1; /* never NULL, even for a step without edges: memcpy needs a pointer */
+    st->out = realloc(st->out, sl->cap_edges * sizeof *st->out);
+    st->in = realloc(st->in, sl->cap_edges * sizeof *st->in);
   }
   st->step = step;
   for (int r = 0; r < n; r++) {

@@ -119,7 +119,7 @@ static int mpi_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
 static int mpi_barrier(hs_comm *c, hs_request **q) { return post(c, (hs_lower_op){.kind = HS_OP_BARRIER}, q); }
 static int mpi_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
   hs_lower_op o = {.kind = HS_OP_P2P, .n_p2p = n, .p2p = malloc((size_t)(n + 1) * sizeof *ops)};
-  memcpy(o.p2p, ops, (size_t)n * sizeof *ops);
+  if (n > 0) memcpy(o.p2p, ops, (size_t)n * sizeof *ops); /* ops may be NULL when n == 0 */
   return post(c, o, q);
 }
 
