@@ -8,7 +8,7 @@
  * (sim/watchdog.c) all leave the target as it was and nothing beside it;
  * a staging folder orphaned by a SIGKILL is removed by the next run;
  * summary.json parses with no NaN or Infinity and says why a figure is
- * null. */
+ * null; large clusters announce their set-up and long runs their progress. */
 #include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -172,6 +172,25 @@ int main(void) {
   tap_ok(staged && orphaned && rc == 0 && hs_test_entries(parent) == 2,
          "a stage orphaned by SIGKILL is removed by the next run (orphaned %d, exit %d, %d entries)", orphaned, rc,
          hs_test_entries(parent));
+  /* A large cluster announces its set-up at once, and a run still going
+   * after 5 s of wall time says so (sim/progress.c); both before any
+   * iteration of 8192 GPUs is done. Stopped as soon as both were seen. */
+  char big[1024];
+  snprintf(big, sizeof big, "--set cluster.nodes=1024 --set cluster.gpus_per_node=8 --set workload.dataset.samples=8192 "
+           "--set run.iterations=1000");
+  pid = start(big, errfile);
+  int announced = 0, progressed = 0;
+  for (int i = 0; i < 600 && !(announced && progressed); i++) {
+    nanosleep(&(struct timespec){0, 50000000}, NULL);
+    hs_test_slurp(errfile, err, sizeof err);
+    announced = strstr(err, "setting up 8192 simulated GPUs") != NULL;
+    progressed = strstr(err, "s of wall time") != NULL;
+  }
+  kill(pid, SIGTERM);
+  waitpid(pid, &status, 0);
+  tap_ok(announced, "8192 GPUs: the set-up is announced on stderr");
+  tap_ok(progressed, "a run past 5 s of wall time reports its progress: %.300s", err);
+  tap_ok(hs_test_entries(parent) == 2, "stopped, it leaves nothing behind (%d entries)", hs_test_entries(parent));
   remove(errfile);
   return tap_done(0);
 }
