@@ -189,21 +189,10 @@ static int with_line(lua_State *L) {
  * nothing has been written when it strikes in the loader, and the run's
  * guard (sim/guard.c) leaves the output folder as it was otherwise. */
 #define HS_SANDBOX_PATH_MAX 4096
-static char cpu_message[1024] = "hearsay: scenario: a Lua call ran for more than " HS_SANDBOX_CPU_TEXT
-                                " s of CPU inside a library function; stopped\n";
-static size_t cpu_message_len;
 static lua_State *running; /* the state of the outermost protected call under way */
-static char scenario_path[HS_SANDBOX_PATH_MAX];
+static char scenario_path[HS_SANDBOX_PATH_MAX] = "hearsay";
 
-void hs_sandbox_name(const char *path) {
-  snprintf(scenario_path, sizeof scenario_path, "%s", path);
-  int n = snprintf(cpu_message, sizeof cpu_message,
-                   "%s: scenario: a Lua call (the file, a peer scheme, a slowdown function) ran for more than "
-                   HS_SANDBOX_CPU_TEXT " s of CPU inside a library function (a pattern match that backtracks "
-                   "without end?); stopped\n", path);
-  cpu_message_len = n > 0 && (size_t)n < sizeof cpu_message ? (size_t)n : strlen(cpu_message);
-}
-
+void hs_sandbox_name(const char *path) { snprintf(scenario_path, sizeof scenario_path, "%s", path); }
 
 static void put(const char *s) {
   ssize_t w = write(2, s, strlen(s));
@@ -221,22 +210,19 @@ static void cpu_exhausted(int sig) {
     lua_getinfo(running, "l", &ar);
     if (ar.currentline > 0) line = ar.currentline;
   }
-  if (line > 0 && scenario_path[0]) {
+  put(scenario_path);
+  if (line > 0) {
     char num[16];
     int k = (int)sizeof num - 1;
     num[k] = '\0';
     do num[--k] = (char)('0' + line % 10), line /= 10;
     while (line > 0 && k > 0);
-    put(scenario_path);
     put(":");
     put(num + k);
-    put(": scenario: a Lua call ran for more than " HS_SANDBOX_CPU_TEXT " s of CPU inside a library function (a "
-        "pattern match that backtracks without end?); stopped\n");
-  } else {
-    size_t n = cpu_message_len ? cpu_message_len : strlen(cpu_message);
-    ssize_t w = write(2, cpu_message, n);
-    (void)w;
   }
+  put(": scenario: a Lua call (the file, a peer scheme, a slowdown function) ran for more than "
+      HS_SANDBOX_CPU_TEXT " s of CPU inside a library function (a pattern match that backtracks without end?); "
+      "stopped\n");
   _exit(2);
 }
 
