@@ -105,10 +105,9 @@ static int line_of_path(const hs_loader *ld, const char *keypath, int decl_line)
       }
       if (*p == '{') {
         depth++;
-        if (depth < 8) snprintf(names[depth], sizeof names[depth], "%s", depth == 0 ? "" : pending);
-        if (depth == 0) {
-          snprintf(names[0], sizeof names[0], "%.*s", (int)strcspn(keypath, "."), keypath);
-        }
+        /* Level 0 is the declaration itself, named as keypath names it. */
+        if (depth == 0) snprintf(names[0], sizeof names[0], "%.*s", (int)strcspn(keypath, "."), keypath);
+        else if (depth < 8) snprintf(names[depth], sizeof names[depth], "%s", pending);
         pending[0] = '\0';
       } else if (*p == '}') {
         if (--depth < 0) return 0; /* the declaration ended */
@@ -117,6 +116,16 @@ static int line_of_path(const hs_loader *ld, const char *keypath, int decl_line)
     }
   }
   return 0;
+}
+
+/* The line of keypath in the declaration on decl_line: by its nesting,
+ * else the first `name =` of its last part, else decl_line. */
+static int key_line(const hs_loader *ld, const char *keypath, int decl_line) {
+  if (decl_line <= 0) return 0;
+  int line = line_of_path(ld, keypath, decl_line);
+  if (line > 0) return line;
+  const char *last = strrchr(keypath, '.');
+  return find_key_line(ld, last ? last + 1 : keypath, decl_line);
 }
 
 int hs_loader_entry_line(const hs_loader *ld, int decl_line, int i) {
@@ -166,9 +175,7 @@ int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char
   if (set) {
     fprintf(stderr, "%s: --set %s: %s: %s\n", ld->path, set, keypath, msg);
   } else if (keypath) {
-    const char *last = strrchr(keypath, '.');
-    int line = decl_line > 0 ? line_of_path(ld, keypath, decl_line) : 0;
-    if (line == 0 && decl_line > 0) line = find_key_line(ld, last ? last + 1 : keypath, decl_line);
+    int line = key_line(ld, keypath, decl_line);
     if (line > 0) fprintf(stderr, "%s:%d: %s: %s\n", ld->path, line, keypath, msg);
     else fprintf(stderr, "%s: %s: %s\n", ld->path, keypath, msg);
   } else {
@@ -533,9 +540,7 @@ static void note_keys(hs_loader *ld) {
     snprintf(decl, sizeof decl, "%.*s", (int)strcspn(noted_keys[i], "."), noted_keys[i]);
     int line = hs_loader_push_decl(ld, decl);
     lua_pop(ld->L, 1);
-    const char *last = strrchr(noted_keys[i], '.');
-    w->line = line > 0 ? line_of_path(ld, noted_keys[i], line) : 0;
-    if (w->line == 0 && line > 0) w->line = find_key_line(ld, last ? last + 1 : noted_keys[i], line);
+    w->line = key_line(ld, noted_keys[i], line);
   }
 }
 
