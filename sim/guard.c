@@ -16,7 +16,10 @@
 static sigset_t blocked_set, saved_set;
 static int blocked;
 
-void hs_guard_block(void) {
+/* Holds SIGINT, SIGTERM and SIGHUP back from before the output folder is
+ * staged until hs_guard_run can pass them on, so that no stop signal can
+ * land in between and leave the stage behind. hs_guard_run unblocks. */
+static void hs_guard_block(void) {
   sigemptyset(&blocked_set);
   sigaddset(&blocked_set, SIGINT);
   sigaddset(&blocked_set, SIGTERM);
@@ -25,7 +28,7 @@ void hs_guard_block(void) {
   blocked = 1;
 }
 
-void hs_guard_unblock(void) {
+static void hs_guard_unblock(void) {
   if (!blocked) return;
   blocked = 0;
   sigprocmask(SIG_SETMASK, &saved_set, NULL);

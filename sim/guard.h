@@ -27,10 +27,4 @@ int hs_guard_run(int (*fn)(void *arg), void *arg, const char *what);
 int hs_guard_run_staged(const char *target, int (*fn)(void *arg, const char *stage, const char *target), void *arg,
                         const char *what, int keep_too);
 
-/* Holds SIGINT, SIGTERM and SIGHUP back from before the output folder is
- * staged until hs_guard_run can pass them on, so that no stop signal can
- * land in between and leave the stage behind. hs_guard_run unblocks. */
-void hs_guard_block(void);
-void hs_guard_unblock(void);
-
 #endif

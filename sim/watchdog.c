@@ -66,7 +66,6 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
   const char *key;
   if (compute >= transfer && compute >= latency) {
     format_long_time(compute, t, sizeof t);
-    hs_format_bandwidth(c->gpu_flops, v, sizeof v);
     snprintf(buf, len, "cluster.gpu.flops = %.3g flop/s (efficiency %g): one iteration computes for %s", c->gpu_flops,
              c->gpu_efficiency, t);
     key = "cluster.gpu.flops";
