@@ -42,8 +42,10 @@
 /* The campaign (scripts/fuzz) bounds a run at 10 s on an idle machine; here
  * the suite runs two tests at a time on 2 cores beside this test's own two
  * cases, so a case gets twice that. A fixed hearsay refuses or finishes
- * every case in well under a second (the sandbox stops Lua after about a
- * second of instructions). */
+ * most cases in well under a second; the slowest are stopped by the
+ * sandbox: about a second of Lua instructions, or 4 s of CPU for a pattern
+ * match that backtracks (observed up to 15 s of wall time on a loaded
+ * machine). */
 #define CASE_TIMEOUT_S 20
 #define PARALLEL 2
 #define MAX_CASES 4096
