@@ -1,7 +1,7 @@
 /* algorithm.h — what an algorithm implements, and how the loop drives it.
  *
  * An algorithm is one file in algos/ that defines one hs_algorithm_desc and
- * is listed in algos/registry.c. The shared training loop (algos/train.c)
+ * is listed in algos/registry.c. The shared training loop (algos/train/train.c)
  * calls, on every worker and every iteration:
  *
  *     keep_going()      asynchronous algorithms only: 0 ends this worker's run
@@ -13,13 +13,13 @@
  *
  * and finish() once at the end. Ranks whose role is HS_ROLE_SERVER (the last
  * `servers_option` ranks) run serve() instead of the loop. Hooks talk to the cluster only through
- * algos/comm.h (ctx->w) and compute only through kernels/ — never through a
+ * algos/comm/comm.h (ctx->w) and compute only through kernels/ — never through a
  * backend's headers. docs/writing-an-algorithm.md walks through one. */
 #ifndef HS_ALGORITHM_H
 #define HS_ALGORITHM_H
 
-#include "algos/comm.h"
-#include "algos/model.h"
+#include "algos/comm/comm.h"
+#include "algos/workloads/model.h"
 #include "algos/options.h"
 #include "scenarios/scenario.h"
 

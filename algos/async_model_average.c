@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/sgd.h"
+#include "algos/train/sgd.h"
 
 typedef struct {
   hs_algo_ctx *ctx;

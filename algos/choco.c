@@ -15,7 +15,7 @@
 
 #include "algos/algorithm.h"
 #include "algos/ring_copies.h"
-#include "algos/sgd.h"
+#include "algos/train/sgd.h"
 
 typedef struct {
   hs_ring_copies ring;

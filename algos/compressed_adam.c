@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/hierarchy.h"
-#include "algos/scatter_gather.h"
+#include "algos/comm/hierarchy.h"
+#include "algos/comm/scatter_gather.h"
 #include "kernels/kernels.h"
 
 typedef struct {

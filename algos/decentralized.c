@@ -6,8 +6,8 @@
  * the iteration started with, so it is posted before forward and overlaps
  * all of the compute.
  *
- * Who averages with whom is a peer-selection scheme (algos/peer_scheme.h):
- * a built-in (algos/peer_builtin.c) or a Lua function in the scenario.
+ * Who averages with whom is a peer-selection scheme (algos/peers/peer_scheme.h):
+ * a built-in (algos/peers/peer_builtin.c) or a Lua function in the scenario.
  *   undirected schemes: x_i <- W_ii x_i + sum_j W_ij x_j over the peers;
  *   directed schemes (send-to lists): push-sum, every message carries the
  *     sender's weight ps and receivers de-bias with x / ps (SGP);
@@ -23,10 +23,10 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/hierarchy.h"
-#include "algos/peer_scheme.h"
+#include "algos/comm/hierarchy.h"
+#include "algos/peers/peer_scheme.h"
 #include "kernels/kernels.h"
-#include "algos/sgd.h"
+#include "algos/train/sgd.h"
 
 typedef struct {
   hs_peer_scheme *scheme;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "algos/algorithm.h"
-#include "algos/sgd.h"
+#include "algos/train/sgd.h"
 #include "kernels/compress.h"
 
 typedef struct {

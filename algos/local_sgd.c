@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "algos/algorithm.h"
-#include "algos/sgd.h"
+#include "algos/train/sgd.h"
 
 typedef struct {
   int period;

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/ring.h"
+#include "algos/comm/ring.h"
 #include "algos/ring_copies.h"
-#include "algos/sgd.h"
+#include "algos/train/sgd.h"
 
 typedef struct {
   hs_ring_copies ring;

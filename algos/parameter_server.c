@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/sgd.h"
+#include "algos/train/sgd.h"
 
 #define STALENESS_POLL 50e-6 /* s between two checks of the staleness bound */
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/sgd.h"
+#include "algos/train/sgd.h"
 #include "kernels/lowrank.h"
 
 typedef struct {

@@ -6,7 +6,7 @@
 #ifndef HS_RING_COPIES_H
 #define HS_RING_COPIES_H
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 #include "algos/compressor.h"
 
 typedef struct {

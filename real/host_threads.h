@@ -5,7 +5,7 @@
 #ifndef HS_REAL_HOST_THREADS_H
 #define HS_REAL_HOST_THREADS_H
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 #include "scenarios/scenario.h"
 
 /* Starts fn(arg) on a new thread; enter(ctx), when not NULL, runs first on

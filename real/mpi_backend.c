@@ -2,7 +2,7 @@
  *
  * Each communicator has a stream: a thread that takes the operations posted
  * on that communicator and runs them one after the other through the shared
- * lowering (algos/lowering.h), whose messages hs_mpi_exchange sends. Posting
+ * lowering (algos/comm/lowering.h), whose messages hs_mpi_exchange sends. Posting
  * returns at once, so the caller keeps computing while the stream
  * communicates, as with NCCL on a CUDA stream; operations on different
  * communicators run concurrently. MPI is initialised with
@@ -24,19 +24,12 @@ struct hs_request {
 };
 
 struct mpi_op {
-  hs_lower_op op;
+  hs_op op;    /* owns its p2p array */
+  hs_exec how; /* what the plan said when it was posted */
   hs_request *req;
   int stop; /* the last item of a stream being freed */
   mpi_op *next;
 };
-
-/* MPI has no 16-bit float type: reductions of real fp16/bf16 data go through
- * hearsay's lowering, which reduces them with the kernels (float32 sums
- * rounded once, as NCCL does). */
-static int needs_hearsay_lowering(const hs_lower_op *o) {
-  int reduces = o->kind == HS_OP_ALLREDUCE || o->kind == HS_OP_REDUCE_SCATTER || o->kind == HS_OP_REDUCE;
-  return reduces && o->send.data && (o->send.dtype == HS_F16 || o->send.dtype == HS_BF16);
-}
 
 static void *stream_main(void *arg) {
   hs_comm *c = arg;
@@ -52,13 +45,13 @@ static void *stream_main(void *arg) {
       free(o);
       return NULL;
     }
-    if (self->native && !needs_hearsay_lowering(&o->op)) hs_mpi_native_run(c, &o->op);
-    else hs_lower_run(&c->g, &o->op, self->sc->sim.collectives);
+    if (o->how.engine == HS_ENGINE_LIBRARY) hs_mpi_native_run(c, &o->op);
+    else hs_lower_run(&c->g, &o->op, o->how.algo);
     pthread_mutex_lock(&self->lock);
     o->req->done = 1;
     pthread_cond_broadcast(&self->done);
     pthread_mutex_unlock(&self->lock);
-    free(o->op.p2p);
+    hs_op_release(&o->op);
     free(o);
   }
 }
@@ -72,55 +65,25 @@ static void enqueue(hs_comm *c, mpi_op *o) {
   pthread_mutex_unlock(&c->qlock);
 }
 
-static int post(hs_comm *c, hs_lower_op op, hs_request **req) {
-  *req = NULL;
-  if (!c || hs_lower_check(&op, c->g.size) || (op.send.data && op.send.where != HS_MEM_HOST) ||
-      (op.recv.data && op.recv.where != HS_MEM_HOST)) {
-    free(op.p2p);
-    return HS_EINVAL;
-  }
-  for (int i = 0; i < op.n_p2p; i++)
-    if (op.p2p[i].buf.data && op.p2p[i].buf.where != HS_MEM_HOST) {
-      free(op.p2p);
-      return HS_EINVAL;
-    }
+/* This transport reaches host memory only. */
+static int on_host(hs_buf b) { return !b.data || b.where == HS_MEM_HOST; }
+
+static int mpi_post(hs_comm *c, const hs_op *op, hs_request **req) {
+  if (!on_host(op->send) || !on_host(op->recv)) return HS_EINVAL;
+  for (int i = 0; i < op->n_p2p; i++)
+    if (!on_host(op->p2p[i].buf)) return HS_EINVAL;
   mpi_op *o = calloc(1, sizeof *o);
   hs_request *r = calloc(1, sizeof *r);
-  if (!o || !r) {
-    free(o), free(r), free(op.p2p);
+  if (!o || !r || hs_op_keep(&o->op, op)) {
+    free(o), free(r);
     return HS_ENOMEM;
   }
   r->owner = c->self;
-  o->op = op;
+  o->how = hs_plan_exec(&c->plan, op);
   o->req = r;
   enqueue(c, o);
   *req = r;
   return HS_OK;
-}
-
-static int mpi_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .op = op}, q);
-}
-static int mpi_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .op = op}, q);
-}
-static int mpi_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_ALLGATHER, .send = s, .recv = r}, q);
-}
-static int mpi_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root}, q);
-}
-static int mpi_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_REDUCE, .send = s, .recv = r, .op = op, .root = root}, q);
-}
-static int mpi_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  return post(c, (hs_lower_op){.kind = HS_OP_ALLTOALL, .send = s, .recv = r}, q);
-}
-static int mpi_barrier(hs_comm *c, hs_request **q) { return post(c, (hs_lower_op){.kind = HS_OP_BARRIER}, q); }
-static int mpi_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
-  hs_lower_op o = {.kind = HS_OP_P2P, .n_p2p = n, .p2p = malloc((size_t)(n + 1) * sizeof *ops)};
-  if (n > 0) memcpy(o.p2p, ops, (size_t)n * sizeof *ops); /* ops may be NULL when n == 0 */
-  return post(c, o, q);
 }
 
 static int mpi_wait(hs_request **q) {
@@ -184,6 +147,9 @@ static hs_comm *comm_wrap(mpi_rank *self, MPI_Comm data) {
   c->g.gpus_per_node = self->w.gpus_per_node;
   c->g.exchange = hs_mpi_exchange;
   c->g.ctx = c;
+  /* How each kind of operation runs on it: asked once, looked up per post. */
+  hs_select_query q = {self->sc, world_n, n, c->members, self->offer};
+  hs_select(&q, &c->plan);
   pthread_mutex_init(&c->qlock, NULL);
   pthread_cond_init(&c->qcv, NULL);
   pthread_create(&c->thread, NULL, stream_main, c);
@@ -233,14 +199,7 @@ static int mpi_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thre
 
 static const hs_backend mpi_backend = {
     .name = "mpi",
-    .allreduce = mpi_allreduce,
-    .reduce_scatter = mpi_reduce_scatter,
-    .allgather = mpi_allgather,
-    .broadcast = mpi_broadcast,
-    .reduce = mpi_reduce,
-    .alltoall = mpi_alltoall,
-    .barrier = mpi_barrier,
-    .group_p2p = mpi_group_p2p,
+    .post = mpi_post,
     .wait = mpi_wait,
     .test = mpi_test,
     .waitall = mpi_waitall,
@@ -268,9 +227,13 @@ hs_worker *hs_mpi_worker_create(const hs_scenario *sc, hs_emulator *emu, int emu
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   self->sc = sc;
   self->emu = emu;
-  /* Emulation delays the lowering's messages, so it always lowers itself. */
-  self->native = !emu && (sc->real.lowering == HS_LOWERING_MPI ||
-                          (sc->real.lowering == HS_LOWERING_AUTO && !sc->real.emulate));
+  /* hearsay's schedules always; the MPI library's own collectives unless
+   * emulating, which delays the schedules' messages. MPI has no 16-bit
+   * float type: reductions of real fp16/bf16 data go through hearsay's
+   * lowering, which reduces them with the kernels (float32 sums rounded
+   * once, as NCCL does). */
+  self->offer.engines = 1u << HS_ENGINE_MESSAGES | (emu ? 0 : 1u << HS_ENGINE_LIBRARY);
+  self->offer.library_types = ~(1u << HS_F16 | 1u << HS_BF16);
   self->compute_speed = hs_host_compute_speed(sc, rank, emulate_compute);
   pthread_mutex_init(&self->lock, NULL);
   pthread_cond_init(&self->done, NULL);

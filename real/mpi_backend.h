@@ -7,7 +7,7 @@
 #ifndef HS_REAL_MPI_BACKEND_H
 #define HS_REAL_MPI_BACKEND_H
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 #include "real/emulator.h"
 #include "scenarios/scenario.h"
 

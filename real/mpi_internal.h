@@ -5,8 +5,9 @@
 #include <mpi.h>
 #include <pthread.h>
 
-#include "algos/comm.h"
-#include "algos/lowering.h"
+#include "algos/comm/comm.h"
+#include "algos/comm/lowering.h"
+#include "algos/comm/select.h"
 #include "real/clock.h"
 #include "real/emulator.h"
 #include "scenarios/scenario.h"
@@ -21,7 +22,7 @@ typedef struct {
   hs_emulator *emu;     /* NULL: messages go at the machine's own speed */
   double compute_speed; /* flops/s when compute is emulated; 0: compute is real */
   double t0;            /* hs_clock_now() at the start of the run */
-  int native;           /* collectives by the MPI library (real.lowering = "mpi") */
+  hs_offer offer;       /* what its communicators can run (select.h) */
   pthread_mutex_t lock;
   pthread_cond_t done;
 } mpi_rank;
@@ -44,10 +45,11 @@ struct hs_comm {
   /* Scratch for timing-only messages and for reductions: grown, reused. */
   void *scratch;
   size_t scratch_bytes;
+  hs_plan plan; /* how each kind of operation runs on it */
 };
 
 /* mpi_native.c: runs o with the MPI library's own collectives. */
-void hs_mpi_native_run(hs_comm *c, const hs_lower_op *o);
+void hs_mpi_native_run(hs_comm *c, const hs_op *o);
 
 /* mpi_exchange.c: the lowering's exchange primitive over MPI (ctx is the hs_comm). */
 void hs_mpi_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs_lower_recv *r, int nr);

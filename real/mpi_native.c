@@ -46,7 +46,7 @@ static void divide_if_avg(hs_buf b, hs_redop op, int n) {
   if (op == HS_AVG && b.data) hs_k_divide((hs_k_type)b.dtype, b.data, b.count, n);
 }
 
-void hs_mpi_native_run(hs_comm *c, const hs_lower_op *o) {
+void hs_mpi_native_run(hs_comm *c, const hs_op *o) {
   int n = c->g.size, me = c->g.me;
   hs_buf s = o->send, r = o->recv;
   size_t sb = hs_buf_bytes(s);
@@ -57,16 +57,16 @@ void hs_mpi_native_run(hs_comm *c, const hs_lower_op *o) {
   case HS_OP_ALLREDUCE: {
     void *rp = recv_ptr(c, r);
     const void *sp = s.data && s.data == r.data ? MPI_IN_PLACE : send_ptr(c, s, r);
-    MPI_Allreduce(sp, rp, (int)s.count, t, mpi_redop(o->op), c->data);
-    divide_if_avg(r, o->op, n);
+    MPI_Allreduce(sp, rp, (int)s.count, t, mpi_redop(o->redop), c->data);
+    divide_if_avg(r, o->redop, n);
     counted = hs_lower_ring_bytes(o->kind, n, (double)sb, 0);
     break;
   }
   case HS_OP_REDUCE_SCATTER: {
     void *rp = recv_ptr(c, r);
     void *sp = send_ptr(c, s, r);
-    MPI_Reduce_scatter_block(sp, rp, (int)r.count, t, mpi_redop(o->op), c->data);
-    divide_if_avg(r, o->op, n);
+    MPI_Reduce_scatter_block(sp, rp, (int)r.count, t, mpi_redop(o->redop), c->data);
+    divide_if_avg(r, o->redop, n);
     counted = hs_lower_ring_bytes(o->kind, n, (double)sb, 0);
     break;
   }
@@ -88,8 +88,8 @@ void hs_mpi_native_run(hs_comm *c, const hs_lower_op *o) {
     int root = me == o->root;
     void *rp = root ? recv_ptr(c, r) : NULL;
     const void *sp = root && s.data && s.data == r.data ? MPI_IN_PLACE : send_ptr(c, s, r);
-    MPI_Reduce(sp, rp, (int)s.count, t, mpi_redop(o->op), o->root, c->data);
-    if (root) divide_if_avg(r, o->op, n);
+    MPI_Reduce(sp, rp, (int)s.count, t, mpi_redop(o->redop), o->root, c->data);
+    if (root) divide_if_avg(r, o->redop, n);
     counted = hs_lower_ring_bytes(o->kind, n, (double)sb, root);
     break;
   }
@@ -102,7 +102,8 @@ void hs_mpi_native_run(hs_comm *c, const hs_lower_op *o) {
     break;
   }
   case HS_OP_BARRIER: MPI_Barrier(c->data); break;
-  case HS_OP_P2P: hs_lower_run(&c->g, o, HS_COLL_RING); return; /* counted by the exchange */
+  case HS_OP_P2P: /* the selector lowers point-to-point: never here */
+  case HS_OP_KINDS: return;
   }
   __atomic_fetch_add(&c->self->w.bytes_sent, (uint64_t)counted, __ATOMIC_RELAXED);
 }

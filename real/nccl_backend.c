@@ -20,11 +20,13 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/lowering.h"
+#include "algos/comm/lowering.h"
+#include "algos/comm/select.h"
 #include "kernels/kernels_cuda.h"
 #include "real/clock.h"
 #include "real/nccl_backend.h"
@@ -32,6 +34,7 @@
 
 typedef struct {
   hs_worker w;
+  const hs_scenario *sc;
   double compute_speed, t0;
   int device;
 } nccl_rank;
@@ -41,7 +44,8 @@ struct hs_comm {
   cudaStream_t stream;
   int rank, size;
   nccl_rank *self;
-  int aborted;
+  hs_plan plan; /* the selector's answer: NCCL runs everything */
+  int aborted; /* 0, or what every later call returns: HS_EPEER (a peer failed) or HS_EBACKEND */
 };
 
 /* A host buffer waiting to be copied back when its request completes. */
@@ -52,6 +56,7 @@ typedef struct {
 } staged;
 
 struct hs_request {
+  hs_comm *comm;
   cudaEvent_t done;
   cudaStream_t stream;
   staged *back; /* at most one per buffer of the operation */
@@ -67,7 +72,7 @@ static int nccl_failed(hs_comm *c, ncclResult_t r, const char *what) {
   if (r == ncclSuccess) return 0;
   fprintf(stderr, "hearsay-real: rank %d: %s: %s\n", c->self->w.rank, what, ncclGetErrorString(r));
   if (!c->aborted) ncclCommAbort(c->nccl);
-  c->aborted = 1;
+  c->aborted = r == ncclRemoteError ? HS_EPEER : HS_EBACKEND;
   return 1;
 }
 
@@ -103,6 +108,7 @@ static void *device_view(hs_comm *c, hs_request *q, hs_buf b, int in, int out) {
 /* A request for an operation on up to `buffers` buffers. */
 static hs_request *request_new(hs_comm *c, int buffers) {
   hs_request *q = calloc(1, sizeof *q);
+  q->comm = c;
   q->stream = c->stream;
   q->back = calloc((size_t)buffers + 1, sizeof *q->back);
   q->to_free = calloc((size_t)buffers + 1, sizeof *q->to_free);
@@ -135,15 +141,12 @@ static int request_post(hs_comm *c, hs_request *q, int failed, hs_request **out)
   return HS_OK;
 }
 
-static int check(hs_comm *c, hs_lower_op o) { return !c || c->aborted || hs_lower_check(&o, c->size); }
-
 static int divide_for_avg(hs_comm *c, hs_buf b, void *d, hs_redop op) {
   if (op != HS_AVG || !b.data) return 0;
   return hs_kc_divide((hs_k_type)b.dtype, d, b.count, c->size, c->stream);
 }
 
 static int nccl_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **out) {
-  if (check(c, (hs_lower_op){.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .op = op})) return *out = NULL, HS_EINVAL;
   hs_request *q = request_new(c, 2);
   int in_place = s.data && s.data == r.data;
   void *dr = device_view(c, q, r, in_place, 1);
@@ -157,8 +160,6 @@ static int nccl_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_reques
 }
 
 static int nccl_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **out) {
-  if (check(c, (hs_lower_op){.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .op = op}))
-    return *out = NULL, HS_EINVAL;
   hs_request *q = request_new(c, 2);
   void *ds = device_view(c, q, s, 1, 0), *dr = device_view(c, q, r, 0, 1);
   int bad = !dr || !ds ||
@@ -170,7 +171,6 @@ static int nccl_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_r
 }
 
 static int nccl_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **out) {
-  if (check(c, (hs_lower_op){.kind = HS_OP_ALLGATHER, .send = s, .recv = r})) return *out = NULL, HS_EINVAL;
   hs_request *q = request_new(c, 2);
   void *ds = device_view(c, q, s, 1, 0), *dr = device_view(c, q, r, 0, 1);
   int bad = !dr || !ds ||
@@ -180,8 +180,6 @@ static int nccl_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **out) {
 }
 
 static int nccl_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **out) {
-  if (check(c, (hs_lower_op){.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root}))
-    return *out = NULL, HS_EINVAL;
   hs_request *q = request_new(c, 2);
   int in_place = s.data == r.data;
   void *dr = device_view(c, q, r, in_place && c->rank == root, 1);
@@ -194,8 +192,6 @@ static int nccl_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request *
 }
 
 static int nccl_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **out) {
-  if (check(c, (hs_lower_op){.kind = HS_OP_REDUCE, .send = s, .recv = r, .op = op, .root = root}))
-    return *out = NULL, HS_EINVAL;
   hs_request *q = request_new(c, 2);
   int mine = c->rank == root, in_place = s.data == r.data;
   void *dr = device_view(c, q, r, in_place, mine);
@@ -210,7 +206,6 @@ static int nccl_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs
 
 /* Pairwise exchange of blocks, one NCCL group (portable to NCCL < 2.28). */
 static int nccl_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **out) {
-  if (check(c, (hs_lower_op){.kind = HS_OP_ALLTOALL, .send = s, .recv = r})) return *out = NULL, HS_EINVAL;
   hs_request *q = request_new(c, 2);
   void *ds = device_view(c, q, s, 1, 0), *dr = device_view(c, q, r, 0, 1);
   size_t block = s.count / (size_t)c->size, bytes = block * hs_dtype_size(s.dtype);
@@ -227,7 +222,6 @@ static int nccl_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **out) {
 }
 
 static int nccl_barrier(hs_comm *c, hs_request **out) {
-  if (check(c, (hs_lower_op){.kind = HS_OP_BARRIER})) return *out = NULL, HS_EINVAL;
   hs_request *q = request_new(c, 2);
   void *d = device_view(c, q, hs_buf_virtual(1, HS_I32), 0, 0);
   int bad = !d || nccl_failed(c, ncclAllReduce(d, d, 1, ncclInt32, ncclSum, c->nccl, c->stream), "barrier");
@@ -235,8 +229,6 @@ static int nccl_barrier(hs_comm *c, hs_request **out) {
 }
 
 static int nccl_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **out) {
-  hs_lower_op o = {.kind = HS_OP_P2P, .p2p = (hs_p2p *)ops, .n_p2p = n};
-  if (check(c, o)) return *out = NULL, HS_EINVAL;
   hs_request *q = request_new(c, n);
   void **d = malloc((size_t)(n + 1) * sizeof *d);
   int bad = 0;
@@ -258,9 +250,31 @@ static int nccl_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **out
   return request_post(c, q, bad, out);
 }
 
-static int finish(hs_request *q) {
+/* The backend's one entry: o was checked by hs_post; NCCL runs every kind
+ * itself (the selector's plan for this transport is the library). */
+static int nccl_post(hs_comm *c, const hs_op *o, hs_request **out) {
+  *out = NULL;
+  if (c->aborted) return c->aborted;
+  if (hs_plan_exec(&c->plan, o).engine != HS_ENGINE_LIBRARY) return HS_EINVAL;
+  switch (o->kind) {
+  case HS_OP_ALLREDUCE: return nccl_allreduce(c, o->send, o->recv, o->redop, out);
+  case HS_OP_REDUCE_SCATTER: return nccl_reduce_scatter(c, o->send, o->recv, o->redop, out);
+  case HS_OP_ALLGATHER: return nccl_allgather(c, o->send, o->recv, out);
+  case HS_OP_BROADCAST: return nccl_broadcast(c, o->send, o->recv, o->root, out);
+  case HS_OP_REDUCE: return nccl_reduce(c, o->send, o->recv, o->redop, o->root, out);
+  case HS_OP_ALLTOALL: return nccl_alltoall(c, o->send, o->recv, out);
+  case HS_OP_BARRIER: return nccl_barrier(c, out);
+  case HS_OP_P2P: return nccl_group_p2p(c, o->p2p, o->n_p2p, out);
+  case HS_OP_KINDS: break;
+  }
+  return HS_EINVAL;
+}
+
+/* Copies staged host buffers back (unless the operation failed) and frees
+ * what the operation held. */
+static int finish(hs_request *q, int failed) {
   int rc = HS_OK;
-  for (int i = 0; i < q->n_back; i++)
+  for (int i = 0; i < q->n_back && !failed; i++)
     if (cudaMemcpy(q->back[i].host, q->back[i].device, q->back[i].bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
       rc = HS_EBACKEND;
   for (int i = 0; i < q->n_free; i++) cudaFreeAsync(q->to_free[i], q->stream);
@@ -269,19 +283,45 @@ static int finish(hs_request *q) {
   return rc;
 }
 
+/* The communicator's asynchronous error, as NCCL asks fault-tolerant
+ * callers to poll it: a peer that died gives ncclRemoteError (its kernels
+ * would otherwise wait forever); the communicator is then aborted and
+ * every call on it returns HS_EPEER. 0 while all is well. */
+static int async_error(hs_comm *c) {
+  if (c->aborted) return c->aborted;
+  ncclResult_t a = ncclSuccess;
+  if (ncclCommGetAsyncError(c->nccl, &a) != ncclSuccess || a == ncclSuccess || a == ncclInProgress) return 0;
+  nccl_failed(c, a, "asynchronous error");
+  return c->aborted;
+}
+
+/* Waits for q's event, watching for a failed peer meanwhile. */
+static int event_wait(hs_request *q) {
+  for (;;) {
+    cudaError_t e = cudaEventQuery(q->done);
+    if (e == cudaSuccess) return HS_OK;
+    if (e != cudaErrorNotReady) return HS_EBACKEND;
+    int rc = async_error(q->comm);
+    if (rc) return rc;
+    sched_yield();
+  }
+}
+
 static int nccl_wait(hs_request **q) {
   if (!*q) return HS_OK;
-  int rc = cudaEventSynchronize((*q)->done) == cudaSuccess ? HS_OK : HS_EBACKEND;
-  int rc2 = finish(*q);
+  int rc = event_wait(*q);
+  int rc2 = finish(*q, rc != HS_OK);
   *q = NULL;
   return rc ? rc : rc2;
 }
 
+/* 0 while running; once complete, the request is released and test says
+ * 1, or the error that struck it (HS_EPEER for a failed peer), as wait. */
 static int nccl_test(hs_request **q) {
   if (!*q) return 1;
-  if (cudaEventQuery((*q)->done) == cudaErrorNotReady) return 0;
-  nccl_wait(q);
-  return 1;
+  if (cudaEventQuery((*q)->done) == cudaErrorNotReady && !async_error((*q)->comm)) return 0;
+  int rc = nccl_wait(q);
+  return rc ? rc : 1;
 }
 
 static int nccl_waitall(hs_request **q, int n) {
@@ -300,6 +340,11 @@ static hs_comm *comm_wrap(nccl_rank *self, ncclComm_t nc) {
   ncclCommUserRank(nc, &c->rank);
   ncclCommCount(nc, &c->size);
   cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+  /* NCCL runs every kind of operation and reduces every type hearsay has;
+   * the selector is still the one asked (select.h). Members are not needed
+   * by today's policy. */
+  hs_select_query q = {self->sc, self->w.size, c->size, NULL, {1u << HS_ENGINE_LIBRARY, ~0u}};
+  hs_select(&q, &c->plan);
   return c;
 }
 
@@ -338,14 +383,7 @@ static int nccl_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thr
 
 static const hs_backend nccl_backend = {
     .name = "nccl",
-    .allreduce = nccl_allreduce,
-    .reduce_scatter = nccl_reduce_scatter,
-    .allgather = nccl_allgather,
-    .broadcast = nccl_broadcast,
-    .reduce = nccl_reduce,
-    .alltoall = nccl_alltoall,
-    .barrier = nccl_barrier,
-    .group_p2p = nccl_group_p2p,
+    .post = nccl_post,
     .wait = nccl_wait,
     .test = nccl_test,
     .waitall = nccl_waitall,
@@ -377,6 +415,7 @@ hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {
     return NULL;
   }
   nccl_rank *self = calloc(1, sizeof *self);
+  self->sc = sc;
   self->device = local % devices;
   cudaSetDevice(self->device);
   self->compute_speed = hs_host_compute_speed(sc, rank, emulate_compute);

@@ -9,7 +9,7 @@
 #ifndef HS_REAL_NCCL_BACKEND_H
 #define HS_REAL_NCCL_BACKEND_H
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 #include "scenarios/scenario.h"
 
 /* 1 if this build has the NCCL transport. */

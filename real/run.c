@@ -15,12 +15,12 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/dataset.h"
-#include "algos/metrics.h"
-#include "algos/model.h"
-#include "algos/report.h"
-#include "algos/outdir.h"
-#include "algos/train.h"
+#include "algos/workloads/dataset.h"
+#include "algos/report/metrics.h"
+#include "algos/workloads/model.h"
+#include "algos/report/report.h"
+#include "algos/report/outdir.h"
+#include "algos/train/train.h"
 #include "real/emulator.h"
 #include "real/mpi_backend.h"
 #include "real/nccl_backend.h"
@@ -207,7 +207,7 @@ int hs_real_run(const hs_real_options *opt) {
   rc = agree(check_ranks(&sc, rank, size));
 
   /* Rank 0 writes; its folder is staged and put in place only when every
-   * rank succeeded (algos/outdir.h). */
+   * rank succeeded (algos/report/outdir.h). */
   char dir[HS_OUTDIR_PATH_MAX], err[HS_OUTDIR_PATH_MAX + 128];
   if (opt->out_dir) snprintf(dir, sizeof dir, "%s", opt->out_dir);
   else snprintf(dir, sizeof dir, "out/%s-%s", sc.name, sc.real.emulate ? "emulated" : "real");

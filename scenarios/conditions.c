@@ -2,7 +2,7 @@
  * the conditions a cluster runs under, each a list of small entries.
  *
  * Every entry is checked here, once, with the file, the line of the entry
- * and the key at fault; the evaluators (algos/straggler.c, sim/conditions.c)
+ * and the key at fault; the evaluators (algos/train/straggler.c, sim/conditions.c)
  * can then trust what they read. docs/stragglers.md documents the keys. */
 #include <lauxlib.h>
 #include <math.h>

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/peers.h"
+#include "algos/peers/peers.h"
 #include "scenarios/sandbox.h"
 
 #define SEED_KEY "hearsay.seed"

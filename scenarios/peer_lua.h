@@ -7,7 +7,7 @@
  * (0-based): a list of ranks, or of { peer = P, weight = W }. The scheme keeps
  * the scenario's Lua state alive (it owns it once created) so closures over
  * the scenario's locals work; the simulator and hearsay-real call it through
- * algos/peer_scheme.h like any built-in. */
+ * algos/peers/peer_scheme.h like any built-in. */
 #ifndef HS_PEER_LUA_H
 #define HS_PEER_LUA_H
 
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algos/peer_scheme.h"
+#include "algos/peers/peer_scheme.h"
 
 /* Installs the `hearsay` helper table (permutation, log2, scheme, metropolis,
  * seed) as a global; `peers_dir` is where hearsay.scheme(NAME) looks. */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "algos/options.h"
-#include "algos/peer_scheme.h"
+#include "algos/peers/peer_scheme.h"
 
 #define HS_NAME_MAX 64
 
@@ -130,7 +130,7 @@ typedef struct {
 /* ---- stragglers { ... } ----------------------------------------------------------
  * Each entry targets one GPU, one node, one rack, or (none named) every GPU,
  * and does one thing; entries combine by multiplying their factors (and
- * hiccup pauses add up). algos/straggler.h evaluates them. */
+ * hiccup pauses add up). algos/train/straggler.h evaluates them. */
 typedef enum { HS_STRAGGLE_SLOWDOWN, HS_STRAGGLE_NOISE, HS_STRAGGLE_HICCUP } hs_straggle_kind;
 typedef enum { HS_NOISE_LOGNORMAL, HS_NOISE_EXPONENTIAL, HS_NOISE_PARETO, HS_NOISE_UNIFORM } hs_noise_kind;
 

@@ -539,7 +539,7 @@ static int resolve_model(hs_loader *ld, int line) {
     w->numeric = true;
     /* Two layers, so buckets can split the model. The flat layout is in
      * reverse layer order, which puts the weight matrix first and the bias
-     * after it: the layout algos/softmax.c computes on. */
+     * after it: the layout algos/workloads/softmax.c computes on. */
     w->n_layers = 2;
     w->layers = calloc(2, sizeof *w->layers);
     snprintf(w->layers[0].name, sizeof w->layers[0].name, "linear.bias");

@@ -11,35 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/trace.h"
+#include "algos/report/trace.h"
 #include "scenarios/units.h"
 #include "sim/sim.h"
 #include "sim/sim_internal.h"
-
-static int sim_allreduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .op = op}, q);
-}
-static int sim_reduce_scatter(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .op = op}, q);
-}
-static int sim_allgather(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_ALLGATHER, .send = s, .recv = r}, q);
-}
-static int sim_broadcast(hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **q) {
-  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root}, q);
-}
-static int sim_reduce(hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **q) {
-  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_REDUCE, .send = s, .recv = r, .op = op, .root = root}, q);
-}
-static int sim_alltoall(hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_ALLTOALL, .send = s, .recv = r}, q);
-}
-static int sim_barrier(hs_comm *c, hs_request **q) { return hs_sim_submit(c, (hs_lower_op){.kind = HS_OP_BARRIER}, q); }
-static int sim_group_p2p(hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
-  hs_lower_op o = {.kind = HS_OP_P2P, .n_p2p = n, .p2p = malloc((size_t)(n + 1) * sizeof *ops)};
-  if (n > 0) memcpy(o.p2p, ops, (size_t)n * sizeof *ops); /* ops may be NULL when n == 0 */
-  return hs_sim_submit(c, o, q);
-}
 
 static int sim_waitall(hs_request **q, int n) {
   int rc = HS_OK;
@@ -107,6 +82,9 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.exchange = hs_sim_exchange;
   c->g.gpus_per_node = self->world->gpus_per_node;
   c->lane = self->comms++;
+  /* How each kind of operation runs on it: asked once, looked up per post. */
+  hs_select_query q = {self->world->sc, self->world->n, m->n, m->ranks, self->world->offer};
+  hs_select(&q, &c->plan);
   return c;
 }
 
@@ -243,14 +221,7 @@ static void sim_mutex_destroy(hs_mutex *m) {
 
 const hs_backend hs_sim_backend = {
     .name = "sim",
-    .allreduce = sim_allreduce,
-    .reduce_scatter = sim_reduce_scatter,
-    .allgather = sim_allgather,
-    .broadcast = sim_broadcast,
-    .reduce = sim_reduce,
-    .alltoall = sim_alltoall,
-    .barrier = sim_barrier,
-    .group_p2p = sim_group_p2p,
+    .post = hs_sim_post_op,
     .wait = hs_sim_wait,
     .test = hs_sim_test,
     .waitall = sim_waitall,

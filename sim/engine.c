@@ -28,15 +28,22 @@ static void rank_main(int argc, char **argv) {
   while (w->epoch > 0 && w->pending) sg_actor_sleep_for(1e-6);
 }
 
-const char *hs_sim_fidelity(const hs_scenario *sc, int n) {
-  int fast = sc->sim.fidelity == HS_FIDELITY_FAST ||
-             (sc->sim.fidelity == HS_FIDELITY_AUTO && n > HS_FIDELITY_AUTO_STEP_MAX);
-  /* Fast reproduces CM02's plain max-min sharing; LV08 weighs flows by
-   * their latency, crosstraffic adds reverse flows, SMPI has piecewise
-   * factors: those keep every message. So do links that change under a
-   * cached schedule (failures, network events). */
+/* What the simulator can run for this scenario: every operation's
+ * messages, and timed collectives when its model is the one fast
+ * reproduces, CM02's plain max-min sharing. LV08 weighs flows by their
+ * latency, crosstraffic adds reverse flows, SMPI has piecewise factors:
+ * those keep every message. So do links that change under a cached
+ * schedule (failures, network events). Whether to time is the selector's
+ * choice (algos/comm/select.c). */
+static hs_offer sim_offer(const hs_scenario *sc) {
   int model = strcmp(sc->sim.network_model, "CM02") == 0 && !sc->sim.crosstraffic;
-  return fast && model && sc->failures.n == 0 && sc->network.n == 0 ? "fast" : "step";
+  int timed = model && sc->failures.n == 0 && sc->network.n == 0;
+  hs_offer o = {.engines = 1u << HS_ENGINE_MESSAGES | (timed ? 1u << HS_ENGINE_TIMED : 0)};
+  return o;
+}
+
+const char *hs_sim_fidelity(const hs_scenario *sc, int n) {
+  return hs_select_timed(sc, n, sim_offer(sc).engines) ? "fast" : "step";
 }
 
 static double wall_seconds(void) {
@@ -87,6 +94,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   w->n = n;
   w->gpus_per_node = sc->cluster.gpus_per_node;
   w->next_ctx = 1;
+  w->offer = sim_offer(sc);
   w->ranks = calloc(n, sizeof *w->ranks);
   sim_members *all = malloc(sizeof *all + n * sizeof(int));
   all->refs = 0;
@@ -120,7 +128,6 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     hs_sim_track_actor(sr, act);
   }
   w->stats = stats;
-  if (strcmp(hs_sim_fidelity(sc, n), "fast") == 0) w->fast = hs_sim_fast_create(w);
   /* Operations may skip their stream actor unless a failure could strike:
    * failures.c must find every exchange under way (stream.c).
    * HS_SIM_STREAM_ACTORS=1 sends every operation through its actor, the

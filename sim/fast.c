@@ -2,7 +2,7 @@
  *
  * The step fidelity sends every message of a lowered collective through
  * SimGrid; at 1024 ranks a ring allreduce is two million of them. Here the
- * same lowering (algos/lowering.c) runs once per member with a recording
+ * same lowering (algos/comm/lowering.c) runs once per member with a recording
  * exchange: what it would send to whom, step by step, and whole ring phases
  * as one record (the ring hook). That schedule is cached per
  * (communicator, operation, size) and timed again at every call from:
@@ -72,6 +72,7 @@ typedef struct fast_sched {
   size_t send_count, recv_count;
   hs_dtype dtype;
   int root;
+  hs_coll_algo algo; /* the schedule the selector chose */
   /* schedule */
   int n;
   int *index_of; /* world rank -> member index (-1: not a member) */
@@ -550,7 +551,7 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
 
 /* ---- the backend's entry points ---------------------------------------------------- */
 
-sim_fast *hs_sim_fast_create(sim_world *w) {
+static sim_fast *fast_create(sim_world *w) {
   sim_fast *f = calloc(1, sizeof *f);
   const hs_sim_spec *sp = &w->sc->sim;
   /* CM02 (the only model fast runs under): factors 1 unless the scenario sets them. */
@@ -560,15 +561,11 @@ sim_fast *hs_sim_fast_create(sim_world *w) {
   return f;
 }
 
-int hs_sim_fast_applies(const sim_world *w, const hs_lower_op *o) {
-  return w->fast && o->kind != HS_OP_P2P && !o->send.data && !o->recv.data;
-}
-
-static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_lower_op *o) {
+static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, hs_coll_algo algo) {
   sim_fast *f = w->fast;
   for (fast_sched *s = f->scheds; s; s = s->next)
     if (s->ctx == c->ctx && s->kind == o->kind && s->send_count == o->send.count && s->recv_count == o->recv.count &&
-        s->dtype == o->send.dtype && s->root == o->root)
+        s->dtype == o->send.dtype && s->root == o->root && s->algo == algo)
       return s;
   fast_sched *s = calloc(1, sizeof *s);
   s->ctx = c->ctx;
@@ -577,6 +574,7 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_lower_op *o) {
   s->recv_count = o->recv.count;
   s->dtype = o->send.dtype;
   s->root = o->root;
+  s->algo = algo;
   s->n = c->g.size;
   s->index_of = malloc((size_t)w->n * sizeof(int));
   for (int r = 0; r < w->n; r++) s->index_of[r] = -1;
@@ -592,14 +590,13 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_lower_op *o) {
   return s;
 }
 
-static void record(hs_comm *c, const hs_lower_op *o, fast_sched *s, hs_coll_algo algo) {
+static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   recorder rc = {s, c->g.me};
   hs_lower_group g = c->g;
   g.exchange = record_exchange;
   g.ring = record_ring;
   g.ctx = &rc;
-  hs_lower_op dry = *o;
-  hs_lower_run(&g, &dry, algo);
+  hs_lower_run(&g, o, s->algo);
   s->has[c->g.me] = 1;
 }
 
@@ -659,12 +656,13 @@ static int arrived(sim_fast *f, fast_call *k, int me, double arrival) {
   return 1;
 }
 
-fast_call *hs_sim_fast_join(hs_comm *c, const hs_lower_op *o, void *token, double arrival) {
+fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, hs_coll_algo algo, void *token, double arrival) {
   sim_world *w = c->self->world;
+  if (!w->fast) w->fast = fast_create(w); /* the first collective a plan times */
   sim_fast *f = w->fast;
-  fast_sched *s = sched_get(w, c, o);
+  fast_sched *s = sched_get(w, c, o, algo);
   int me = c->g.me;
-  if (!s->has[me]) record(c, o, s, w->sc->sim.collectives);
+  if (!s->has[me]) record(c, o, s);
   c->self->w.bytes_sent += (uint64_t)s->sent[me];
   fast_call *k = call_get(f, c, s);
   k->token[me] = token;

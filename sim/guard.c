@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sim/guard.h"
 
-#include "algos/outdir.h"
+#include "algos/report/outdir.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* guard.h — runs a command's work in a child process, so that whatever
  * happens to it (a crash inside SimGrid, a signal, a kill at a timeout)
  * the command itself survives to say so and to leave the output folder as
- * it was (algos/outdir.h).
+ * it was (algos/report/outdir.h).
  *
  * SimGrid runs one simulation per process and aborts the process on what
  * it cannot handle; a child per command costs one fork (milliseconds). */
@@ -20,7 +20,7 @@
 int hs_guard_run(int (*fn)(void *arg), void *arg, const char *what);
 
 /* A command's whole output step: stages the folder `target`
- * (algos/outdir.h), runs fn(arg, stage, target) under hs_guard_run, and
+ * (algos/report/outdir.h), runs fn(arg, stage, target) under hs_guard_run, and
  * puts the folder in place when fn's exit code is 0 or `keep_too` (pass
  * -1 for none; `hearsay run` keeps an aborted run's outputs, exit 3),
  * removing it otherwise. Returns the exit code. */

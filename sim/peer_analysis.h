@@ -2,7 +2,7 @@
  * training: its mixing matrices, their spectrum and the decay they produce.
  *
  * The mixing matrix of step t is W_t with x_{t+1} = W_t x_t (see
- * algos/peer_scheme.h for how undirected and directed schemes define it).
+ * algos/peers/peer_scheme.h for how undirected and directed schemes define it).
  * Consensus is governed by
  *   rho = sigma_max(P - 11^T/n)  for a doubly stochastic P,
  *   rho = |lambda_2(P)|          otherwise (push-sum),
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "algos/peer_scheme.h"
+#include "algos/peers/peer_scheme.h"
 
 typedef struct {
   int n;

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/outdir.h"
-#include "algos/report.h"
+#include "algos/report/outdir.h"
+#include "algos/report/report.h"
 #include "scenarios/units.h"
 #include "sim/guard.h"
 #include "sim/peer_analysis.h"

@@ -10,7 +10,7 @@
 #ifndef HS_SIM_PROGRESS_H
 #define HS_SIM_PROGRESS_H
 
-#include "algos/train.h"
+#include "algos/train/train.h"
 
 #define HS_PROGRESS_FIRST 5
 #define HS_PROGRESS_EVERY 30

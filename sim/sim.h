@@ -7,7 +7,7 @@
 #ifndef HS_SIM_H
 #define HS_SIM_H
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 #include "scenarios/scenario.h"
 
 typedef void (*hs_rank_main)(hs_worker *w, void *arg);

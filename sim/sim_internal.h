@@ -5,8 +5,9 @@
 #include <simgrid/forward.h>
 #include <stddef.h>
 
-#include "algos/comm.h"
-#include "algos/lowering.h"
+#include "algos/comm/comm.h"
+#include "algos/comm/lowering.h"
+#include "algos/comm/select.h"
 #include "scenarios/scenario.h"
 #include "sim/sim.h"
 
@@ -44,6 +45,7 @@ struct hs_comm {
   sim_stream *stream;
   int fast_seq; /* collectives posted on it (fast.c pairs the members' calls) */
   sim_mailbox_cache *mailboxes; /* transport.c: the mailboxes it used */
+  hs_plan plan; /* how each kind of operation runs on it (select.h) */
 };
 
 /* An exchange whose comms are posted and not yet complete: what a failure
@@ -75,7 +77,8 @@ struct sim_world {
   sim_recovery *recovery; /* the open shrink agreement, if any */
   sg_sem_t never;         /* what dead actors wait on */
   hs_sim_stats *stats;
-  sim_fast *fast;          /* sim.fidelity = fast: collectives timed without messages */
+  hs_offer offer;          /* what this run's communicators can run (engine.c) */
+  sim_fast *fast;          /* timed collectives (fast.c), from the first one on */
   long fast_collectives;   /* calls it timed */
   long actors;             /* actors started (hs_sim_track_actor) */
   int direct;              /* operations may run without their stream actor (stream.c) */
@@ -119,9 +122,9 @@ int hs_sim_test_posted(sim_posted *p);
 int hs_sim_finish_posted(sim_posted *p, int failed);
 void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc);
 
-/* stream.c: queues op on c (or runs it directly when it can), returns its
- * request; waits and tests requests. */
-int hs_sim_submit(hs_comm *c, hs_lower_op op, hs_request **req);
+/* stream.c: the backend's post: queues o on c (or runs it directly when it
+ * can), returns its request; waits and tests requests. */
+int hs_sim_post_op(hs_comm *c, const hs_op *o, hs_request **req);
 int hs_sim_wait(hs_request **q);
 int hs_sim_test(hs_request **q);
 /* Frees c's stream, unless its actor started: a daemon blocked on its
@@ -147,12 +150,7 @@ void hs_sim_stream_failed(sim_stream *st);
 /* backend.c: a communicator over members (shared, ref-counted). */
 hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me);
 
-/* fast.c: NULL unless sim.fidelity resolves to fast for n ranks and
- * nothing changes the links under a schedule (failures, network events). */
-sim_fast *hs_sim_fast_create(sim_world *w);
-/* The operation is a collective without numeric data, and fast is on. */
-int hs_sim_fast_applies(const sim_world *w, const hs_lower_op *o);
-/* Joins member c->g.me's part of the next fast call on c, with token
+/* fast.c: joins member c->g.me's part of the next fast call on c (schedule algo), with token
  * standing for it and its arrival time (NAN: not known yet, give it with
  * hs_sim_fast_arrive). Once every member's arrival is known the call is
  * timed: hs_sim_fast_timed(token, arrival, finish) for each member, from
@@ -161,7 +159,7 @@ int hs_sim_fast_applies(const sim_world *w, const hs_lower_op *o);
  * it is timed from the callback only. Returns the call when arrival is
  * NAN (for hs_sim_fast_arrive), else NULL. */
 typedef struct fast_call fast_call;
-fast_call *hs_sim_fast_join(hs_comm *c, const hs_lower_op *o, void *token, double arrival);
+fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, hs_coll_algo algo, void *token, double arrival);
 void hs_sim_fast_arrive(sim_world *w, fast_call *k, int me, double arrival);
 /* stream.c: what a member's part of a timed fast call does. */
 void hs_sim_fast_timed(void *token, double arrival, double finish);

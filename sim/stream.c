@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/trace.h"
+#include "algos/report/trace.h"
 #include "scenarios/units.h"
 #include "sim/sim_internal.h"
 
@@ -47,7 +47,7 @@ struct hs_request {
   sim_stream *st;
   waiter *waiters;
   int traced;
-  hs_lower_op op; /* fast: what the trace shows */
+  hs_op op; /* fast: what the trace shows (its p2p is not kept) */
   /* fast */
   fast_call *call;
   int me;
@@ -59,7 +59,8 @@ struct hs_request {
 };
 
 typedef struct sim_op {
-  hs_lower_op op;
+  hs_op op;    /* owns its p2p array */
+  hs_exec how; /* what the plan said when it was posted */
   hs_request *req;
   struct sim_op *next;
 } sim_op;
@@ -112,7 +113,7 @@ static void wake_all(hs_request *r) {
   }
 }
 
-static void trace_op(hs_comm *c, const hs_lower_op *o, double t0, double t1) {
+static void trace_op(hs_comm *c, const hs_op *o, double t0, double t1) {
   char what[40], size[16];
   hs_format_bytes((double)hs_buf_bytes(o->kind == HS_OP_ALLGATHER ? o->recv : o->send), size, sizeof size);
   snprintf(what, sizeof what, "%s %s", hs_op_name(o->kind), o->kind >= HS_OP_BARRIER ? "" : size);
@@ -138,7 +139,7 @@ void hs_sim_fast_timed(void *token, double arrival, double finish) {
   wake_all(r);
 }
 
-static void post_fast(sim_stream *st, hs_comm *c, const hs_lower_op *op, hs_request *r) {
+static void post_fast(sim_stream *st, hs_comm *c, const hs_op *op, hs_coll_algo algo, hs_request *r) {
   r->kind = REQ_FAST;
   r->st = st;
   r->op = *op;
@@ -148,7 +149,7 @@ static void post_fast(sim_stream *st, hs_comm *c, const hs_lower_op *op, hs_requ
   if (st->fast_last) st->fast_last->succ = r; /* starts when that one ends */
   else arrival = dmax(r->posted, st->free_at);
   st->fast_last = r;
-  r->call = hs_sim_fast_join(c, op, r, arrival);
+  r->call = hs_sim_fast_join(c, op, algo, r, arrival);
 }
 
 /* ---- direct point-to-point --------------------------------------------------------------- */
@@ -164,7 +165,7 @@ static void post_exchange(const hs_lower_group *g, const hs_lower_send *s, int n
   hs_sim_post(p->comm, g, s, ns, r, nr, &p->req->io);
 }
 
-static void post_p2p(sim_stream *st, hs_comm *c, hs_lower_op *op, hs_request *r) {
+static void post_p2p(sim_stream *st, hs_comm *c, const hs_op *op, hs_request *r) {
   r->kind = REQ_P2P;
   r->st = st;
   st->p2p_open = r;
@@ -173,7 +174,6 @@ static void post_p2p(sim_stream *st, hs_comm *c, hs_lower_op *op, hs_request *r)
   g.exchange = post_exchange;
   g.ctx = &p;
   hs_lower_group_p2p(&g, op->p2p, op->n_p2p);
-  free(op->p2p);
 }
 
 /* Waits for r's comms, or for whoever is already waiting for them. */
@@ -202,9 +202,9 @@ static void drain_direct(sim_world *w, sim_stream *st) {
 
 /* A fast call run by the actor: join with the actor's clock as arrival,
  * sleep until the finish it gets. */
-static void run_fast(sim_world *w, hs_comm *c, const hs_lower_op *op) {
+static void run_fast(sim_world *w, hs_comm *c, const hs_op *op, hs_coll_algo algo) {
   hs_request part = {.kind = REQ_FAST};
-  hs_sim_fast_join(c, op, &part, simgrid_get_clock());
+  hs_sim_fast_join(c, op, algo, &part, simgrid_get_clock());
   if (!part.done) block_on(w, &part);
   if (part.finish > simgrid_get_clock()) sg_actor_sleep_until(part.finish);
 }
@@ -223,11 +223,11 @@ static void stream_main(int argc, char **argv) {
     drain_direct(w, st);
     double t0 = simgrid_get_clock();
     st->failed = 0;
-    if (hs_sim_fast_applies(w, &o->op)) run_fast(w, st->comm, &o->op);
-    else hs_lower_run(&st->comm->g, &o->op, w->sc->sim.collectives);
+    if (o->how.engine == HS_ENGINE_TIMED) run_fast(w, st->comm, &o->op, o->how.algo);
+    else hs_lower_run(&st->comm->g, &o->op, o->how.algo);
     hs_request *r = o->req;
     if (r->traced) trace_op(st->comm, &o->op, t0, simgrid_get_clock());
-    free(o->op.p2p);
+    hs_op_release(&o->op);
     free(o);
     st->queued--;
     r->failed = st->failed;
@@ -266,31 +266,34 @@ int hs_sim_stream_free(hs_comm *c) {
 
 /* ---- posting, waiting ------------------------------------------------------------------------ */
 
-int hs_sim_submit(hs_comm *c, hs_lower_op op, hs_request **req) {
-  *req = NULL;
-  if (!c || hs_lower_check(&op, c->g.size)) {
-    free(op.p2p);
-    return HS_EINVAL;
-  }
+int hs_sim_post_op(hs_comm *c, const hs_op *op, hs_request **req) {
   sim_world *w = c->self->world;
+  hs_exec how = hs_plan_exec(&c->plan, op);
   hs_request *r = calloc(1, sizeof *r);
+  if (!r) return HS_ENOMEM;
   r->owner = &c->self->w;
   r->traced = r->owner->tracing;
-  *req = r;
   sim_stream *st = stream_of(c);
   int idle = w->direct && st->queued == 0 && !st->p2p_open;
-  if (idle && hs_sim_fast_applies(w, &op)) {
-    post_fast(st, c, &op, r);
+  if (idle && how.engine == HS_ENGINE_TIMED) {
+    post_fast(st, c, op, how.algo, r);
+    *req = r;
     return HS_OK;
   }
-  if (idle && op.kind == HS_OP_P2P && !r->traced && !st->fast_last && st->free_at <= simgrid_get_clock()) {
-    post_p2p(st, c, &op, r);
+  if (idle && op->kind == HS_OP_P2P && !r->traced && !st->fast_last && st->free_at <= simgrid_get_clock()) {
+    post_p2p(st, c, op, r);
+    *req = r;
     return HS_OK;
+  }
+  sim_op *o = calloc(1, sizeof *o);
+  if (!o || hs_op_keep(&o->op, op)) {
+    free(o), free(r);
+    return HS_ENOMEM;
   }
   r->kind = REQ_STREAM;
-  sim_op *o = calloc(1, sizeof *o);
-  o->op = op;
+  o->how = how;
   o->req = r;
+  *req = r;
   if (st->tail) st->tail->next = o;
   else st->head = o;
   st->tail = o;
@@ -328,6 +331,6 @@ int hs_sim_test(hs_request **q) {
     if (!r->done && !hs_sim_test_posted(&r->io)) return 0;
     break;
   }
-  hs_sim_wait(q);
-  return 1;
+  int rc = hs_sim_wait(q); /* a failed peer is reported, not dropped */
+  return rc ? rc : 1;
 }

@@ -10,7 +10,7 @@
 #ifndef HS_TEST_COLLECTIVE_CHECKS_H
 #define HS_TEST_COLLECTIVE_CHECKS_H
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 
 #define MAX_CASES 64
 

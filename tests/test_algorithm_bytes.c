@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algos/lowering.h"
+#include "algos/comm/lowering.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 #include "tests/train_run.h"

@@ -1,7 +1,7 @@
 /* test_decentralized.c — the decentralized algorithm does what it says.
  *
  *  1. Bagua's shift_one pairs are symmetric at every step for n in
- *     {2, 4, 6, 8, 64}, and algos/peers.c equals the published formula
+ *     {2, 4, 6, 8, 64}, and algos/peers/peers.c equals the published formula
  *     (written out again here, independently).
  *  2. A run of shift_one with lr = 0 from scattered starting weights gives,
  *     bit for bit, the weights of a plain C replay of pairwise averaging
@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/batches.h"
-#include "algos/dataset.h"
-#include "algos/model.h"
-#include "algos/peers.h"
-#include "algos/softmax.h"
+#include "algos/train/batches.h"
+#include "algos/workloads/dataset.h"
+#include "algos/workloads/model.h"
+#include "algos/peers/peers.h"
+#include "algos/workloads/softmax.h"
 #include "kernels/kernels.h"
 #include "tests/harness.h"
 #include "tests/tap.h"

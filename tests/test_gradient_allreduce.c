@@ -13,11 +13,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "algos/batches.h"
-#include "algos/dataset.h"
-#include "algos/metrics.h"
-#include "algos/softmax.h"
-#include "algos/train.h"
+#include "algos/train/batches.h"
+#include "algos/workloads/dataset.h"
+#include "algos/report/metrics.h"
+#include "algos/workloads/softmax.h"
+#include "algos/train/train.h"
 #include "kernels/kernels.h"
 #include "tests/harness.h"
 #include "tests/tap.h"

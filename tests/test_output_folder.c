@@ -1,7 +1,7 @@
 /* test_output_folder.c — a run's output folder appears whole or not at all.
  *
  * `hearsay run` stages its files beside the target and puts them in place
- * only when the run succeeded (algos/outdir.c), in a child process that
+ * only when the run succeeded (algos/report/outdir.c), in a child process that
  * may crash or be stopped without the command losing track (sim/guard.c).
  * Checked: a success replaces an earlier run's folder; a failure at load,
  * a run stopped by SIGTERM, and a run the simulated-time watchdog stops

@@ -14,9 +14,9 @@
 
 #include <string.h>
 
-#include "algos/metrics.h"
-#include "algos/trace.h"
-#include "algos/train.h"
+#include "algos/report/metrics.h"
+#include "algos/report/trace.h"
+#include "algos/train/train.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "algos/model.h"
+#include "algos/workloads/model.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 #include "tests/train_run.h"

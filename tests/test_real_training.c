@@ -1,7 +1,7 @@
 /* test_real_training.c — the same scenario file, simulated and run on real
  * processes (mpirun -np 4), trains the same model: the loss curves agree to
  * 1e-5 relative (same seed, same partition). Both backends lower collectives
- * the same way (algos/lowering.c) and reduce in the same order, so the
+ * the same way (algos/comm/lowering.c) and reduce in the same order, so the
  * curves are in fact expected to be identical; 1e-5 is the promise. The
  * held-out evaluations and the bytes each rank sent must match too.
  *

@@ -5,7 +5,7 @@
  * rank, root 1 where there is one). Exact: both are byte counts. */
 #include <stdio.h>
 
-#include "algos/lowering.h"
+#include "algos/comm/lowering.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/straggler.h"
+#include "algos/train/straggler.h"
 #include "tests/harness.h"
 #include "tests/run_csv.h"
 #include "tests/tap.h"
@@ -132,7 +132,7 @@ static void test_by_hand(hs_csv_run *base) {
 /* ---- windows and hiccups ------------------------------------------------------------ */
 
 /* The end of compute that starts at t and needs c seconds of running, with
- * pauses [s_k, s_k + d) (written independently of algos/straggler.c). */
+ * pauses [s_k, s_k + d) (written independently of algos/train/straggler.c). */
 static double compute_end(double t, double c, double start, double every, double d) {
   double left = c;
   for (long k = 0;; k++) {

@@ -8,10 +8,10 @@
 #include <sys/mman.h>
 
 #include "algos/algorithm.h"
-#include "algos/dataset.h"
-#include "algos/metrics.h"
-#include "algos/model.h"
-#include "algos/train.h"
+#include "algos/workloads/dataset.h"
+#include "algos/report/metrics.h"
+#include "algos/workloads/model.h"
+#include "algos/train/train.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 

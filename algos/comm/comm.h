@@ -3,7 +3,8 @@
  * An algorithm is written once against this header and runs unchanged on the
  * SimGrid backend (sim/), the MPI transport and the NCCL transport (real/).
  * Each backend fills one hs_backend table of function pointers; algorithms
- * call the hs_* inline wrappers below and never a backend directly.
+ * call the hs_* inline wrappers below and never a backend directly. Every
+ * operation reaches a backend as one hs_op record through one entry, post.
  *
  * Contracts that hold on every backend:
  *
@@ -83,25 +84,51 @@ typedef struct {
   hs_buf buf;
 } hs_p2p;
 
+/* One posted operation: what every collective and point-to-point group
+ * becomes before it reaches a backend (as libfabric's collectives map onto
+ * one primitive). The hs_* calls below build it; backends receive it
+ * through hs_backend.post, already checked against the contracts above. */
+typedef enum {
+  HS_OP_ALLREDUCE,
+  HS_OP_REDUCE_SCATTER,
+  HS_OP_ALLGATHER,
+  HS_OP_BROADCAST,
+  HS_OP_REDUCE,
+  HS_OP_ALLTOALL,
+  HS_OP_BARRIER,
+  HS_OP_P2P,
+  HS_OP_KINDS
+} hs_op_kind;
+
+typedef struct {
+  hs_op_kind kind;
+  hs_buf send, recv;
+  hs_redop redop;
+  int root;
+  const hs_p2p *p2p; /* HS_OP_P2P: the caller's array, valid during post only */
+  int n_p2p;
+} hs_op;
+
 typedef struct hs_backend {
   const char *name; /* "sim", "mpi", "nccl" */
 
-  /* Collectives. */
-  int (*allreduce)(hs_comm *c, hs_buf send, hs_buf recv, hs_redop op, hs_request **req);
-  int (*reduce_scatter)(hs_comm *c, hs_buf send, hs_buf recv, hs_redop op, hs_request **req);
-  int (*allgather)(hs_comm *c, hs_buf send, hs_buf recv, hs_request **req);
-  int (*broadcast)(hs_comm *c, hs_buf send, hs_buf recv, int root, hs_request **req);
-  int (*reduce)(hs_comm *c, hs_buf send, hs_buf recv, hs_redop op, int root, hs_request **req);
-  int (*alltoall)(hs_comm *c, hs_buf send, hs_buf recv, hs_request **req);
-  int (*barrier)(hs_comm *c, hs_request **req);
+  /* Every operation: queue o on c (a backend that keeps o past the call
+   * copies its p2p array, hs_op_keep) and return its request. o has been
+   * checked by hs_post: arguments are valid for c's size. How o runs on c
+   * (lowered messages, timed, the library's own) was decided by the
+   * selector when c was created (algos/comm/select.h).
+   *
+   * Point to point, grouped: all n halves of a HS_OP_P2P are posted
+   * together and the request completes when all have, so a pairwise
+   * exchange (each side a send and a recv) cannot deadlock whatever the
+   * order of the entries. A send and a recv between the same pair match in
+   * posting order. */
+  int (*post)(hs_comm *c, const hs_op *o, hs_request **req);
 
-  /* Point to point, grouped: all n halves are posted together and the
-   * request completes when all have, so a pairwise exchange (each side a
-   * send and a recv) cannot deadlock whatever the order of the entries.
-   * A send and a recv between the same pair match in posting order. */
-  int (*group_p2p)(hs_comm *c, const hs_p2p *ops, int n, hs_request **req);
-
-  /* Requests. test returns 1 (and releases the request) when complete. */
+  /* Requests. wait returns HS_OK or HS_EPEER (a failure struck the
+   * operation). test returns 0 while the operation runs; once it completed
+   * it releases the request and returns 1, or HS_EPEER if a failure struck
+   * it: a failed peer is reported by test exactly as by wait. */
   int (*wait)(hs_request **req);
   int (*test)(hs_request **req);
   int (*waitall)(hs_request **reqs, int n);
@@ -153,7 +180,7 @@ struct hs_worker {
   hs_role role;
   int node, local_rank, gpus_per_node; /* placement, for hierarchical schemes */
   uint64_t bytes_sent; /* bytes this rank put on the wire, counted by the backend */
-  /* Where the loop and the backend record timeline spans (algos/trace.h)
+  /* Where the loop and the backend record timeline spans (algos/report/trace.h)
    * while tracing is on; NULL or off: nothing is recorded. */
   hs_trace *trace;
   int tracing;
@@ -176,27 +203,53 @@ hs_buf hs_buf_slice(hs_buf b, size_t offset, size_t count);
 
 /* ---- the calls algorithms make ------------------------------------------ */
 
+/* Checks o against the contracts above for a communicator of `size`
+ * members: HS_OK or HS_EINVAL. hs_post calls it, once, for every backend. */
+int hs_op_check(const hs_op *o, int size);
+/* Checks o, then posts it on c through the backend's one entry. */
+int hs_post(hs_worker *w, hs_comm *c, const hs_op *o, hs_request **q);
+/* A copy of o that owns its p2p array (hs_op_release frees it), for a
+ * backend that queues o; HS_ENOMEM if it cannot be made. */
+int hs_op_keep(hs_op *dst, const hs_op *o);
+void hs_op_release(hs_op *o);
+/* Reduces data (allreduce, reduce-scatter, reduce). */
+static inline int hs_op_reduces(hs_op_kind k) {
+  return k == HS_OP_ALLREDUCE || k == HS_OP_REDUCE_SCATTER || k == HS_OP_REDUCE;
+}
+/* "allreduce", ..., "send/recv": for traces and messages. */
+const char *hs_op_name(hs_op_kind k);
+
 static inline int hs_allreduce(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  return w->be->allreduce(c, s, r, op, q);
+  hs_op o = {.kind = HS_OP_ALLREDUCE, .send = s, .recv = r, .redop = op};
+  return hs_post(w, c, &o, q);
 }
 static inline int hs_reduce_scatter(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_redop op, hs_request **q) {
-  return w->be->reduce_scatter(c, s, r, op, q);
+  hs_op o = {.kind = HS_OP_REDUCE_SCATTER, .send = s, .recv = r, .redop = op};
+  return hs_post(w, c, &o, q);
 }
 static inline int hs_allgather(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  return w->be->allgather(c, s, r, q);
+  hs_op o = {.kind = HS_OP_ALLGATHER, .send = s, .recv = r};
+  return hs_post(w, c, &o, q);
 }
 static inline int hs_broadcast(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, int root, hs_request **q) {
-  return w->be->broadcast(c, s, r, root, q);
+  hs_op o = {.kind = HS_OP_BROADCAST, .send = s, .recv = r, .root = root};
+  return hs_post(w, c, &o, q);
 }
 static inline int hs_reduce(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_redop op, int root, hs_request **q) {
-  return w->be->reduce(c, s, r, op, root, q);
+  hs_op o = {.kind = HS_OP_REDUCE, .send = s, .recv = r, .redop = op, .root = root};
+  return hs_post(w, c, &o, q);
 }
 static inline int hs_alltoall(hs_worker *w, hs_comm *c, hs_buf s, hs_buf r, hs_request **q) {
-  return w->be->alltoall(c, s, r, q);
+  hs_op o = {.kind = HS_OP_ALLTOALL, .send = s, .recv = r};
+  return hs_post(w, c, &o, q);
 }
-static inline int hs_barrier(hs_worker *w, hs_comm *c, hs_request **q) { return w->be->barrier(c, q); }
+static inline int hs_barrier(hs_worker *w, hs_comm *c, hs_request **q) {
+  hs_op o = {.kind = HS_OP_BARRIER};
+  return hs_post(w, c, &o, q);
+}
 static inline int hs_group_p2p(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n, hs_request **q) {
-  return w->be->group_p2p(c, ops, n, q);
+  hs_op o = {.kind = HS_OP_P2P, .p2p = ops, .n_p2p = n};
+  return hs_post(w, c, &o, q);
 }
 static inline int hs_wait(hs_worker *w, hs_request **q) { return w->be->wait(q); }
 static inline int hs_test(hs_worker *w, hs_request **q) { return w->be->test(q); }

@@ -1,5 +1,5 @@
 /* peers.c — peer-selection formulas (peers.h). */
-#include "algos/peers.h"
+#include "algos/peers/peers.h"
 
 static long mod(long a, long m) { return ((a % m) + m) % m; }
 

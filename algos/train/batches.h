@@ -6,7 +6,7 @@
 #ifndef HS_BATCHES_H
 #define HS_BATCHES_H
 
-#include "algos/dataset.h"
+#include "algos/workloads/dataset.h"
 
 typedef struct {
   const hs_dataset *ds;

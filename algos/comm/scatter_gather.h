@@ -15,7 +15,7 @@
 #ifndef HS_SCATTER_GATHER_H
 #define HS_SCATTER_GATHER_H
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 #include "algos/compressor.h"
 
 typedef struct hs_sg hs_sg;

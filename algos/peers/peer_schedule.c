@@ -9,7 +9,7 @@
  * Ranks of one simulation share the cache; they are at most a few steps
  * apart, so a small window of steps is kept and an evicted step is simply
  * rebuilt (schemes are pure functions of rank, n and step). */
-#include "algos/peer_scheme.h"
+#include "algos/peers/peer_scheme.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "algos/lowering.h"
+#include "algos/comm/lowering.h"
 
 typedef struct {
   size_t off, cnt;
@@ -375,49 +375,19 @@ void hs_lower_deliver(const hs_lower_recv *r, const void *payload) {
   hs_k_reduce((hs_k_type)r->dtype, op, r->dst, payload, r->bytes / hs_dtype_size(r->dtype));
 }
 
-/* ---- dispatch and argument checks --------------------------------------------- */
+/* ---- dispatch --------------------------------------------- */
 
-const char *hs_op_name(hs_op_kind k) {
-  static const char *const names[] = {"allreduce", "reduce_scatter", "allgather", "broadcast",
-                                      "reduce",    "alltoall",       "barrier",   "send/recv"};
-  return names[k];
-}
-
-/* AVG divides, so it needs a floating-point type (timing-only: no data, no division). */
-static int redop_ok(hs_buf b, hs_redop op) {
-  return op != HS_AVG || b.dtype == HS_F32 || b.dtype == HS_F64 || b.dtype == HS_F16 || b.dtype == HS_BF16 || !b.data;
-}
-
-int hs_lower_check(const hs_lower_op *o, int size) {
-  if (size <= 0) return HS_EINVAL;
-  size_t n = (size_t)size;
-  int both_or_none = !o->send.data == !o->recv.data;
-  int ok = 1;
+void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
   switch (o->kind) {
-  case HS_OP_ALLREDUCE: ok = o->send.count == o->recv.count && redop_ok(o->recv, o->op) && both_or_none; break;
-  case HS_OP_REDUCE_SCATTER: ok = o->send.count == o->recv.count * n && redop_ok(o->recv, o->op) && both_or_none; break;
-  case HS_OP_ALLGATHER: ok = o->recv.count == o->send.count * n && both_or_none; break;
-  case HS_OP_BROADCAST: ok = o->root >= 0 && o->root < size && o->send.count == o->recv.count; break;
-  case HS_OP_REDUCE: ok = o->root >= 0 && o->root < size && redop_ok(o->send, o->op) && o->send.count == o->recv.count; break;
-  case HS_OP_ALLTOALL: ok = o->send.count == o->recv.count && o->send.count % n == 0 && both_or_none; break;
-  case HS_OP_BARRIER: break;
-  case HS_OP_P2P:
-    for (int i = 0; i < o->n_p2p && ok; i++) ok = o->p2p[i].peer >= 0 && o->p2p[i].peer < size;
-    break;
-  }
-  return ok ? HS_OK : HS_EINVAL;
-}
-
-void hs_lower_run(hs_lower_group *g, const hs_lower_op *o, hs_coll_algo algo) {
-  switch (o->kind) {
-  case HS_OP_ALLREDUCE: hs_lower_allreduce(g, o->send, o->recv, o->op, algo); break;
-  case HS_OP_REDUCE_SCATTER: hs_lower_reduce_scatter(g, o->send, o->recv, o->op); break;
+  case HS_OP_ALLREDUCE: hs_lower_allreduce(g, o->send, o->recv, o->redop, algo); break;
+  case HS_OP_REDUCE_SCATTER: hs_lower_reduce_scatter(g, o->send, o->recv, o->redop); break;
   case HS_OP_ALLGATHER: hs_lower_allgather(g, o->send, o->recv); break;
   case HS_OP_BROADCAST: hs_lower_broadcast(g, o->send, o->recv, o->root, algo); break;
-  case HS_OP_REDUCE: hs_lower_reduce(g, o->send, o->recv, o->op, o->root, algo); break;
+  case HS_OP_REDUCE: hs_lower_reduce(g, o->send, o->recv, o->redop, o->root, algo); break;
   case HS_OP_ALLTOALL: hs_lower_alltoall(g, o->send, o->recv); break;
   case HS_OP_BARRIER: hs_lower_barrier(g); break;
   case HS_OP_P2P: hs_lower_group_p2p(g, o->p2p, o->n_p2p); break;
+  case HS_OP_KINDS: break; /* refused by hs_op_check */
   }
 }
 

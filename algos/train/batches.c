@@ -1,5 +1,5 @@
 /* batches.c — per-worker epoch shuffles of the shard. */
-#include "algos/batches.h"
+#include "algos/train/batches.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

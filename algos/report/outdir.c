@@ -1,6 +1,6 @@
 /* outdir.c — staged output folders (outdir.h). */
 #define _GNU_SOURCE /* renameat2 */
-#include "algos/outdir.h"
+#include "algos/report/outdir.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* train.c — the shared training loop. */
-#include "algos/train.h"
+#include "algos/train/train.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "algos/algorithm.h"
-#include "algos/batches.h"
-#include "algos/model.h"
-#include "algos/softmax.h"
-#include "algos/straggler.h"
-#include "algos/trace.h"
+#include "algos/train/batches.h"
+#include "algos/workloads/model.h"
+#include "algos/workloads/softmax.h"
+#include "algos/train/straggler.h"
+#include "algos/report/trace.h"
 
 /* Computes flops slowed by this iteration's straggler factor, then stalls
  * for the hiccup pauses that fell inside; returns the time it all took (it

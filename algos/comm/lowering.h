@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 #include "scenarios/scenario.h"
 
 typedef struct {
@@ -62,34 +62,8 @@ struct hs_lower_group {
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);
 
-/* One posted operation, as a backend queues it. */
-typedef enum {
-  HS_OP_ALLREDUCE,
-  HS_OP_REDUCE_SCATTER,
-  HS_OP_ALLGATHER,
-  HS_OP_BROADCAST,
-  HS_OP_REDUCE,
-  HS_OP_ALLTOALL,
-  HS_OP_BARRIER,
-  HS_OP_P2P
-} hs_op_kind;
-
-typedef struct {
-  hs_op_kind kind;
-  hs_buf send, recv;
-  hs_redop op;
-  int root;
-  hs_p2p *p2p; /* HS_OP_P2P: a copy the backend owns */
-  int n_p2p;
-} hs_lower_op;
-
-/* Checks o's arguments against the contracts of comm.h for a communicator
- * of `size` members: HS_OK or HS_EINVAL. Every backend calls it, so every
- * backend rejects the same calls. */
-int hs_lower_check(const hs_lower_op *o, int size);
-
 /* Runs o on g with the functions below. */
-void hs_lower_run(hs_lower_group *g, const hs_lower_op *o, hs_coll_algo algo);
+void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo);
 
 /* Bytes one rank sends when the ring/tree lowering above runs an operation
  * of kind k on `bytes` (the whole vector) over n members: what backends
@@ -97,9 +71,6 @@ void hs_lower_run(hs_lower_group *g, const hs_lower_op *o, hs_coll_algo algo);
  * bytes_sent, so their traffic summed over ranks equals the simulator's.
  * `root`: this rank is the root of a broadcast or reduce. */
 double hs_lower_ring_bytes(hs_op_kind k, int n, double bytes, int root);
-
-/* "allreduce", ..., "send/recv": for traces and messages. */
-const char *hs_op_name(hs_op_kind k);
 
 void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll_algo algo);
 void hs_lower_reduce_scatter(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op);

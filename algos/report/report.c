@@ -1,5 +1,5 @@
 /* report.c — writes metrics.csv and summary.json, prints the summary. */
-#include "algos/report.h"
+#include "algos/report/report.h"
 
 #include <errno.h>
 #include <math.h>

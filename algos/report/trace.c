@@ -1,5 +1,5 @@
 /* trace.c — span storage and Trace Event JSON output. */
-#include "algos/trace.h"
+#include "algos/report/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* model.c — flat layout of a model's layers and its cut into buckets. */
-#include "algos/model.h"
+#include "algos/workloads/model.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

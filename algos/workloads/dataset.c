@@ -1,5 +1,5 @@
 /* dataset.c — Gaussian-mixture generation and iid / Dirichlet partitions. */
-#include "algos/dataset.h"
+#include "algos/workloads/dataset.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

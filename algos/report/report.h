@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "algos/metrics.h"
+#include "algos/report/metrics.h"
 #include "scenarios/scenario.h"
 
 typedef struct {

@@ -1,5 +1,5 @@
 /* metrics.c — the per-iteration sink and what the summary derives from it. */
-#include "algos/metrics.h"
+#include "algos/report/metrics.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 #include "scenarios/scenario.h"
 
 typedef struct {

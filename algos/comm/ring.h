@@ -4,8 +4,8 @@
 #ifndef HS_RING_H
 #define HS_RING_H
 
-#include "algos/comm.h"
-#include "algos/peers.h"
+#include "algos/comm/comm.h"
+#include "algos/peers/peers.h"
 
 /* Posts the exchange on c; with two ranks, left and right are the same
  * peer and the two messages match in posting order. */

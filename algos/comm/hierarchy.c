@@ -1,5 +1,5 @@
 /* hierarchy.c — node and leader communicators (hierarchy.h). */
-#include "algos/hierarchy.h"
+#include "algos/comm/hierarchy.h"
 
 int hs_hierarchy_init(hs_worker *w, int enabled, hs_hierarchy *h, hs_comm **pattern) {
   *h = (hs_hierarchy){.enabled = enabled};

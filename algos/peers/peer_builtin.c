@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/peer_scheme.h"
-#include "algos/peers.h"
+#include "algos/peers/peer_scheme.h"
+#include "algos/peers/peers.h"
 
 typedef int (*list_fn)(hs_peer_scheme *s, int rank, int n, long step, int *peers, double *w, char *err, size_t len);
 

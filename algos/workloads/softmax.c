@@ -1,5 +1,5 @@
 /* softmax.c — loss, gradient and held-out evaluation of softmax regression. */
-#include "algos/softmax.h"
+#include "algos/workloads/softmax.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef HS_HIERARCHY_H
 #define HS_HIERARCHY_H
 
-#include "algos/comm.h"
+#include "algos/comm/comm.h"
 
 typedef struct {
   int enabled;

@@ -1,5 +1,5 @@
 /* straggler.c — evaluates stragglers { } for one rank (straggler.h). */
-#include "algos/straggler.h"
+#include "algos/train/straggler.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

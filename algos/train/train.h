@@ -8,9 +8,9 @@
 #ifndef HS_TRAIN_H
 #define HS_TRAIN_H
 
-#include "algos/comm.h"
-#include "algos/dataset.h"
-#include "algos/metrics.h"
+#include "algos/comm/comm.h"
+#include "algos/workloads/dataset.h"
+#include "algos/report/metrics.h"
 #include "scenarios/scenario.h"
 
 typedef struct {

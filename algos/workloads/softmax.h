@@ -6,7 +6,7 @@
 #ifndef HS_SOFTMAX_H
 #define HS_SOFTMAX_H
 
-#include "algos/dataset.h"
+#include "algos/workloads/dataset.h"
 
 /* grad = d(mean loss)/d(params) over the samples idx[0..n); returns the loss. */
 double hs_softmax_grad(const float *params, const hs_dataset *d, const long *idx, int n, float *grad);

@@ -1,0 +1,43 @@
+/* select.c — the policy that turns a scenario and a backend's offer into a
+ * communicator's plan (select.h). */
+#include "algos/comm/select.h"
+
+static unsigned bit(hs_engine e) { return 1u << e; }
+
+const char *hs_engine_name(hs_engine e) {
+  static const char *const names[HS_ENGINES] = {"messages", "timed", "library"};
+  return e < HS_ENGINES ? names[e] : "?";
+}
+
+int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines) {
+  if (!(engines & bit(HS_ENGINE_TIMED))) return 0;
+  return sc->sim.fidelity == HS_FIDELITY_FAST ||
+         (sc->sim.fidelity == HS_FIDELITY_AUTO && ranks > HS_FIDELITY_AUTO_STEP_MAX);
+}
+
+void hs_select(const hs_select_query *q, hs_plan *p) {
+  const hs_scenario *sc = q->sc;
+  unsigned offered = q->offer.engines;
+  int messages = (offered & bit(HS_ENGINE_MESSAGES)) != 0, library = (offered & bit(HS_ENGINE_LIBRARY)) != 0;
+  /* One schedule for every kind for now: the scenario's. A tuner would
+   * choose here, per kind and size class, from the communicator's size and
+   * members' placement. */
+  hs_coll_algo algo = sc->sim.collectives;
+  hs_exec by_messages = {HS_ENGINE_MESSAGES, algo}, timed = {HS_ENGINE_TIMED, algo},
+          by_library = {HS_ENGINE_LIBRARY, algo};
+  /* The library's own collectives when it is the only way, or when the
+   * scenario asks for them (real.lowering = "mpi"; "auto" outside
+   * emulation, where hearsay's schedules are what the emulated links
+   * delay). */
+  int prefer_library = library && (!messages || sc->real.lowering == HS_LOWERING_MPI ||
+                                   (sc->real.lowering == HS_LOWERING_AUTO && !sc->real.emulate));
+  int time_them = hs_select_timed(sc, q->ranks, offered);
+  hs_exec fallback = messages ? by_messages : by_library;
+  for (int k = 0; k < HS_OP_KINDS; k++) {
+    /* Point-to-point has no schedule to time or hand over. */
+    int collective = k != HS_OP_P2P;
+    p->exec[k] = collective && time_them ? timed : collective && prefer_library ? by_library : fallback;
+    p->fallback[k] = fallback;
+  }
+  p->library_types = q->offer.library_types;
+}
