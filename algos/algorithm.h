@@ -1,20 +1,50 @@
 /* algorithm.h — what an algorithm implements, and how the loop drives it.
  *
  * An algorithm is one file in algos/ that defines one hs_algorithm_desc and
- * is listed in algos/registry.c. The shared training loop (algos/train/train.c)
- * calls, on every worker and every iteration:
+ * is listed in algos/registry.c. Hooks talk to the cluster only through
+ * algos/comm/comm.h (ctx->w) and compute only through kernels/, never
+ * through a backend's headers. docs/writing-an-algorithm.md walks through
+ * one.
  *
- *     keep_going()      asynchronous algorithms only: 0 ends this worker's run
- *     begin_iteration() before forward (e.g. take the weight lock, post a
- *                       weight exchange that overlaps compute)
- *     forward ... backward of the last layer ... bucket_ready(b) for each
- *     bucket as soon as its gradients exist ... backward of the first layer
- *     step()            after backward: finish communication, update weights
+ * The lifecycle, on every rank (algos/train/train.c):
  *
- * and finish() once at the end. Ranks whose role is HS_ROLE_SERVER (the last
- * `servers_option` ranks) run serve() instead of the loop. Hooks talk to the cluster only through
- * algos/comm/comm.h (ctx->w) and compute only through kernels/ — never through a
- * backend's headers. docs/writing-an-algorithm.md walks through one. */
+ *     init()                once, before the first iteration, on every rank
+ *                           of w->world; ctx->model->params holds this rank's
+ *                           initial weights
+ *     per iteration, workers:
+ *       keep_going()        asynchronous algorithms only: 0 ends this worker's run
+ *       begin_iteration()   before forward (e.g. take the weight lock, post a
+ *                           weight exchange that overlaps compute)
+ *       forward ... backward of the last layer ... bucket_ready(b) for each
+ *       bucket as soon as its gradients exist ... backward of the first layer
+ *       step()              after backward: finish communication, update weights
+ *     servers (ranks whose role is HS_ROLE_SERVER, the last `servers_option`
+ *     ranks) run serve() instead, until it returns
+ *     finish()              once at the end: join the algorithm's threads,
+ *                           free ctx->state
+ *
+ * After a failure under run.on_failure = "shrink" (docs/stragglers.md):
+ *
+ *     finish()              the algorithm is torn down first, whatever it was
+ *                           doing; ctx->state is then NULL
+ *     (the loop)            survivors agree on the iteration to resume from,
+ *                           form a new w->world (new w->rank, w->size), and
+ *                           agree on the weights: every survivor's
+ *                           ctx->model->params is rank 0's of the new world
+ *     init()                again, ctx->restarts one higher, ctx->iteration
+ *                           the iteration to resume from
+ *
+ * so init must be re-entrant: it builds everything from ctx (the agreed
+ * weights, the new world and its placement) and keeps nothing from the
+ * previous start: no static state, no communicator of the old world (they
+ * are revoked), no copy of the old weights. Any copy of the model an
+ * algorithm keeps (public copies of neighbours, an outer optimizer's
+ * anchor, a server's shard) is taken in init, from the agreed weights,
+ * which is why every survivor starts equal. Momentum buffers, error
+ * feedback and other per-rank state restart from zero, as after an elastic
+ * restart. A failure while the survivors agree (on the iteration or on the
+ * weights) makes them agree again from the start; init is never called
+ * twice without a finish in between. */
 #ifndef HS_ALGORITHM_H
 #define HS_ALGORITHM_H
 
@@ -29,7 +59,8 @@ typedef struct hs_algo_ctx {
   const hs_options *opt; /* the algorithm's validated options */
   hs_model *model;
   int iteration;         /* 0-based, the one being run */
-  void *state;           /* the algorithm's own, set by init */
+  void *state;           /* the algorithm's own, set by init, freed by finish */
+  int restarts;          /* times init ran again after a shrink (0: the first start) */
 } hs_algo_ctx;
 
 typedef struct hs_algorithm_desc {

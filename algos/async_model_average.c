@@ -20,6 +20,7 @@
 typedef struct {
   hs_algo_ctx *ctx;
   int warmup;
+  int start; /* the iteration init ran before: the warm-up counts from there (after a shrink too) */
   double interval;
   hs_comm *bg;        /* the averaging thread's communicator */
   hs_mutex *lock;     /* the weights */
@@ -68,6 +69,7 @@ static int ama_init(hs_algo_ctx *ctx) {
   ctx->state = s;
   s->ctx = ctx;
   s->warmup = (int)hs_opt_int(ctx->opt, "warmup_steps");
+  s->start = ctx->iteration;
   s->interval = hs_opt_num(ctx->opt, "sync_interval");
   s->momentum = hs_sgd_momentum_alloc(ctx);
   if (ctx->model->params) {
@@ -86,14 +88,15 @@ static int ama_keep_going(hs_algo_ctx *ctx) {
 
 static void ama_begin(hs_algo_ctx *ctx) {
   ama_state *s = ctx->state;
-  if (ctx->iteration == s->warmup) hs_thread_spawn(ctx->w, average_loop, s, &s->thread);
-  if (ctx->iteration >= s->warmup) hs_mutex_lock(ctx->w, s->lock);
+  int since = ctx->iteration - s->start;
+  if (since == s->warmup) hs_thread_spawn(ctx->w, average_loop, s, &s->thread);
+  if (since >= s->warmup) hs_mutex_lock(ctx->w, s->lock);
 }
 
 static void ama_step(hs_algo_ctx *ctx) {
   ama_state *s = ctx->state;
   hs_model *m = ctx->model;
-  if (ctx->iteration < s->warmup) {
+  if (ctx->iteration - s->start < s->warmup) {
     hs_buf g = hs_model_buf(m, m->grads);
     hs_request *r = NULL;
     hs_allreduce(ctx->w, ctx->w->world, g, g, HS_AVG, &r);

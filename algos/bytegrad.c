@@ -1,6 +1,6 @@
 /* bytegrad.c — Bagua's ByteGrad: gradients averaged by an 8-bit compressed
  * allreduce (MinMaxUInt8, one scale per rank's chunk), scatter-gather style
- * (algos/comm/scatter_gather.h), overlapped with backward: a bucket's alltoall is
+ * (algos/scatter_gather.h), overlapped with backward: a bucket's alltoall is
  * posted as soon as backward produced it.
  *
  * Bytes per worker per step and bucket of b parameters over n ranks:
@@ -13,7 +13,7 @@
 
 #include "algos/algorithm.h"
 #include "algos/comm/hierarchy.h"
-#include "algos/comm/scatter_gather.h"
+#include "algos/scatter_gather.h"
 #include "algos/train/sgd.h"
 
 typedef struct {

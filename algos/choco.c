@@ -2,7 +2,8 @@
  * ring (weights 1/3) with compressed gossip and a pluggable compressor.
  *
  * Each rank keeps public copies x^ of itself and of its two neighbours
- * (all starting at zero). After the local SGD step:
+ * (all starting at zero; after a shrink, at the agreed weights). After the
+ * local SGD step:
  *   q = Q(x - x^_self), sent to both neighbours;
  *   x^_self += q, x^_L += q_L, x^_R += q_R;
  *   x += gamma ((x^_L + x^_R)/3 - (2/3) x^_self).
@@ -12,6 +13,7 @@
  * Bytes per worker per step: 2 x the compressed size (docs/algorithms.md). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "algos/algorithm.h"
 #include "algos/ring_copies.h"
@@ -31,6 +33,16 @@ static int choco_init(hs_algo_ctx *ctx) {
                       .fraction = hs_opt_num(ctx->opt, "fraction"),
                       .seed = (uint64_t)ctx->sc->run.seed};
   hs_ring_copies_init(&s->ring, &cz, ctx->model->n_params, ctx->model->params != NULL);
+  /* After a shrink every survivor holds the same agreed weights
+   * (algorithm.h), so every public copy is known without a message: start
+   * them there rather than at zero, which would make the first rounds pull
+   * the equal replicas apart while the copies catch up. */
+  hs_model *m = ctx->model;
+  if (ctx->restarts > 0 && m->params) {
+    memcpy(s->ring.mine, m->params, m->n_params * sizeof(float));
+    memcpy(s->ring.left, m->params, m->n_params * sizeof(float));
+    memcpy(s->ring.right, m->params, m->n_params * sizeof(float));
+  }
   s->gamma = (float)hs_opt_num(ctx->opt, "gamma");
   s->momentum = hs_sgd_momentum_alloc(ctx);
   return 0;

@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "algos/comm/hierarchy.h"
-#include "algos/comm/scatter_gather.h"
+#include "algos/scatter_gather.h"
 #include "kernels/kernels.h"
 
 typedef struct {
   int warmup;
+  int start; /* the iteration init ran before: Adam's step count starts there (algorithm.h: state restarts after a shrink) */
   float lr, beta1, beta2, eps, wd;
   float *m, *v;
   float *prev;          /* no warm-up: the averaged momentum of the previous step */
@@ -26,6 +27,7 @@ int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback)
   hs_model *m = ctx->model;
   const hs_workload_spec *wl = &ctx->sc->workload;
   s->warmup = (int)hs_opt_int(ctx->opt, "warmup_steps");
+  s->start = ctx->iteration;
   double lr = hs_opt_num(ctx->opt, "lr");
   s->lr = (float)(lr > 0 ? lr : wl->lr);
   s->beta1 = (float)hs_opt_num(ctx->opt, "beta1");
@@ -51,7 +53,7 @@ int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback)
 void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {
   cadam_state *s = ctx->state;
   hs_model *m = ctx->model;
-  if (ctx->iteration < s->warmup) {
+  if (ctx->iteration - s->start < s->warmup) {
     hs_buf g = hs_model_bucket_buf(m, m->grads, b);
     hs_allreduce(ctx->w, ctx->w->world, g, g, HS_AVG, &s->pending[b]);
     return;
@@ -71,9 +73,12 @@ void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {
 void hs_cadam_step(hs_algo_ctx *ctx) {
   cadam_state *s = ctx->state;
   hs_model *m = ctx->model;
-  int t = ctx->iteration + 1;
+  /* Steps since init: after a shrink the moments restart from zero, and so
+   * do their bias corrections and the warm-up that measures the variance
+   * (frozen at zero, it would divide the momentum by eps). */
+  int t = ctx->iteration - s->start + 1;
   float c1 = (float)(1 - pow(s->beta1, t));
-  if (ctx->iteration < s->warmup) {
+  if (t - 1 < s->warmup) {
     hs_waitall(ctx->w, s->pending, m->n_buckets);
     if (m->params)
       hs_k_adam_f32(m->params, m->grads, s->m, s->v, m->n_params, s->lr, s->beta1, s->beta2, s->eps, s->wd, c1,

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/comm/ring.h"
+#include "algos/peers/ring.h"
 #include "algos/ring_copies.h"
 #include "algos/train/sgd.h"
 

@@ -83,8 +83,10 @@ static int ps_init(hs_algo_ctx *ctx) {
   s->staleness = (int)hs_opt_int(ctx->opt, "staleness");
   s->off = malloc((size_t)(s->servers + 1) * sizeof *s->off);
   for (int j = 0; j <= s->servers; j++) s->off[j] = m->n_params * (size_t)j / (size_t)s->servers;
-  /* Everyone starts from the same weights: the servers' truth. */
-  hs_model_init_params(m, &ctx->sc->workload, ctx->sc->run.seed, 0);
+  /* Everyone starts from the same weights: the servers' truth. After a
+   * shrink they are the ones the survivors agreed on (algorithm.h), which
+   * the servers' shards take over. */
+  if (ctx->restarts == 0) hs_model_init_params(m, &ctx->sc->workload, ctx->sc->run.seed, 0);
   if (w->role == HS_ROLE_SERVER && m->params && ctx->sc->workload.momentum > 0)
     s->momentum = calloc(shard(s, my_server(s, w)), sizeof(float));
   s->stopped_by = calloc((size_t)s->servers, sizeof *s->stopped_by);

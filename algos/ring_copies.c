@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "algos/comm/ring.h"
+#include "algos/peers/ring.h"
 #include "kernels/kernels.h"
 
 void hs_ring_copies_init(hs_ring_copies *r, const hs_compressor *cz, size_t n, int numeric) {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-/* Element types, matching hs_dtype in algos/comm.h value for value. */
+/* Element types, matching hs_dtype in algos/comm/comm.h value for value. */
 /* F16 and BF16 are reduced in float32 and rounded once back to 16 bits
  * (what NCCL does for half types). */
 typedef enum { HS_K_F32, HS_K_F64, HS_K_I32, HS_K_I64, HS_K_U8, HS_K_F16, HS_K_BF16 } hs_k_type;

@@ -61,6 +61,8 @@ static void rendezvous_done(sim_world *w, sim_rendezvous *r) {
   sim_rendezvous **p = &w->rendezvous;
   while (*p != r) p = &(*p)->next;
   *p = r->next;
+  for (int i = 0; i < r->size; i++)
+    if (r->groups[i] && --r->groups[i]->refs == 0) free(r->groups[i]);
   sg_barrier_destroy(r->barrier);
   free(r->color);
   free(r->key);
@@ -112,7 +114,10 @@ static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
       int n = 0;
       for (int i = 0; i < r->size; i++) n += r->color[i] == color;
       sim_members *m = malloc(sizeof *m + n * sizeof(int));
-      m->refs = 0;
+      /* The rendezvous holds a reference until every member of the parent
+       * has left it: a member that takes the group, uses and frees it at
+       * once must not free it under one that has not read it yet. */
+      m->refs = 1;
       m->n = 0;
       /* Members sorted by (key, parent rank): insertion sort, stable. */
       int *order = malloc(n * sizeof(int));

@@ -1,5 +1,6 @@
 /* test_dependency_rule.c — algos/ cannot include backend headers: the build
- * refuses a file that tries (the probe target), and no file in algos/ does. */
+ * refuses a file that tries (the probe target), and no file in algos/ does;
+ * algos/comm/, which every backend shares, includes no other room. */
 #include <string.h>
 
 #include "tests/harness.h"
@@ -18,5 +19,11 @@ int main(void) {
            HS_SOURCE_DIR);
   rc = hs_test_command(cmd, out, sizeof out);
   tap_ok(rc == 1 && out[0] == '\0', "no algos/ source includes a backend header %s", out);
+  /* comm/ is what backends share: it stands on kernels/ and the scenario
+   * structs only, never on the algorithms or the other rooms. */
+  snprintf(cmd, sizeof cmd,
+           "grep -rnE '#include[[:space:]]*\"algos/' %s/algos/comm | grep -v '\"algos/comm/' 1>&2", HS_SOURCE_DIR);
+  rc = hs_test_command(cmd, out, sizeof out);
+  tap_ok(rc == 1 && out[0] == '\0', "algos/comm/ includes nothing from the rest of algos/ %s", out);
   return tap_done(0);
 }

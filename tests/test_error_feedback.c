@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "algos/compressor.h"
-#include "algos/comm/scatter_gather.h"
+#include "algos/scatter_gather.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 

@@ -1,7 +1,8 @@
 /* lowering.c — collectives lowered onto point-to-point messages, step by step.
  *
- * This is the one seam where a message-moving backend decides how a
- * collective becomes traffic (sim.collectives selects ring or hierarchical).
+ * How a message-moving backend turns a collective into traffic, once for
+ * every such backend; which schedule (ring or hierarchical) is the
+ * selector's choice (select.h), passed in as algo.
  * In simulation every step is a real SimGrid message, so contention,
  * heterogeneous links and late arrivals shape the result without any
  * formula; over MPI every step is an MPI message (delayed by the link

@@ -67,11 +67,13 @@ static void snapshot(snapshots *s, int it, double time, const float *params) {
 }
 
 /* A failure struck (hs_failures changed). Under "abort", or when this rank
- * cannot go on, returns -1: the rank stops. Under "shrink" the algorithm is
- * torn down, the survivors agree on the iteration to resume from and form a
- * world of their own, the algorithm starts again over it, and (numeric runs)
- * rank 0 of the new world broadcasts its weights so replicas restart equal,
- * as an elastic restart would from one survivor's state. */
+ * cannot go on, returns -1: the rank stops. Under "shrink" the lifecycle of
+ * algorithm.h runs: the algorithm is torn down (finish), the survivors
+ * agree on the iteration to resume from and form a world of their own,
+ * agree on the weights (numeric runs: rank 0 of the new world broadcasts
+ * its own, as an elastic restart would restart from one survivor's state),
+ * and only then is the algorithm started again (init, ctx->restarts
+ * counting), so whatever it copies from the model is the agreed model. */
 static int recover(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, int *it) {
   hs_worker *w = ctx->w;
   const hs_scenario *sc = ctx->sc;
@@ -82,35 +84,41 @@ static int recover(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, i
   ctx->state = NULL;
   if (sc->run.on_failure != HS_ON_FAILURE_SHRINK) return -1;
   int resume = *it;
-  do { /* another failure during the agreement: agree again */
+  for (;;) { /* another failure during an agreement: agree again from the start */
     *seen = hs_failures(w);
     if (hs_shrink(w, *it, &resume)) return -1;
-  } while (hs_failures(w) != *seen);
-  hs_role role = w->rank >= w->size - hs_algorithm_servers(sc) ? HS_ROLE_SERVER : HS_ROLE_WORKER;
-  /* A dead server takes its shard with it: no survivor could take its role
-   * over mid-run, so everyone stops (they all see the same: one allreduce). */
-  int same_role = role == w->role, all_same = same_role;
-  if (hs_algorithm_servers(sc) > 0) {
-    hs_request *q = NULL;
-    hs_allreduce(w, w->world, hs_buf_host(&same_role, 1, HS_I32), hs_buf_host(&all_same, 1, HS_I32), HS_MIN, &q);
-    if (hs_wait(w, &q)) return -1;
-  }
-  if (!all_same) {
-    if (w->rank == 0) fprintf(stderr, "hearsay: a parameter server died; the run cannot shrink past it\n");
-    return -1;
-  }
-  ctx->iteration = *it = resume;
-  if (algo->init && algo->init(ctx)) return -1;
-  if (ctx->model->params) {
-    hs_request *q = NULL;
-    hs_buf b = hs_buf_host(ctx->model->params, ctx->model->n_params, HS_F32);
-    hs_broadcast(w, w->world, b, b, 0, &q);
-    if (hs_wait(w, &q)) {
-      if (algo->finish) algo->finish(ctx);
+    if (hs_failures(w) != *seen) continue;
+    hs_role role = w->rank >= w->size - hs_algorithm_servers(sc) ? HS_ROLE_SERVER : HS_ROLE_WORKER;
+    /* A dead server takes its shard with it: no survivor could take its
+     * role over mid-run, so everyone stops (they all see the same: one
+     * allreduce). */
+    int same_role = role == w->role, all_same = same_role;
+    if (hs_algorithm_servers(sc) > 0) {
+      hs_request *q = NULL;
+      hs_allreduce(w, w->world, hs_buf_host(&same_role, 1, HS_I32), hs_buf_host(&all_same, 1, HS_I32), HS_MIN, &q);
+      if (hs_wait(w, &q)) {
+        if (hs_failures(w) != *seen) continue;
+        return -1;
+      }
+    }
+    if (!all_same) {
+      if (w->rank == 0) fprintf(stderr, "hearsay: a parameter server died; the run cannot shrink past it\n");
       return -1;
     }
+    if (ctx->model->params) { /* the weights first */
+      hs_request *q = NULL;
+      hs_buf b = hs_buf_host(ctx->model->params, ctx->model->n_params, HS_F32);
+      hs_broadcast(w, w->world, b, b, 0, &q);
+      if (hs_wait(w, &q)) {
+        if (hs_failures(w) != *seen) continue;
+        return -1;
+      }
+    }
+    break;
   }
-  return 0;
+  ctx->iteration = *it = resume;
+  ctx->restarts++; /* then the algorithm, over them */
+  return algo->init && algo->init(ctx) ? -1 : 0;
 }
 
 int hs_train_worker(hs_worker *w, hs_train_job *job) {

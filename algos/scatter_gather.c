@@ -1,5 +1,5 @@
 /* scatter_gather.c — compressed allreduce by alltoall + allgather (scatter_gather.h). */
-#include "algos/comm/scatter_gather.h"
+#include "algos/scatter_gather.h"
 
 #include <stdlib.h>
 #include <string.h>
