@@ -59,8 +59,16 @@ typedef struct {
   int line;
 } hs_speed_override;
 
+/* GPU generation: what NCCL's model keys its constants on (nccl_model.h). */
+typedef enum { HS_GPU_VOLTA, HS_GPU_AMPERE, HS_GPU_HOPPER, HS_GPU_BLACKWELL } hs_gpu_arch;
+typedef enum { HS_CPU_INTEL, HS_CPU_AMD } hs_cpu_vendor;
+
 typedef struct {
   int nodes, gpus_per_node;
+  hs_gpu_arch gpu_arch;
+  hs_cpu_vendor cpu;
+  bool nvls;                /* the node's switch reduces in the fabric (NVLink SHARP) */
+  bool in_network_reduction; /* the inter-node fabric reduces (SHARP / CollNet) */
   double gpu_flops;      /* peak flop/s */
   double gpu_efficiency; /* fraction of peak reached by training kernels */
   hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link */
@@ -205,7 +213,7 @@ typedef struct {
   int n;
 } hs_failure_spec;
 
-typedef enum { HS_COLL_RING, HS_COLL_HIERARCHICAL } hs_coll_algo;
+typedef enum { HS_COLL_RING, HS_COLL_HIERARCHICAL, HS_COLL_ALGOS } hs_coll_algo;
 
 /* How the simulator times collectives (docs/fidelity.md): every message a
  * SimGrid communication (step), or derived from the platform and the
@@ -221,6 +229,7 @@ typedef struct {
   double tcp_gamma; /* bytes; 0 disables SimGrid's window cap */
   double latency_factor, bandwidth_factor;
   hs_coll_algo collectives;
+  int channels; /* parallel rings/trees; 0: as NCCL's search would (nccl_model.c) */
   hs_fidelity fidelity;
   double stack_size; /* bytes per actor stack */
 } hs_sim_spec;

@@ -41,6 +41,7 @@ typedef struct field {
 static const field gpu_fields[] = {
     {"flops", F_FLOPS, OFF(cluster.gpu_flops), NULL, MIN_GE, 1, 1e18, NULL, NULL},
     {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GE, 1e-6, 1, NULL, NULL},
+    {"arch", F_ENUM, OFF(cluster.gpu_arch), "ampere", MIN_NONE, 0, 0, "volta|ampere|hopper|blackwell", NULL},
     END};
 static const field intra_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
@@ -54,10 +55,13 @@ static const field inter_fields[] = {
     {"rack_size", F_INT, OFF(cluster.rack_size), "8", MIN_GE, 1, HS_NODES_MAX, NULL, NULL},
     {"oversubscription", F_NUM, OFF(cluster.oversubscription), "1", MIN_GE, 1, 1e6, NULL, NULL},
     {"uplink_latency", F_LATENCY, OFF(cluster.uplink_latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    {"in_network_reduction", F_BOOL, OFF(cluster.in_network_reduction), "false", MIN_NONE, 0, 0, NULL, NULL},
     END};
 static const field cluster_fields[] = {
     {"nodes", F_INT, OFF(cluster.nodes), NULL, MIN_GE, 1, HS_NODES_MAX, NULL, NULL},
     {"gpus_per_node", F_INT, OFF(cluster.gpus_per_node), "1", MIN_GE, 1, HS_GPUS_PER_NODE_MAX, NULL, NULL},
+    {"cpu", F_ENUM, OFF(cluster.cpu), "intel", MIN_NONE, 0, 0, "intel|amd", NULL},
+    {"nvls", F_BOOL, OFF(cluster.nvls), "false", MIN_NONE, 0, 0, NULL, NULL},
     {"gpu", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, gpu_fields},
     {"intra", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, intra_fields},
     {"inter", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, inter_fields},
@@ -103,6 +107,7 @@ static const field sim_fields[] = {
     {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
     {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
     {"collectives", F_ENUM, OFF(sim.collectives), "ring", MIN_NONE, 0, 0, "ring|hierarchical", NULL},
+    {"channels", F_INT, OFF(sim.channels), "0", MIN_GE, 0, 64, NULL, NULL},
     {"fidelity", F_ENUM, OFF(sim.fidelity), "auto", MIN_NONE, 0, 0, "auto|step|fast", NULL},
     {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 67108864.0, NULL, NULL},
     END};

@@ -1,36 +1,58 @@
-/* collective_cmd.c — one timing-only collective over every GPU of a cluster.
+/* collective_cmd.c — timing-only collectives over every GPU of a cluster.
  *
- * Prints the simulated time, algorithm and bus bandwidth (nccl-tests'
- * definitions), the ring bound 2(n-1)(a + M/(nB)) taken over the slowest
- * hop of the ring (the lock-step limit of a ring on a heterogeneous path),
- * and what the simulation cost: wall time, peak memory, messages.
+ * One size (--bytes 100MiB): the detailed report of one collective: the
+ * simulated time, the schedule that ran, algbw and busbw (nccl-tests'
+ * definitions), the ring bound 2(n-1)(a + M/(nB)) over the slowest hop,
+ * what the simulation cost, and with --model nccl what NCCL's own cost
+ * model predicts (algos/comm/nccl_model.h).
  *
- * --bytes is timed exactly for allreduce, broadcast and reduce; the
- * collectives that split the vector into one share per rank take it
- * rounded down to a multiple of the ranks, say so, and refuse fewer bytes
- * than ranks (docs/performance.md). */
+ * A sweep (--bytes MIN:MAX, --factor 2, --op all): nccl-tests' table, one
+ * row per operation and size, each size its own simulation (SimGrid runs
+ * one per process: a child per row), and --csv FILE the same rows for a
+ * machine.
+ *
+ * Sizes are timed as asked for allreduce, broadcast and reduce, however
+ * small (8 B over 128 ranks is 8 B, most chunks empty); the collectives that
+ * split the vector into one share per rank take it rounded down to a
+ * multiple of the ranks, say so, and refuse (one size) or skip (a sweep)
+ * fewer bytes than ranks. */
 #include "sim/collective_cmd.h"
 
+#include <errno.h>
 #include <math.h>
 #include <simgrid/host.h>
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "algos/comm/lowering.h"
+#include "algos/comm/nccl_model.h"
+#include "algos/comm/select.h"
 #include "scenarios/units.h"
 #include "sim/platform.h"
 #include "sim/sim.h"
 
+enum { OPS = 6 };
+static const char *const ops[OPS] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall"};
+static const hs_op_kind kinds[OPS] = {HS_OP_ALLREDUCE, HS_OP_REDUCE_SCATTER, HS_OP_ALLGATHER,
+                                      HS_OP_BROADCAST, HS_OP_REDUCE,         HS_OP_ALLTOALL};
+
 typedef struct {
   int op;
-  size_t count;    /* elements of the full vector */
-  hs_dtype dtype;  /* float32, or bytes when the size is not a multiple of 4 */
+  size_t count;   /* elements of the full vector */
+  hs_dtype dtype; /* float32, or bytes when the size is not a multiple of 4 */
+  double bytes;   /* M, as timed */
+  /* results */
   double finish;
   double hop_latency, hop_bandwidth; /* slowest ring hop */
+  long collectives[HS_COLL_ALGOS];
+  double wall, rss_mib;
+  long messages, actors;
+  int ok;
 } coll_job;
-
-static const char *const ops[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall", NULL};
 
 static void rank_main(hs_worker *w, void *arg) {
   coll_job *j = arg;
@@ -64,79 +86,280 @@ static void rank_main(hs_worker *w, void *arg) {
   if (hs_now(w) > j->finish) j->finish = hs_now(w);
 }
 
-int hs_cmd_collective(const hs_scenario *sc, const char *op, double bytes) {
-  coll_job j = {0};
-  j.op = -1;
-  for (int i = 0; ops[i]; i++)
-    if (strcmp(ops[i], op) == 0) j.op = i;
-  if (j.op < 0) {
-    fprintf(stderr, "hearsay collective: unknown --op '%s' (allreduce, reduce_scatter, allgather, broadcast, "
-                    "reduce, alltoall)\n", op);
-    return 2;
-  }
-  int n = hs_scenario_gpus(sc);
-  if (bytes != floor(bytes) || bytes > 0x1p52) {
-    fprintf(stderr, "hearsay collective: --bytes %.15gB: not a whole number of bytes below 4 PiB\n", bytes);
-    return 2;
-  }
-  /* allreduce, broadcast and reduce take any count (the ring's chunks are
-   * uneven when it does not divide): exactly the bytes asked. The others
-   * split the vector into n equal shares, so it must hold a whole number of
-   * bytes per rank: fewer than n bytes is refused, and other sizes are
-   * rounded down to a multiple of n, and the report says so. */
-  int shares = j.op == 1 || j.op == 2 || j.op == 5; /* reduce_scatter, allgather, alltoall */
-  double M = bytes;
-  if (shares) {
-    if (bytes < n) {
-      fprintf(stderr, "hearsay collective: --bytes %.0fB: %s over %d ranks needs at least %d B (its vector is %d "
-                      "equal shares of whole bytes)\n", bytes, ops[j.op], n, n, n);
-      return 2;
-    }
-    M = floor(bytes / n) * n;
-  }
+static int shares(int op) { return op == 1 || op == 2 || op == 5; } /* reduce_scatter, allgather, alltoall */
+
+/* The size actually timed for `bytes` asked: see the header comment.
+ * Returns 0 when nothing can be timed (fewer bytes than ranks). */
+static double timed_bytes(int op, double bytes, int n) {
+  if (!shares(op)) return bytes;
+  return bytes < n ? 0 : floor(bytes / n) * n;
+}
+
+static void shape(coll_job *j, int n) {
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
    * vector). */
-  size_t unit = fmod(M, shares ? 4.0 * n : 4.0) == 0 ? 4 : 1;
-  j.dtype = unit == 4 ? HS_F32 : HS_U8;
-  j.count = (size_t)(M / (double)unit);
+  size_t unit = fmod(j->bytes, shares(j->op) ? 4.0 * n : 4.0) == 0 ? 4 : 1;
+  j->dtype = unit == 4 ? HS_F32 : HS_U8;
+  j->count = (size_t)(j->bytes / (double)unit);
+}
 
-  char platform[HS_PLATFORM_TEMP_LEN];
-  if (hs_platform_write_temp(&sc->cluster, "hearsay collective", platform)) return 1;
-  hs_sim_config cfg = {.sc = sc, .platform_file = platform, .platform_temp = 1, .main = rank_main, .arg = &j};
+static void simulate(const hs_scenario *sc, const char *platform, coll_job *j) {
+  hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = rank_main, .arg = j};
   hs_sim_stats st = {0};
   hs_sim_run(&cfg, &st);
-  remove(platform);
-
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  double rss_mib = ru.ru_maxrss / 1024.0;
-  double steps = j.op == 0 ? 2.0 * (n - 1) : (j.op <= 2 ? n - 1.0 : NAN);
+  j->rss_mib = ru.ru_maxrss / 1024.0;
+  j->wall = st.wall_time;
+  j->messages = st.messages;
+  j->actors = st.actors;
+  memcpy(j->collectives, st.collectives, sizeof j->collectives);
+  j->ok = 1;
+}
+
+/* One simulation in a child process (SimGrid runs once per process); the
+ * result comes back through a pipe. */
+static int simulate_child(const hs_scenario *sc, const char *platform, coll_job *j) {
+  int fd[2];
+  if (pipe(fd)) return -1;
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]), close(fd[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    simulate(sc, platform, j);
+    ssize_t w = write(fd[1], j, sizeof *j);
+    _exit(w == (ssize_t)sizeof *j ? 0 : 1);
+  }
+  close(fd[1]);
+  ssize_t got = 0, r;
+  while (got < (ssize_t)sizeof *j && (r = read(fd[0], (char *)j + got, sizeof *j - (size_t)got)) > 0) got += r;
+  close(fd[0]);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return got == (ssize_t)sizeof *j && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* nccl-tests' bus bandwidth factor (its doc/PERFORMANCE.md). */
+static double bus_factor(int op, int n) {
+  if (op == 3 || op == 4) return 1;
+  return (op == 0 ? 2.0 : 1.0) * (n - 1) / n;
+}
+
+/* The schedule that ran: the lowering of this operation under the family
+ * the selector chose (the one with a count). */
+static const char *schedule(const coll_job *j) {
+  for (int a = 0; a < HS_COLL_ALGOS; a++)
+    if (j->collectives[a]) return hs_lower_schedule_name(kinds[j->op], (hs_coll_algo)a);
+  return "-";
+}
+
+int hs_collective_parse_bytes(const char *text, double *min, double *max, char *err, size_t len) {
+  char lo[64], hi[64];
+  const char *colon = strchr(text, ':');
+  if (strlen(text) >= sizeof lo) {
+    snprintf(err, len, "%s: too long", text);
+    return -1;
+  }
+  snprintf(lo, sizeof lo, "%.*s", colon ? (int)(colon - text) : (int)strlen(text), text);
+  snprintf(hi, sizeof hi, "%s", colon ? colon + 1 : lo);
+  char e[200] = "";
+  if (hs_parse_unit(lo, HS_UNIT_BYTES, min, e, sizeof e) || hs_parse_unit(hi, HS_UNIT_BYTES, max, e, sizeof e)) {
+    snprintf(err, len, "%s", e[0] ? e : "not a size");
+    return -1;
+  }
+  for (int i = 0; i < 2; i++) {
+    double b = i ? *max : *min;
+    if (b <= 0 || b != floor(b) || b > 0x1p52) {
+      snprintf(err, len, "%.15gB: not a whole number of bytes from 1 B to 4 PiB", b);
+      return -1;
+    }
+  }
+  if (*max < *min) {
+    snprintf(err, len, "%s: the largest size is below the smallest", text);
+    return -1;
+  }
+  return 0;
+}
+
+static void nccl_predict(const hs_nccl_model *m, int op, double bytes, double *us, const char **algo,
+                         const char **proto) {
+  hs_nccl_algo a;
+  hs_proto p;
+  double s;
+  *us = NAN;
+  *algo = *proto = "-";
+  if (hs_nccl_pick(m, kinds[op], bytes, &a, &p, &s) == 0) {
+    *us = s * 1e6;
+    *algo = hs_nccl_algo_name(a);
+    *proto = hs_proto_name(p);
+  }
+}
+
+static int report_one(const hs_scenario *sc, const hs_collective_options *o, int op, const char *platform, FILE *csv,
+                      const hs_nccl_model *m);
+
+static const char *type_name(const coll_job *j) { return j->dtype == HS_F32 ? "float" : "uint8"; }
+static const char *redop_name(int op) { return op == 0 || op == 1 || op == 4 ? "sum" : "none"; }
+static int root_of(int op) { return op == 3 || op == 4 ? 0 : -1; }
+
+/* One CSV row; count: elements of the full vector. */
+static void csv_row(FILE *csv, const hs_scenario *sc, const coll_job *j, int n, double nccl_us, const char *algo,
+                    const char *proto) {
+  double algbw = j->bytes / j->finish / 1e9;
+  fprintf(csv, "%s,%.0f,%zu,%s,%s,%d,%.6f,%.6f,%.6f,%s,%s,%.6f,%s,%s\n", ops[j->op], j->bytes, j->count, type_name(j),
+          redop_name(j->op), root_of(j->op), j->finish * 1e6, algbw, algbw * bus_factor(j->op, n), schedule(j),
+          hs_sim_fidelity(sc, n), nccl_us, algo, proto);
+}
+
+int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
+  int first = -1, last = -1;
+  for (int i = 0; i < OPS; i++)
+    if (strcmp(ops[i], o->op) == 0) first = last = i;
+  if (strcmp(o->op, "all") == 0) first = 0, last = OPS - 1;
+  if (first < 0) {
+    fprintf(stderr, "hearsay collective: unknown --op '%s' (allreduce, reduce_scatter, allgather, broadcast, "
+                    "reduce, alltoall, all)\n", o->op);
+    return 2;
+  }
+  int n = hs_scenario_gpus(sc);
+  int sweep = o->max_bytes > o->min_bytes || first != last;
+  if (sweep && !(o->factor > 1)) {
+    fprintf(stderr, "hearsay collective: --factor %g: a sweep needs a factor above 1\n", o->factor);
+    return 2;
+  }
+  if (!sweep && shares(first) && o->min_bytes < n) {
+    fprintf(stderr, "hearsay collective: --bytes %.0fB: %s over %d ranks needs at least %d B (its vector is %d "
+                    "equal shares of whole bytes)\n", o->min_bytes, ops[first], n, n, n);
+    return 2;
+  }
+  hs_nccl_topo topo;
+  hs_nccl_topo_of(sc, &topo);
+  hs_nccl_model model;
+  hs_nccl_model_init(&model, &topo);
+
+  char tmp_csv[4096 + 8] = "";
+  FILE *csv = NULL;
+  if (o->csv) {
+    snprintf(tmp_csv, sizeof tmp_csv, "%s.tmp", o->csv);
+    csv = fopen(tmp_csv, "w");
+    if (!csv) {
+      fprintf(stderr, "hearsay collective: --csv %s: %s\n", o->csv, strerror(errno));
+      return 2;
+    }
+    fprintf(csv, "op,size_B,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,schedule,fidelity,"
+                 "nccl_model_us,nccl_algorithm,nccl_protocol\n");
+  }
+  char platform[HS_PLATFORM_TEMP_LEN];
+  if (hs_platform_write_temp(&sc->cluster, "hearsay collective", platform)) {
+    if (csv) fclose(csv), remove(tmp_csv);
+    return 1;
+  }
+  int rc = 0;
+  if (!sweep) {
+    rc = report_one(sc, o, first, platform, csv, &model);
+  } else {
+    printf("# hearsay collective: %d ranks (%d x %d), %s fidelity, sizes %.0f B to %.0f B by x%g\n", n,
+           sc->cluster.nodes, sc->cluster.gpus_per_node, hs_sim_fidelity(sc, n), o->min_bytes, o->max_bytes,
+           o->factor);
+    printf("#%13s %12s %8s %6s %5s %12s %8s %8s  %-17s", "size(B)", "count", "type", "redop", "root", "time(us)",
+           "algbw", "busbw", "schedule");
+    if (o->model_nccl) printf(" %12s %-16s %8s", "nccl(us)", "nccl_algo", "sim/nccl");
+    printf("\n");
+    for (int op = first; op <= last && rc == 0; op++) {
+      for (double b = o->min_bytes; b <= o->max_bytes * (1 + 1e-12); b = floor(b * o->factor)) {
+        coll_job j = {.op = op, .bytes = timed_bytes(op, b, n)};
+        if (j.bytes == 0) {
+          printf("# %s of %.0f B skipped: it splits into %d shares of whole bytes\n", ops[op], b, n);
+          continue;
+        }
+        shape(&j, n);
+        if (simulate_child(sc, platform, &j)) {
+          fprintf(stderr, "hearsay collective: the simulation of %s at %.0f B failed\n", ops[op], j.bytes);
+          rc = 1;
+          break;
+        }
+        double t_us = j.finish * 1e6, algbw = j.bytes / j.finish / 1e9, busbw = algbw * bus_factor(op, n);
+        printf(" %13.0f %12zu %8s %6s %5d %12.2f %8.3f %8.3f  %-17s", j.bytes, j.count, type_name(&j),
+               redop_name(op), root_of(op), t_us, algbw, busbw, schedule(&j));
+        double nus;
+        const char *na, *np;
+        nccl_predict(&model, op, j.bytes, &nus, &na, &np);
+        char nalgo[40];
+        snprintf(nalgo, sizeof nalgo, "%s/%s", na, np);
+        if (o->model_nccl) {
+          if (isnan(nus)) printf(" %12s %-16s %8s", "-", "(not tuned)", "-");
+          else printf(" %12.2f %-16s %8.3f", nus, nalgo, t_us / nus);
+        }
+        printf("  %s\n", ops[op]);
+        if (csv) csv_row(csv, sc, &j, n, nus, na, np);
+        if (b * o->factor > 0x1p52) break;
+      }
+    }
+  }
+  remove(platform);
+  if (csv) {
+    int bad = ferror(csv) | fclose(csv);
+    if (rc == 0 && !bad && rename(tmp_csv, o->csv) == 0) return 0;
+    remove(tmp_csv);
+    if (rc == 0) {
+      fprintf(stderr, "hearsay collective: --csv %s: could not be written\n", o->csv);
+      rc = 1;
+    }
+  }
+  return rc;
+}
+
+static int report_one(const hs_scenario *sc, const hs_collective_options *o, int op, const char *platform, FILE *csv,
+                      const hs_nccl_model *m) {
+  int n = hs_scenario_gpus(sc);
+  double bytes = o->min_bytes;
+  coll_job j = {.op = op, .bytes = timed_bytes(op, bytes, n)};
+  shape(&j, n);
+  simulate(sc, platform, &j);
+  double M = j.bytes;
+  double steps = op == 0 ? 2.0 * (n - 1) : (op <= 2 ? n - 1.0 : NAN);
   double bound = steps * (j.hop_latency + M / n / j.hop_bandwidth);
-  int ring = sc->sim.collectives == HS_COLL_RING && j.op <= 2 && n > 1;
-  static const double bus_factor_num[] = {2, 1, 1, 0, 0, 1};
-  double factor = j.op == 3 || j.op == 4 ? 1 : bus_factor_num[j.op] * (n - 1) / n;
+  int ring = j.collectives[HS_COLL_RING] > 0 && op <= 2 && n > 1;
+  double factor = bus_factor(op, n);
   char tb[32], tp[32], mb[32];
   hs_format_time(j.finish, tb, sizeof tb);
   hs_format_time(bound, tp, sizeof tp);
   /* Below 1 KiB the byte count itself (hs_format_bytes keeps 3 digits). */
   if (M < 1024) snprintf(mb, sizeof mb, "%.0f B", M);
   else hs_format_bytes(M, mb, sizeof mb);
-  printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s lowering, %s fidelity\n", ops[j.op], mb, n,
-         sc->cluster.nodes, sc->cluster.gpus_per_node, sc->sim.collectives == HS_COLL_RING ? "ring" : "hierarchical",
-         hs_sim_fidelity(sc, n));
+  printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s schedule, %s fidelity\n", ops[op], mb, n,
+         sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j), hs_sim_fidelity(sc, n));
   if (M != bytes)
     printf("  timed            %.0f B, not the %.0f B asked: %s splits its vector into %d equal shares of whole "
-           "bytes\n", M, bytes, ops[j.op], n);
+           "bytes\n", M, bytes, ops[op], n);
   printf("  simulated time   %s\n", tb);
   if (ring)
     printf("  ring bound       %s  (slowest hop: %.3g us, %.4g GB/s; simulated/bound = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
-  printf("  simulation cost  %.3f s wall, %.1f MiB peak RSS, %ld messages, %ld actors\n", st.wall_time, rss_mib,
-         st.messages, st.actors);
+  double nus;
+  const char *na, *np;
+  nccl_predict(m, op, M, &nus, &na, &np);
+  if (o->model_nccl) {
+    if (isnan(nus)) printf("  nccl model       (NCCL does not tune %s)\n", ops[op]);
+    else {
+      char tn[32];
+      hs_format_time(nus * 1e-6, tn, sizeof tn);
+      printf("  nccl model       %s with %s/%s (NCCL 2.30.7's tuning.cc, %d channels; simulated/model = %.4f)\n", tn,
+             na, np, m->topo.channels, j.finish * 1e6 / nus);
+    }
+  }
+  printf("  simulation cost  %.3f s wall, %.1f MiB peak RSS, %ld messages, %ld actors\n", j.wall, j.rss_mib,
+         j.messages, j.actors);
   printf("result op=%s ranks=%d bytes=%.0f sim_s=%.9g bound_s=%.9g wall_s=%.4f rss_mib=%.1f messages=%ld "
-         "fidelity=%s actors=%ld requested_bytes=%.0f\n", ops[j.op], n, M, j.finish, ring ? bound : NAN, st.wall_time,
-         rss_mib, st.messages, hs_sim_fidelity(sc, n), st.actors, bytes);
+         "fidelity=%s actors=%ld requested_bytes=%.0f schedule=%s nccl_s=%.9g nccl_algo=%s nccl_proto=%s\n",
+         ops[op], n, M, j.finish, ring ? bound : NAN, j.wall, j.rss_mib, j.messages, hs_sim_fidelity(sc, n), j.actors,
+         bytes, schedule(&j), nus * 1e-6, na, np);
+  if (csv) csv_row(csv, sc, &j, n, nus, na, np);
   return 0;
 }

@@ -1,12 +1,23 @@
-/* collective_cmd.h — `hearsay collective`: time one collective on a
- * scenario's cluster, like nccl-tests does on real hardware. */
+/* collective_cmd.h — `hearsay collective`: time collectives on a scenario's
+ * cluster, like nccl-tests does on real hardware. */
 #ifndef HS_SIM_COLLECTIVE_CMD_H
 #define HS_SIM_COLLECTIVE_CMD_H
 
 #include "scenarios/scenario.h"
 
-/* op: allreduce, reduce_scatter, allgather, broadcast, reduce, alltoall;
- * bytes: the full vector (M). Prints a report; returns an exit code. */
-int hs_cmd_collective(const hs_scenario *sc, const char *op, double bytes);
+typedef struct {
+  const char *op;     /* allreduce, reduce_scatter, allgather, broadcast, reduce, alltoall, or all */
+  double min_bytes;   /* the full vector (M) */
+  double max_bytes;   /* == min_bytes: one size, the detailed report */
+  double factor;      /* between sizes of a sweep (nccl-tests -f; 2) */
+  int model_nccl;     /* print NCCL's own model beside each time (--model nccl) */
+  const char *csv;    /* also write the table there, or NULL */
+} hs_collective_options;
+
+/* Parses "--bytes" text: SIZE or MIN:MAX. 0, or -1 with a message in err. */
+int hs_collective_parse_bytes(const char *text, double *min, double *max, char *err, size_t len);
+
+/* Prints a report; returns an exit code (2: bad options, nothing written). */
+int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o);
 
 #endif

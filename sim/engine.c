@@ -145,6 +145,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     stats->wall_time = wall_seconds() - t0;
     stats->messages = w->messages;
     stats->fast_collectives = w->fast_collectives;
+    memcpy(stats->collectives, w->collectives, sizeof stats->collectives);
     stats->actors = w->actors;
   }
   return 0;

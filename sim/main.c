@@ -14,7 +14,8 @@
 
 static void usage(FILE *f) {
   fputs("usage: hearsay run SCENARIO.lua [--set key.path=value]... [--out DIR] [--quiet]\n"
-        "       hearsay collective SCENARIO.lua [--op allreduce] [--bytes 100MiB] [--set k=v]...\n"
+        "       hearsay collective SCENARIO.lua [--op allreduce|...|all] [--bytes 100MiB | --bytes MIN:MAX]\n"
+        "                          [--factor 2] [--model nccl] [--csv FILE] [--set k=v]...\n"
         "       hearsay peers SCENARIO.lua [--steps 200] [--rounds R] [--set k=v]... [--out DIR]\n"
         "       hearsay peers --list\n"
         "       hearsay algorithms\n"
@@ -35,8 +36,11 @@ static void usage(FILE *f) {
         "  --quiet     print nothing on success\n"
         "\n"
         "`hearsay collective` times one timing-only collective over every GPU of\n"
-        "the scenario's cluster and prints the simulated time, algbw/busbw, the\n"
-        "ring bound, and the wall time and memory the simulation took.\n"
+        "the scenario's cluster and prints the simulated time, the schedule that\n"
+        "ran, algbw/busbw, the ring bound, and the wall time and memory the\n"
+        "simulation took. With --bytes MIN:MAX (or --op all) it sweeps sizes by\n"
+        "--factor and prints nccl-tests' table; --csv FILE writes the rows;\n"
+        "--model nccl adds what NCCL's own cost model predicts for the cluster.\n"
         "\n"
         "`hearsay peers` checks the scenario's peer-selection scheme at every step\n"
         "(pairing, weights), reports its mixing matrices, spectral rate, measured\n"
@@ -77,7 +81,8 @@ int main(int argc, char **argv) {
   const char *sets[MAX_SETS];
   int n_sets = 0;
   hs_run_options opt = {0};
-  const char *op = "allreduce", *bytes_text = "100MiB";
+  const char *bytes_text = "100MiB";
+  hs_collective_options copt = {.op = "allreduce", .factor = 2};
   hs_peers_options popt = {.steps = 200};
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
@@ -91,9 +96,24 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
       opt.out_dir = argv[++i];
     } else if (collective && strcmp(argv[i], "--op") == 0 && i + 1 < argc) {
-      op = argv[++i];
+      copt.op = argv[++i];
     } else if (collective && strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
       bytes_text = argv[++i];
+    } else if (collective && strcmp(argv[i], "--factor") == 0 && i + 1 < argc) {
+      char *end;
+      copt.factor = strtod(argv[++i], &end);
+      if (*end || !(copt.factor > 1 && copt.factor <= 1024)) {
+        fprintf(stderr, "hearsay collective: --factor %s: expected a number above 1 (at most 1024)\n", argv[i]);
+        return 2;
+      }
+    } else if (collective && strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
+      if (strcmp(argv[++i], "nccl") != 0) {
+        fprintf(stderr, "hearsay collective: --model %s: the reference model is 'nccl'\n", argv[i]);
+        return 2;
+      }
+      copt.model_nccl = 1;
+    } else if (collective && strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+      copt.csv = argv[++i];
     } else if (peers && (strcmp(argv[i], "--steps") == 0 || strcmp(argv[i], "--rounds") == 0) && i + 1 < argc) {
       char *end;
       long v = strtol(argv[i + 1], &end, 10);
@@ -129,13 +149,12 @@ int main(int argc, char **argv) {
     popt.quiet = opt.quiet;
     rc = hs_cmd_peers(&sc, &popt);
   } else if (collective) {
-    double bytes;
-    char err[256];
-    if (hs_parse_unit(bytes_text, HS_UNIT_BYTES, &bytes, err, sizeof err) || bytes <= 0) {
-      fprintf(stderr, "hearsay collective: --bytes %s\n", err[0] ? err : "must be positive");
+    char err[256] = "";
+    if (hs_collective_parse_bytes(bytes_text, &copt.min_bytes, &copt.max_bytes, err, sizeof err)) {
+      fprintf(stderr, "hearsay collective: --bytes %s\n", err);
       rc = 2;
     } else {
-      rc = hs_cmd_collective(&sc, op, bytes);
+      rc = hs_cmd_collective(&sc, &copt);
     }
   } else {
     rc = hs_cmd_run(&sc, &opt);

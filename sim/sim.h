@@ -29,6 +29,7 @@ typedef struct {
   double wall_time;      /* seconds the simulation took */
   long messages;         /* point-to-point messages simulated */
   long fast_collectives; /* collectives timed without messages (fidelity fast) */
+  long collectives[HS_COLL_ALGOS]; /* collectives run, by the schedule the selector chose */
   long actors;           /* SimGrid actors started: ranks, the stream actors needed, threads */
   /* failures { } that struck before the end (the first HS_SIM_FAILURES_MAX) */
   int n_failures;

@@ -79,6 +79,8 @@ struct sim_world {
   hs_sim_stats *stats;
   hs_offer offer;          /* what this run's communicators can run (engine.c) */
   sim_fast *fast;          /* timed collectives (fast.c), from the first one on */
+  long collectives[HS_COLL_ALGOS]; /* collectives run, by schedule (counted once, at member 0) */
+  long library_collectives;
   long fast_collectives;   /* calls it timed */
   long actors;             /* actors started (hs_sim_track_actor) */
   int direct;              /* operations may run without their stream actor (stream.c) */

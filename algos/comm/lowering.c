@@ -392,6 +392,20 @@ void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
   }
 }
 
+const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
+  int hier = algo == HS_COLL_HIERARCHICAL;
+  switch (k) {
+  case HS_OP_ALLREDUCE: return hier ? "hierarchical" : "ring";
+  case HS_OP_REDUCE_SCATTER:
+  case HS_OP_ALLGATHER: return "ring";
+  case HS_OP_BROADCAST:
+  case HS_OP_REDUCE: return hier ? "hierarchical_tree" : "binomial_tree";
+  case HS_OP_ALLTOALL: return "pairwise";
+  case HS_OP_BARRIER: return "dissemination";
+  default: return "direct";
+  }
+}
+
 double hs_lower_ring_bytes(hs_op_kind k, int n, double bytes, int root) {
   double f = n > 1 ? (double)(n - 1) / n : 0;
   switch (k) {

@@ -62,6 +62,10 @@ struct hs_lower_group {
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);
 
+/* What the lowering runs for an operation of kind k under algo, e.g.
+ * "ring", "binomial_tree", "pairwise": for reports. */
+const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo);
+
 /* Runs o on g with the functions below. */
 void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo);
 

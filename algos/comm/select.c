@@ -9,6 +9,11 @@ const char *hs_engine_name(hs_engine e) {
   return e < HS_ENGINES ? names[e] : "?";
 }
 
+const char *hs_coll_algo_name(hs_coll_algo a) {
+  static const char *const names[HS_COLL_ALGOS] = {"ring", "hierarchical"};
+  return a < HS_COLL_ALGOS ? names[a] : "?";
+}
+
 int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines) {
   if (!(engines & bit(HS_ENGINE_TIMED))) return 0;
   return sc->sim.fidelity == HS_FIDELITY_FAST ||

@@ -78,6 +78,9 @@ static inline hs_exec hs_plan_exec(const hs_plan *p, const hs_op *o) {
   return x;
 }
 
+/* "ring", "hierarchical": for summaries and reports. */
+const char *hs_coll_algo_name(hs_coll_algo a);
+
 /* "messages", "timed", "library": for summaries and messages. */
 const char *hs_engine_name(hs_engine e);
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "algos/algorithm.h"
+#include "algos/comm/select.h"
 #include "scenarios/units.h"
 
 int hs_report_mkdir(const char *path) {
@@ -92,12 +93,15 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   const hs_cluster_spec *c = &sc->cluster;
   const hs_workload_spec *w = &sc->workload;
   fprintf(f, "  \"config\": {\n    \"cluster\": {\"nodes\": %d, \"gpus_per_node\": %d, ", c->nodes, c->gpus_per_node);
-  fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, ", c->gpu_flops, c->gpu_efficiency);
+  static const char *const archs[] = {"volta", "ampere", "hopper", "blackwell"};
+  fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, \"gpu_arch\": \"%s\", \"cpu\": \"%s\", \"nvls\": %s, ",
+          c->gpu_flops, c->gpu_efficiency, archs[c->gpu_arch], c->cpu == HS_CPU_AMD ? "amd" : "intel",
+          c->nvls ? "true" : "false");
   fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g}, ", c->intra.bandwidth, c->intra.latency);
   fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"nics_per_node\": %d, \"latency_s\": %.9g, \"topology\": "
-             "\"%s\", \"rack_size\": %d, \"oversubscription\": %.9g, \"uplink_latency_s\": %.9g}, ",
+             "\"%s\", \"rack_size\": %d, \"oversubscription\": %.9g, \"uplink_latency_s\": %.9g, \"in_network_reduction\": %s}, ",
           c->inter.bandwidth, c->nics_per_node, c->inter.latency, c->topology == HS_TOPO_FLAT ? "flat" : "fat_tree", c->rack_size,
-          c->oversubscription, c->uplink_latency);
+          c->oversubscription, c->uplink_latency, c->in_network_reduction ? "true" : "false");
   fprintf(f, "\"overrides\": [");
   for (int i = 0; i < c->n_overrides; i++) {
     const hs_net_override *o = &c->overrides[i];
@@ -137,9 +141,9 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "    \"sim\": {\"network_model\": ");
   json_str(f, sc->sim.network_model);
   fprintf(f, ", \"crosstraffic\": %s, \"tcp_gamma_B\": %.9g, \"latency_factor\": %.9g, \"bandwidth_factor\": %.9g, "
-             "\"collectives\": \"%s\", \"stack_size_B\": %.9g},\n",
+             "\"collectives\": \"%s\", \"channels\": %d, \"stack_size_B\": %.9g},\n",
           sc->sim.crosstraffic ? "true" : "false", sc->sim.tcp_gamma, sc->sim.latency_factor, sc->sim.bandwidth_factor,
-          sc->sim.collectives == HS_COLL_RING ? "ring" : "hierarchical", sc->sim.stack_size);
+          hs_coll_algo_name(sc->sim.collectives), sc->sim.channels, sc->sim.stack_size);
   static const char *const transports[] = {"auto", "mpi", "nccl"}, *const lowerings[] = {"auto", "hearsay", "mpi"};
   fprintf(f, "    \"real\": {\"transport\": \"%s\", \"emulate\": %s, \"lowering\": \"%s\"}\n  }\n",
           transports[sc->real.transport], sc->real.emulate ? "true" : "false", lowerings[sc->real.lowering]);
@@ -167,6 +171,14 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
   fprintf(f, ",\n  \"mode\": \"%s\",\n  \"backend\": \"%s\",\n  \"fidelity\": \"%s\",\n", info->mode, info->backend,
           info->fidelity);
   fprintf(f, "  \"ranks\": %d,\n  \"iterations\": %d,\n", info->ranks, hs_metrics_rows(m));
+  /* Which schedules ran the collectives, and how often (every algorithm's
+   * collectives, counted once per call, not per rank). */
+  if (info->collectives) {
+    fprintf(f, "  \"collectives\": {");
+    for (int a = 0; a < HS_COLL_ALGOS; a++)
+      fprintf(f, "%s\"%s\": %ld", a ? ", " : "", hs_coll_algo_name((hs_coll_algo)a), info->collectives[a]);
+    fprintf(f, "},\n");
+  }
   const struct {
     const char *key;
     double value;
@@ -316,6 +328,16 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     }
     fprintf(out, "; %d ranks lost, %s\n", info->ranks_lost,
             info->aborted ? "run aborted (run.on_failure = \"abort\")" : "survivors went on (shrink)");
+  }
+  if (info->collectives) {
+    long total = 0;
+    for (int a = 0; a < HS_COLL_ALGOS; a++) total += info->collectives[a];
+    if (total > 0) {
+      fprintf(out, "  collectives");
+      for (int a = 0, k = 0; a < HS_COLL_ALGOS; a++)
+        if (info->collectives[a]) fprintf(out, "%s %s %ld", k++ ? "," : "", hs_coll_algo_name((hs_coll_algo)a), info->collectives[a]);
+      fputc('\n', out);
+    }
   }
   if (simulated)
     fprintf(out, "  simulation  %ld messages, %ld actors, %.2f s wall\n", info->messages, info->actors, info->wall_time);

@@ -20,6 +20,7 @@ typedef struct {
   double wall_time;     /* seconds the run took on this machine */
   long messages;        /* simulated point-to-point messages, 0 if n/a */
   long actors;          /* simulated: SimGrid actors started (0 if n/a) */
+  const long *collectives; /* collectives run per schedule (hs_coll_algo), or NULL if not counted */
   /* failures { } that struck (simulated runs) */
   int n_failures;            /* all of them; the first `listed` are described */
   int listed;

@@ -1,0 +1,243 @@
+/* nccl_model.c — NCCL's cost model (nccl_model.h), ported from NCCL 2.30.7,
+ * src/graph/tuning.cc (github.com/NVIDIA/nccl, commit 5067397). Constants
+ * keep NCCL's names in comments so they can be checked against the source;
+ * what NCCL reads from its topology search is taken from the cluster
+ * (hs_nccl_topo_of). Only the default tuner constants are modelled: no
+ * NCCL_ALGO/NCCL_PROTO environment, no tuner plugin, no fp8 demotion. */
+#include "algos/comm/nccl_model.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "scenarios/links.h"
+
+enum { HW_NVLINK, HW_PCI, HW_NET };
+
+/* baseLatencies [algo][proto], us */
+static const double base_lat[HS_NCCL_ALGOS][HS_PROTOS] = {
+    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, /* Tree, Ring */
+    {0, 0, 0},        {0, 0, 0},        /* CollNet Direct, Chain */
+    {0, 0, 0},        {0, 0, 0},        /* NVLS, NVLS Tree */
+    {8.0, 8.0, 8.0}};                   /* PAT */
+
+/* hwLatencies [hw][algo][proto], us */
+static const double hw_lat[3][HS_NCCL_ALGOS][HS_PROTOS] = {
+    /* NVLINK */
+    {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+    /* PCI */
+    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+    /* NET */
+    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
+
+/* llMaxBws [index1][index2], GB/s: index1 the GPU generation on one node,
+ * Intel (0) or AMD (1) hosts across nodes; index2 nodes 1, 2, more. */
+static const double ll_max_bw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
+/* per-channel caps [generation][index2], GB/s */
+static const double ring_ll128_max[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
+static const double tree_ll128_max[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+static const double tree_max[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+static const double nvls_tree_max[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}};
+/* nvlsEfficiency [generation] */
+static const double nvls_eff[4] = {0, 0, 0.85, 0.74};
+
+/* treeCorrectionFactor [proto][log2(bytes / 64)], 64 B to 256 MiB */
+static const double tree_correction[HS_PROTOS][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+
+static int log2i(double x) {
+  int l = 0;
+  while (x >= 2) x /= 2, l++;
+  return l;
+}
+
+static double dmin(double a, double b) { return a < b ? a : b; }
+
+/* NCCL's functions, by hearsay kind; -1: not tuned by NCCL. */
+static int tuned(hs_op_kind k) {
+  return k == HS_OP_ALLREDUCE || k == HS_OP_REDUCE_SCATTER || k == HS_OP_ALLGATHER || k == HS_OP_BROADCAST ||
+         k == HS_OP_REDUCE;
+}
+
+static void tune(hs_nccl_model *m, hs_op_kind coll) {
+  const hs_nccl_topo *t = &m->topo;
+  int n = t->ranks, nodes = t->nodes, gen = (int)t->arch;
+  int index2 = nodes <= 2 ? nodes - 1 : 2;
+  int index1 = nodes == 1 ? gen : t->cpu_amd ? 1 : 0;
+  double ppn = (double)n / nodes;
+  int intra_hw = t->nvlink ? HW_NVLINK : HW_PCI, hw = nodes == 1 ? intra_hw : HW_NET;
+  int allreduce = coll == HS_OP_ALLREDUCE, rs_ag = coll == HS_OP_REDUCE_SCATTER || coll == HS_OP_ALLGATHER;
+  int nsteps = allreduce ? 2 * (n - 1) : rs_ag ? n - 1 : n;
+  int pat_enabled = nodes == n; /* one GPU per node, the host driving the network */
+  for (int a = 0; a < HS_NCCL_ALGOS; a++)
+    for (int p = 0; p < HS_PROTOS; p++) m->bw_gbs[coll][a][p] = 0;
+  if (n <= 1) return;
+  for (int a = 0; a < HS_NCCL_ALGOS; a++) {
+    if ((coll == HS_OP_BROADCAST || coll == HS_OP_REDUCE) && a != HS_NCCL_RING) continue;
+    if (rs_ag && a != HS_NCCL_PAT && a != HS_NCCL_RING && a != HS_NCCL_NVLS && a != HS_NCCL_COLLNET_DIRECT) continue;
+    if (allreduce && a == HS_NCCL_PAT) continue;
+    int channels = a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE ? t->nvls_channels : t->channels;
+    for (int p = 0; p < HS_PROTOS; p++) {
+      if ((a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) && p != HS_PROTO_SIMPLE) continue;
+      if (rs_ag && a == HS_NCCL_PAT && (p != HS_PROTO_SIMPLE || !pat_enabled)) continue;
+      int collnet = a == HS_NCCL_COLLNET_DIRECT || a == HS_NCCL_COLLNET_CHAIN;
+      double bw = nodes <= 2 || collnet ? t->bw_intra_gbs : t->bw_inter_gbs;
+      if (a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) {
+        if (channels < 2) continue; /* NVLS needs at least 2 channels */
+        double intra = t->bw_intra_gbs * nvls_eff[gen] * (channels - 1) / channels;
+        intra *= allreduce ? 2.0 : (ppn - 1) / ppn; /* allreduce pipelines two operations */
+        double inter = t->bw_inter_gbs * (nodes <= 2 && a == HS_NCCL_NVLS_TREE ? 2 : 1);
+        bw = dmin(intra, inter);
+        if (a == HS_NCCL_NVLS_TREE) bw = dmin(bw, nvls_tree_max[gen][index2]);
+      }
+      double bus = channels * bw;
+      /* NCCL's refinements, in its order */
+      if (a == HS_NCCL_RING && p == HS_PROTO_LL) bus = dmin(ll_max_bw[index1][index2], bus * .5);
+      if (a == HS_NCCL_RING && p == HS_PROTO_LL128) bus = dmin(bus * 0.92, channels * ring_ll128_max[gen][index2]);
+      if (a == HS_NCCL_TREE && allreduce) bus = dmin(bus * .92, channels * tree_max[gen][index2]);
+      if (a == HS_NCCL_TREE && p == HS_PROTO_LL) bus = dmin(bus * 1.0 / 3.8, ll_max_bw[index1][index2]);
+      if (a == HS_NCCL_TREE && p == HS_PROTO_LL128)
+        bus = dmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * tree_ll128_max[gen][index2]);
+      if (a == HS_NCCL_PAT) bus *= .75;
+      if (collnet && p != HS_PROTO_SIMPLE) bus = 0;
+      if (a == HS_NCCL_COLLNET_DIRECT && p == HS_PROTO_SIMPLE) {
+        if (rs_ag) bus = ppn * dmin(t->bw_intra_gbs, t->bw_inter_gbs * 0.9);
+        else {
+          double factor = ppn / (1.0 * channels); /* GPU / NIC ratio */
+          factor -= (factor - 1) / 2;
+          bus /= factor;
+          if (gen >= HS_GPU_HOPPER) bus *= .85;
+        }
+      }
+      /* NVLS and CollNet Direct reduce-scatter/allgather across nodes need
+       * the collnet plugin's own calls; not modelled: disabled. */
+      if ((a == HS_NCCL_NVLS || a == HS_NCCL_COLLNET_DIRECT) && rs_ag && nodes > 1) bus = 0;
+      /* bus bandwidth to algorithm bandwidth */
+      if (!(a != HS_NCCL_RING && rs_ag)) {
+        double ratio = a == HS_NCCL_RING || a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE ? (double)n / nsteps : .5;
+        bus *= ratio;
+      }
+      /* Which algorithms exist on this cluster (ncclTopoTuneModel's
+       * disable list and the LL128 enable rule). */
+      if (nodes == 1 && a == HS_NCCL_NVLS_TREE) bus = 0;
+      if (!t->collnet && (collnet || (a == HS_NCCL_NVLS && nodes > 1))) bus = 0;
+      if ((a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) && t->nvls_channels == 0) bus = 0;
+      if (a == HS_NCCL_COLLNET_DIRECT && !t->nvlink) bus = 0; /* needs an NVSwitch system */
+      if (p == HS_PROTO_LL128 && (!t->nvlink || gen < HS_GPU_VOLTA)) bus = 0;
+      m->bw_gbs[coll][a][p] = bus;
+
+      double lat = base_lat[a][p];
+      double intra_lat = hw_lat[intra_hw][a][p];
+      /* ppn 1: latencies fully exposed, the tree's network latency */
+      double inter_lat = ppn == 1 ? hw_lat[HW_NET][HS_NCCL_TREE][p] : hw_lat[HW_NET][a][p];
+      inter_lat += t->latency_inter_us;
+      if (p == HS_PROTO_SIMPLE) inter_lat += t->latency_inter_us; /* the flush */
+      if (a == HS_NCCL_RING) {
+        double l = hw_lat[hw][a][p];
+        if (coll == HS_OP_REDUCE || coll == HS_OP_BROADCAST) {
+          /* the search's channels are the same for every ring here (sameChannels) */
+          lat += l;
+        } else {
+          double net_overhead = 0;
+          if (nodes > 1) {
+            net_overhead = t->cpu_amd ? 2.0 : 1.0;
+            if (p == HS_PROTO_SIMPLE) net_overhead *= 3;
+          }
+          intra_lat = intra_lat > net_overhead ? intra_lat : net_overhead;
+          int inter_steps = nodes == 1 ? 0 : allreduce ? 2 * (nodes - 1) : nodes - 1;
+          lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+        }
+      } else if (a == HS_NCCL_TREE) {
+        if (allreduce) lat += 2 * ((n / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
+      } else if (a == HS_NCCL_COLLNET_DIRECT) {
+        int local = n / nodes - 1;
+        lat += 2 * ((local < 1 ? local : 1) * intra_lat + local * 0.4) + inter_lat;
+      } else if (a == HS_NCCL_COLLNET_CHAIN) {
+        lat += 2 * (n / nodes - 1) * intra_lat + inter_lat;
+      } else if (a == HS_NCCL_NVLS) {
+        lat = intra_lat + (nodes > 1 ? inter_lat : 0);
+      } else if (a == HS_NCCL_NVLS_TREE) {
+        lat += intra_lat + 2 * log2i(nodes) * inter_lat;
+      } else if (a == HS_NCCL_PAT && rs_ag) {
+        lat += log2i(nodes) * (inter_lat / 3.5) + n * 2.8;
+      }
+      m->lat_us[coll][a][p] = lat;
+    }
+  }
+}
+
+void hs_nccl_model_init(hs_nccl_model *m, const hs_nccl_topo *t) {
+  memset(m, 0, sizeof *m);
+  m->topo = *t;
+  for (int k = 0; k < HS_OP_KINDS; k++)
+    if (tuned((hs_op_kind)k)) tune(m, (hs_op_kind)k);
+}
+
+double hs_nccl_time(const hs_nccl_model *m, hs_op_kind k, hs_nccl_algo a, hs_proto p, double bytes) {
+  if (k >= HS_OP_KINDS || a >= HS_NCCL_ALGOS || p >= HS_PROTOS || !tuned(k)) return -1;
+  if (m->topo.ranks <= 1) return 0; /* NCCL copies locally; nothing to model */
+  double bw = m->bw_gbs[k][a][p], lat = m->lat_us[k][a][p];
+  if (bw == 0) return -1;
+  int log_size = bytes >= 64 ? log2i(floor(bytes / 64)) : -1;
+  if (a == HS_NCCL_TREE && k == HS_OP_ALLREDUCE && log_size >= 0 && log_size < 23) bw *= tree_correction[p][log_size];
+  if (a == HS_NCCL_NVLS_TREE && k == HS_OP_ALLREDUCE && log_size >= 0 && log_size < 24 &&
+      m->topo.arch >= HS_GPU_BLACKWELL && !m->topo.cpu_amd)
+    bw *= tree_correction[p][log_size];
+  if (a == HS_NCCL_RING && p == HS_PROTO_SIMPLE && m->topo.nodes > 1 && k == HS_OP_ALLREDUCE &&
+      bytes / ((double)m->topo.channels * m->topo.ranks) >= 64)
+    lat *= m->topo.arch < HS_GPU_AMPERE ? 1.9 : 1.4; /* "plateau effect of ring" */
+  return (lat + bytes / (1000 * bw)) * 1e-6;
+}
+
+int hs_nccl_pick(const hs_nccl_model *m, hs_op_kind k, double bytes, hs_nccl_algo *a, hs_proto *p, double *seconds) {
+  double best = -1;
+  for (int x = 0; x < HS_NCCL_ALGOS; x++)
+    for (int y = 0; y < HS_PROTOS; y++) {
+      double t = hs_nccl_time(m, k, (hs_nccl_algo)x, (hs_proto)y, bytes);
+      if (t >= 0 && (best < 0 || t < best)) {
+        best = t;
+        *a = (hs_nccl_algo)x;
+        *p = (hs_proto)y;
+      }
+    }
+  if (seconds) *seconds = best;
+  return best < 0 ? -1 : 0;
+}
+
+/* The cluster as NCCL's search would see it. Per channel, the bandwidth
+ * every ring or tree gets: on one node, a GPU's NVLink share; across
+ * nodes, NCCL searches intra and inter with one speed, so the bottleneck
+ * of a GPU's link and its node's NICs (every node's ring enters and leaves
+ * through them once per channel). Channels: two per NIC, as NCCL's search
+ * finds one ring per NIC on rail-optimised nodes and then duplicates them
+ * (search.cc, ncclTopoDupChannels); sim.channels overrides it. */
+void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
+  const hs_cluster_spec *c = &sc->cluster;
+  memset(t, 0, sizeof *t);
+  t->ranks = c->nodes * c->gpus_per_node;
+  t->nodes = c->nodes;
+  int nics = c->nics_per_node > 0 ? c->nics_per_node : 1;
+  t->channels = sc->sim.channels > 0 ? sc->sim.channels : 2 * nics;
+  hs_link_spec intra, inter;
+  hs_links_of_node(c, 0, &intra, &inter); /* inter: the node's NICs together */
+  double total = c->nodes > 1 ? dmin(intra.bandwidth, inter.bandwidth) : intra.bandwidth;
+  t->bw_intra_gbs = t->bw_inter_gbs = total / 1e9 / t->channels;
+  t->latency_inter_us = c->nodes > 1 ? inter.latency * 1e6 : 0;
+  t->nvlink = 1; /* hearsay's nodes are NVSwitch nodes (sim/platform.c) */
+  t->arch = c->gpu_arch;
+  t->cpu_amd = c->cpu == HS_CPU_AMD;
+  t->nvls_channels = c->nvls ? (t->channels > 16 ? t->channels : 16) : 0; /* NCCL_NVLS_NCHANNELS default 16 */
+  t->collnet = c->in_network_reduction;
+}
+
+const char *hs_nccl_algo_name(hs_nccl_algo a) {
+  static const char *const names[HS_NCCL_ALGOS] = {"tree", "ring", "collnet_direct", "collnet_chain",
+                                                   "nvls", "nvls_tree", "pat"};
+  return a < HS_NCCL_ALGOS ? names[a] : "?";
+}
+
+const char *hs_proto_name(hs_proto p) {
+  static const char *const names[HS_PROTOS] = {"ll", "ll128", "simple"};
+  return p < HS_PROTOS ? names[p] : "?";
+}

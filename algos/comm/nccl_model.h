@@ -1,0 +1,80 @@
+/* nccl_model.h — NCCL's own cost model, as a reference predictor.
+ *
+ * A port of the model NCCL uses to pick an algorithm and a protocol for
+ * each collective (NCCL 2.30.7, src/graph/tuning.cc: ncclTopoTuneModel and
+ * ncclTopoGetAlgoTime; its constants are NCCL's, cited line by line in
+ * nccl_model.c). For a collective of n bytes NCCL predicts
+ *
+ *     time = latency[coll][algo][proto] + n / bandwidth[coll][algo][proto]
+ *
+ * with latencies summed over the hops an algorithm crosses (intra-node and
+ * network hops, each with a per-protocol cost) and a bus bandwidth of
+ * channels x per-channel bandwidth, scaled by each protocol's efficiency
+ * and converted to algorithm bandwidth. hearsay prints it beside its own
+ * simulated time (`hearsay collective --model nccl`) and tests its own
+ * collectives against it where both model the same thing
+ * (docs/fidelity.md says where they differ on purpose).
+ *
+ * NCCL derives the per-channel bandwidths and the channel count from its
+ * topology search; here they come from the cluster (hs_nccl_topo_of). */
+#ifndef HS_NCCL_MODEL_H
+#define HS_NCCL_MODEL_H
+
+#include "algos/comm/comm.h"
+#include "scenarios/scenario.h"
+
+/* NCCL's algorithms and protocols, in NCCL's order. */
+typedef enum {
+  HS_NCCL_TREE,
+  HS_NCCL_RING,
+  HS_NCCL_COLLNET_DIRECT,
+  HS_NCCL_COLLNET_CHAIN,
+  HS_NCCL_NVLS,
+  HS_NCCL_NVLS_TREE,
+  HS_NCCL_PAT,
+  HS_NCCL_ALGOS
+} hs_nccl_algo;
+
+typedef enum { HS_PROTO_LL, HS_PROTO_LL128, HS_PROTO_SIMPLE, HS_PROTOS } hs_proto;
+
+/* What NCCL's model knows of a communicator. */
+typedef struct {
+  int ranks, nodes;
+  int channels;            /* ring/tree channels (graph nChannels) */
+  double bw_intra_gbs;     /* per channel, GB/s (graph bwIntra) */
+  double bw_inter_gbs;     /* per channel, GB/s (graph bwInter) */
+  double latency_inter_us; /* graph latencyInter: what the network reports beyond NCCL's constants */
+  int nvlink;              /* GPUs of a node talk over NVLink (else PCI) */
+  hs_gpu_arch arch;
+  int cpu_amd;             /* the hosts' CPUs are AMD (NCCL's LL caps and net overhead differ) */
+  int nvls_channels;       /* > 0: NVLink SHARP available (NVLS), with this many channels */
+  int collnet;             /* in-network reduction across nodes (CollNet/SHARP) */
+} hs_nccl_topo;
+
+typedef struct {
+  hs_nccl_topo topo;
+  double lat_us[HS_OP_KINDS][HS_NCCL_ALGOS][HS_PROTOS];
+  double bw_gbs[HS_OP_KINDS][HS_NCCL_ALGOS][HS_PROTOS]; /* algorithm bandwidth; 0: not available */
+} hs_nccl_model;
+
+/* NCCL's tables for t (ncclTopoTuneModel). */
+void hs_nccl_model_init(hs_nccl_model *m, const hs_nccl_topo *t);
+
+/* Predicted seconds for one collective of kind k moving `bytes` (the whole
+ * vector, as NCCL counts it: reduce_scatter and allgather included), or a
+ * negative value when (algo, proto) is not available for it
+ * (ncclTopoGetAlgoTime, numPipeOps 1). Kinds NCCL does not tune
+ * (alltoall, barrier, point to point) are never available. */
+double hs_nccl_time(const hs_nccl_model *m, hs_op_kind k, hs_nccl_algo a, hs_proto p, double bytes);
+
+/* The (algo, proto) NCCL's model picks (the fastest available), its time
+ * in *seconds; -1 when none is available. */
+int hs_nccl_pick(const hs_nccl_model *m, hs_op_kind k, double bytes, hs_nccl_algo *a, hs_proto *p, double *seconds);
+
+/* The model's view of the whole cluster of sc (every GPU one rank). */
+void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t);
+
+const char *hs_nccl_algo_name(hs_nccl_algo a);
+const char *hs_proto_name(hs_proto p);
+
+#endif

@@ -1,0 +1,178 @@
+/* test_collective_sweep.c — `hearsay collective` as nccl-tests
+ * (docs/performance.md): a size sweep prints one row per operation and
+ * size with the simulated time of that size, the schedule that ran and
+ * nccl-tests' bandwidths; --csv writes the same rows; --model nccl prints
+ * what NCCL's model (algos/comm/nccl_model.h) predicts for the scenario's
+ * cluster; bad sweeps exit 2 and write nothing.
+ *
+ * On bench-1024.lua cut to 2 nodes (16 GPUs, step fidelity). Times are
+ * compared to the single-size run of the same size at 1e-6 relative (the
+ * table prints µs with 2 decimals, the CSV 6). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "algos/comm/nccl_model.h"
+#include "scenarios/loader.h"
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+static int collective(const char *args, char *out, size_t len) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "timeout -k 5 300 %s collective %s/scenarios/bench-1024.lua --set cluster.nodes=2 %s 2>&1", HEARSAY_BIN,
+           HS_SOURCE_DIR, args);
+  fflush(stdout);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  size_t n = fread(out, 1, len - 1, p);
+  out[n] = '\0';
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static double result_value(const char *out, const char *key) {
+  const char *line = strstr(out, "result ");
+  if (!line) return -1;
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *v = strstr(line, pat);
+  return v ? strtod(v + strlen(pat), NULL) : -1;
+}
+
+static int result_word(const char *out, const char *key, char *word, size_t len) {
+  const char *line = strstr(out, "result ");
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *v = line ? strstr(line, pat) : NULL;
+  if (!v) return -1;
+  v += strlen(pat);
+  size_t n = strcspn(v, " \n");
+  snprintf(word, len, "%.*s", (int)(n < len - 1 ? n : len - 1), v);
+  return 0;
+}
+
+/* Rows of the table: lines that do not start with '#'. */
+static int rows(const char *out) {
+  int n = 0;
+  for (const char *p = out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+    if (*p != '#' && *p != '\n') n++;
+  return n;
+}
+
+int main(void) {
+  char out[65536], one[8192];
+  const char *dir = hs_test_tmpdir();
+  char csv[4096];
+  snprintf(csv, sizeof csv, "%s/sweep.csv", dir);
+
+  /* 1. 1 KiB to 8 KiB allreduce by x2: four rows, each the time of that size alone. */
+  char args[4300];
+  snprintf(args, sizeof args, "--bytes 1KiB:8KiB --model nccl --csv %s", csv);
+  int rc = collective(args, out, sizeof out);
+  tap_ok(rc == 0 && rows(out) == 4, "1KiB:8KiB sweep: exit %d, %d rows (want 4)", rc, rows(out));
+  char body[65536];
+  size_t got = hs_test_slurp(csv, body, sizeof body);
+  tap_ok(got > 0 && hs_test_count(body, "\nallreduce,") == 4, "the CSV holds the 4 rows (%zu bytes)", got);
+  const double sizes[4] = {1024, 2048, 4096, 8192};
+  int agree = 0;
+  for (int i = 0; i < 4; i++) {
+    char a[64], key[64];
+    snprintf(a, sizeof a, "--bytes %.0fB", sizes[i]);
+    collective(a, one, sizeof one);
+    double single = result_value(one, "sim_s") * 1e6;
+    snprintf(key, sizeof key, "\nallreduce,%.0f,", sizes[i]);
+    const char *row = strstr(body, key);
+    double in_csv = NAN, busbw = NAN, algbw = NAN;
+    if (row) {
+      /* op,size_B,count,type,redop,root,time_us,algbw,busbw */
+      const char *f = row + 1;
+      for (int k = 0; k < 6 && f; k++) f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+      if (f) in_csv = strtod(f, NULL);
+      f = f ? strchr(f, ',') : NULL;
+      if (f) algbw = strtod(f + 1, NULL);
+      f = f ? strchr(f + 1, ',') : NULL;
+      if (f) busbw = strtod(f + 1, NULL);
+    }
+    int ok = fabs(in_csv - single) <= 1e-6 * single && fabs(busbw - algbw * 2 * 15 / 16) <= 2e-6; /* both printed to 1e-6 */
+    agree += ok;
+    tap_diag("%.0f B: sweep %.6f us, alone %.6f us; algbw %.6f busbw %.6f", sizes[i], in_csv, single, algbw, busbw);
+  }
+  tap_ok(agree == 4, "each row is the time of its size simulated alone, busbw = algbw x 2(n-1)/n (%d of 4)", agree);
+
+  /* 2. every operation: 6 ops x 2 sizes */
+  rc = collective("--op all --bytes 64B:128B", out, sizeof out);
+  int all_ops = 1;
+  const char *names[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall"};
+  for (int i = 0; i < 6; i++) {
+    char tail[40];
+    snprintf(tail, sizeof tail, "  %s\n", names[i]); /* the row's last column */
+    all_ops &= hs_test_count(out, tail) == 2;
+  }
+  tap_ok(rc == 0 && rows(out) == 12 && all_ops, "--op all: exit %d, %d rows (want 12), each operation twice", rc,
+         rows(out));
+  /* a share that does not split into whole bytes per rank is skipped, said so */
+  rc = collective("--op allgather --bytes 8B:16B", out, sizeof out);
+  tap_ok(rc == 0 && rows(out) == 1 && strstr(out, "# allgather of 8 B skipped") != NULL,
+         "allgather 8B:16B over 16 ranks: 8 B skipped with a note, 16 B timed (exit %d, %d rows)", rc, rows(out));
+
+  /* 3. --model nccl: the prediction is NCCL's model on this cluster */
+  rc = collective("--bytes 64MiB --model nccl", one, sizeof one);
+  hs_scenario sc;
+  const char *sets[] = {"cluster.nodes=2"};
+  char path[4096];
+  snprintf(path, sizeof path, "%s/scenarios/bench-1024.lua", HS_SOURCE_DIR);
+  int loaded = hs_scenario_load(path, sets, 1, &sc) == 0;
+  hs_nccl_topo t;
+  hs_nccl_model m;
+  double want = -1;
+  hs_nccl_algo a = HS_NCCL_RING;
+  hs_proto p = HS_PROTO_SIMPLE;
+  if (loaded) {
+    hs_nccl_topo_of(&sc, &t);
+    hs_nccl_model_init(&m, &t);
+    hs_nccl_pick(&m, HS_OP_ALLREDUCE, 67108864.0, &a, &p, &want);
+    hs_scenario_free(&sc);
+  }
+  double printed = result_value(one, "nccl_s");
+  char algo[32] = "", proto[32] = "";
+  result_word(one, "nccl_algo", algo, sizeof algo);
+  result_word(one, "nccl_proto", proto, sizeof proto);
+  tap_ok(rc == 0 && want > 0 && fabs(printed - want) <= 1e-6 * want && strcmp(algo, hs_nccl_algo_name(a)) == 0 &&
+             strcmp(proto, hs_proto_name(p)) == 0 && strstr(one, "nccl model") != NULL,
+         "--model nccl prints NCCL's model: %.9g s %s/%s (library: %.9g s %s/%s)", printed, algo, proto, want,
+         hs_nccl_algo_name(a), hs_proto_name(p));
+
+  /* 4. the schedule that ran is named */
+  char sched[32] = "";
+  result_word(one, "schedule", sched, sizeof sched);
+  tap_ok(strcmp(sched, "ring") == 0, "default scenario: schedule=%s (want ring)", sched);
+  collective("--bytes 64MiB --op broadcast", one, sizeof one);
+  result_word(one, "schedule", sched, sizeof sched);
+  tap_ok(strcmp(sched, "binomial_tree") == 0, "broadcast: schedule=%s (want binomial_tree)", sched);
+  collective("--bytes 64MiB --set sim.collectives=hierarchical", one, sizeof one);
+  result_word(one, "schedule", sched, sizeof sched);
+  tap_ok(strcmp(sched, "hierarchical") == 0, "sim.collectives=hierarchical: schedule=%s", sched);
+
+  /* 5. bad sweeps: exit 2, no CSV */
+  char bad_csv[4200];
+  snprintf(bad_csv, sizeof bad_csv, "%s/bad.csv", dir);
+  const char *bad[] = {"--bytes 2KiB:1KiB", "--bytes 1KiB:2KiB --factor 1", "--bytes 1KiB --model astra",
+                       "--bytes 0B:1KiB", "--bytes 1.5B", "--op sendrecv --bytes 1KiB"};
+  for (int i = 0; i < 6; i++) {
+    snprintf(args, sizeof args, "%s --csv %s", bad[i], bad_csv);
+    rc = collective(args, out, sizeof out);
+    struct stat st;
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", bad_csv);
+    tap_ok(rc == 2 && stat(bad_csv, &st) != 0 && stat(tmp, &st) != 0 && strstr(out, "hearsay collective: ") != NULL,
+           "%s: exit %d, nothing written: %.*s", bad[i], rc, (int)strcspn(out, "\n"), out);
+  }
+  remove(csv);
+  rmdir(dir);
+  return tap_done(0);
+}

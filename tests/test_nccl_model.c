@@ -1,0 +1,88 @@
+/* test_nccl_model.c — the port of NCCL's cost model (algos/comm/nccl_model.c)
+ * against values worked out by hand from NCCL 2.30.7's src/graph/tuning.cc.
+ *
+ * Each expected value below is the arithmetic of tuning.cc written out in
+ * the comment beside it (constants named as NCCL names them), not a rerun
+ * of the code under test. Tolerance 1e-9 relative: both sides compute
+ * in double (NCCL itself uses float, 7 digits), so only rounding differs;
+ * a wrong constant or term moves the value by far more. */
+#include <math.h>
+#include <stdio.h>
+
+#include "algos/comm/nccl_model.h"
+#include "tests/tap.h"
+
+static void near(double got_s, double want_us, const char *what) {
+  double got = got_s * 1e6;
+  tap_ok(fabs(got - want_us) <= 1e-9 * want_us, "%s: %.6f us (hand: %.6f us, error %.2e)", what, got, want_us,
+         fabs(got - want_us) / want_us);
+}
+
+int main(void) {
+  const double GiB = 1073741824.0;
+  /* 16 nodes x 8 Ampere GPUs over NVLink, Intel hosts, 2 channels of
+   * 12.5 GB/s (one 200 Gb/s NIC per node), 5 us of network latency. */
+  hs_nccl_topo t = {.ranks = 128, .nodes = 16, .channels = 2, .bw_intra_gbs = 12.5, .bw_inter_gbs = 12.5,
+                    .latency_inter_us = 5, .nvlink = 1, .arch = HS_GPU_AMPERE};
+  hs_nccl_model m;
+  hs_nccl_model_init(&m, &t);
+  /* Ring/Simple allreduce: nsteps 2*127 = 254, nInterSteps 2*15 = 30;
+   * intraLat max(hwLat[NVLINK][RING][SIMPLE] 3.4, netOverhead 1.0*3) = 3.4;
+   * interLat hwLat[NET][RING][SIMPLE] 14 + latencyInter 5 + flush 5 = 24;
+   * lat = 8.4 + 224*3.4 + 30*24 = 1490, x1.4 plateau (Ampere) = 2086;
+   * busBw 2*12.5 = 25, algBw 25*128/254; time = 2086 + 2^30/(1000*algBw). */
+  near(hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB), 87314.25728, "16x8 ring/simple 1 GiB");
+  /* Tree/LL allreduce: lat = 6.8 + 2*((8-1)*0.6 + log2(16)*(5.0 + 5)) = 95.2;
+   * busBw min(25*.92, 2*17.8) = 23, LL: min(23/3.8, llMaxBw[0][2] 20.4),
+   * algBw x.5; 8 B is below 64 B: no tree correction. */
+  near(hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_TREE, HS_PROTO_LL, 8), 95.20264347826087, "16x8 tree/LL 8 B");
+  /* Tree/Simple: lat = 8.4 + 2*(7*4.0 + 4*(14+5+5)) = 256.4, algBw 23*.5;
+   * log2(2^30/64) = 24: past the correction table. */
+  near(hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_TREE, HS_PROTO_SIMPLE, GiB), 93625.25426086957,
+       "16x8 tree/simple 1 GiB");
+  hs_nccl_algo a;
+  hs_proto p;
+  double s;
+  int picked = hs_nccl_pick(&m, HS_OP_ALLREDUCE, 8, &a, &p, &s);
+  tap_ok(picked == 0 && a == HS_NCCL_TREE && p == HS_PROTO_LL,
+         "16x8, 8 B: NCCL's model picks tree/LL (got %s/%s)", hs_nccl_algo_name(a), hs_proto_name(p));
+  picked = hs_nccl_pick(&m, HS_OP_ALLREDUCE, GiB, &a, &p, &s);
+  tap_ok(picked == 0 && a == HS_NCCL_RING && p == HS_PROTO_SIMPLE,
+         "16x8, 1 GiB: NCCL's model picks ring/simple (got %s/%s)", hs_nccl_algo_name(a), hs_proto_name(p));
+  tap_ok(hs_nccl_time(&m, HS_OP_ALLGATHER, HS_NCCL_TREE, HS_PROTO_SIMPLE, GiB) < 0 &&
+             hs_nccl_time(&m, HS_OP_ALLTOALL, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB) < 0 &&
+             hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, GiB) < 0,
+         "no tree allgather, no tuned alltoall, no NVLS without the switch");
+
+  /* One node of 8 Hopper GPUs, 2 channels of 150 GB/s. Ring/LL128
+   * allreduce: nsteps 14, no network; lat = 14.0 + 14*1.9 = 40.6; busBw
+   * min(300*.92, 2*perChMaxRingLL128Bw 36.7) = 73.4, algBw x8/14. */
+  hs_nccl_topo h = {.ranks = 8, .nodes = 1, .channels = 2, .bw_intra_gbs = 150, .bw_inter_gbs = 150, .nvlink = 1,
+                    .arch = HS_GPU_HOPPER};
+  hs_nccl_model mh;
+  hs_nccl_model_init(&mh, &h);
+  near(hs_nccl_time(&mh, HS_OP_ALLREDUCE, HS_NCCL_RING, HS_PROTO_LL128, 1048576), 65.6001089918256,
+       "1x8 Hopper ring/LL128 1 MiB");
+  tap_ok(hs_nccl_time(&mh, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, GiB) < 0, "NVLS absent when not declared");
+  /* With NVLS (16 channels): busBw min(150*.85*15/16*2, inter 150) = 150
+   * ... per channel, x16 channels = 2400, algBw x8/14; lat = NVLINK NVLS
+   * Simple 25. The 1 GiB time: 25 + 2^30/(1000*2400*8/14). */
+  h.nvls_channels = 16;
+  hs_nccl_model_init(&mh, &h);
+  near(hs_nccl_time(&mh, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, GiB), 25 + GiB / (1000 * 2400.0 * 8 / 14),
+       "1x8 Hopper NVLS/simple 1 GiB");
+  picked = hs_nccl_pick(&mh, HS_OP_ALLREDUCE, GiB, &a, &p, &s);
+  tap_ok(picked == 0 && a == HS_NCCL_NVLS,
+         "1x8 Hopper with NVLS, 1 GiB: NCCL's model picks NVLS (got %s/%s)", hs_nccl_algo_name(a),
+         hs_proto_name(p));
+  /* Broadcast, ring/Simple, 16x8: nsteps = nranks 128, latency one hop:
+   * lat = 8.4 + hwLat[NET][RING][SIMPLE] 14 = 22.4; algBw 25*128/128. */
+  near(hs_nccl_time(&m, HS_OP_BROADCAST, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB), 22.4 + GiB / 25000.0,
+       "16x8 broadcast ring/simple 1 GiB");
+  /* One rank: nothing moves. */
+  hs_nccl_topo one = {.ranks = 1, .nodes = 1, .channels = 2, .bw_intra_gbs = 1, .bw_inter_gbs = 1, .nvlink = 1};
+  hs_nccl_model m1;
+  hs_nccl_model_init(&m1, &one);
+  tap_ok(hs_nccl_time(&m1, HS_OP_ALLREDUCE, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB) == 0, "one rank: 0 s");
+  return tap_done(0);
+}
