@@ -213,7 +213,15 @@ typedef struct {
   int n;
 } hs_failure_spec;
 
-typedef enum { HS_COLL_RING, HS_COLL_HIERARCHICAL, HS_COLL_ALGOS } hs_coll_algo;
+/* sim.collectives: the schedule family hearsay lowers collectives to
+ * (algos/comm/lowering.c, docs/fidelity.md). */
+typedef enum {
+  HS_COLL_RING,
+  HS_COLL_HIERARCHICAL,
+  HS_COLL_HALVING_DOUBLING,   /* allreduce: Rabenseifner's recursive halving + doubling */
+  HS_COLL_RECURSIVE_DOUBLING, /* allreduce: whole vectors, log2 n exchanges */
+  HS_COLL_ALGOS
+} hs_coll_algo;
 
 /* How the simulator times collectives (docs/fidelity.md): every message a
  * SimGrid communication (step), or derived from the platform and the

@@ -9,8 +9,13 @@
  * GPU per node on a flat switch with CM02 (plain alpha-beta): a is the route
  * latency intra.latency + inter.latency, B the narrowest link. Also the
  * hierarchical allreduce against intra RS + inter allreduce of M/g + intra
- * AG on an 8 x 8 cluster with one NIC per GPU. Each measurement is its own
- * simulation, so every rank starts at t = 0. */
+ * AG on an 8 x 8 cluster with one NIC per GPU. And the doubling
+ * allreduces (sim.collectives), on the same one-GPU nodes:
+ *   halving-doubling      2 log2(n) a + 2(n-1)/n M/B      (n a power of two)
+ *   recursive doubling    log2(n) (a + M/B)
+ * and for n = 12, which folds 4 ranks into 8 and back (two whole-vector
+ * exchanges around the 8-rank core): 2(a + M/B) + the core's form for 8.
+ * Each measurement is its own simulation, so every rank starts at t = 0. */
 #include <math.h>
 #include <string.h>
 
@@ -73,6 +78,18 @@ static void child(void *arg, FILE *report) {
             tc->m.finish, tc->want, 100 * err);
 }
 
+/* n nodes of one GPU on a flat switch: route latency 1 + 5 us, the NIC
+ * (100 Gbps) the narrowest link. */
+static void one_gpu_nodes(char *lua, size_t len, int n) {
+  snprintf(lua, len,
+           "cluster { nodes = %d, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
+           "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
+           "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
+           "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
+           "run { iterations = 1 }\n",
+           n);
+}
+
 int main(void) {
   const double a = 1e-6 + 5e-6, B = 12.5e9; /* route latency, narrowest link */
   const int ns[] = {8, 64};
@@ -90,13 +107,7 @@ int main(void) {
         default: want = steps * (a + M / B); break;
         }
         char lua[1024], label[128];
-        snprintf(lua, sizeof lua,
-                 "cluster { nodes = %d, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
-                 "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
-                 "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
-                 "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-                 "run { iterations = 1 }\n",
-                 n);
+        one_gpu_nodes(lua, sizeof lua, n);
         snprintf(label, sizeof label, "%s n=%d M=%s", kind_name[k], n, j ? "100MiB" : "1MiB");
         timed_case tc = {lua, NULL, {(kind)k, Ms[j], 0}, want, label};
         hs_test_in_child(label, child, &tc, 120);
@@ -119,6 +130,25 @@ int main(void) {
     timed_case tc = {lua, "sim.collectives=hierarchical", {ALLREDUCE, 100u << 20, 0}, want,
                      "hierarchical allreduce 8x8 M=100MiB"};
     hs_test_in_child(tc.label, child, &tc, 120);
+  }
+  /* The doubling allreduces. */
+  {
+    const int dn[] = {8, 64, 12};
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 2; j++)
+        for (int h = 0; h < 2; h++) {
+          int n = dn[i], p = n == 12 ? 8 : n;
+          double M = (double)Ms[j], lg = log2(p);
+          double core = h == 0 ? 2 * lg * a + 2.0 * (p - 1) / p * M / B : lg * (a + M / B);
+          double want = core + (n != p ? 2 * (a + M / B) : 0);
+          char lua[1024], label[128], set[64];
+          one_gpu_nodes(lua, sizeof lua, n);
+          const char *algo = h == 0 ? "halving_doubling" : "recursive_doubling";
+          snprintf(set, sizeof set, "sim.collectives=%s", algo);
+          snprintf(label, sizeof label, "%s allreduce n=%d M=%s", algo, n, j ? "100MiB" : "1MiB");
+          timed_case tc = {lua, set, {ALLREDUCE, Ms[j], 0}, want, label};
+          hs_test_in_child(label, child, &tc, 120);
+        }
   }
   return tap_done(0);
 }

@@ -47,8 +47,8 @@ static void child(void *arg, FILE *report) {
 
 int main(void) {
   const int ns[] = {1, 2, 3, 4, 5, 7, 8, 16, 17};
-  const char *algos[] = {"ring", "hierarchical"};
-  for (int a = 0; a < 2; a++)
+  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling"};
+  for (int a = 0; a < 4; a++)
     for (int k = 0; k < 9; k++) {
       job j = {NULL, ns[k], algos[a]};
       char what[64];

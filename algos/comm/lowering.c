@@ -149,6 +149,103 @@ static void tree_reduce(hs_lower_group *g, hs_buf acc, hs_redop op, int root) {
   }
 }
 
+/* ---- recursive halving and doubling ---------------------------------------------
+ * On p = 2^k members: recursive halving (reduce-scatter: k exchanges of
+ * halving windows, partner v ^ d for d = p/2 .. 1) then recursive doubling
+ * (allgather: the windows grow back, d = 1 .. p/2), Rabenseifner's
+ * allreduce; or k exchanges of the whole vector (recursive doubling).
+ * Other sizes fold first, as MPICH does: with r = n - p, each even member
+ * below 2r hands its vector to the odd one after it and waits; the p that
+ * remain run the core; the odd ones hand the result back. */
+
+typedef struct {
+  int p, r;  /* the power of two, the members folded in */
+  int v;     /* my index among the p, or -1 while folded out */
+} fold;
+
+static int fold_real(const fold *f, int v) { return v < f->r ? 2 * v + 1 : v + f->r; }
+
+static fold fold_in(hs_lower_group *g, hs_buf buf, hs_redop op) {
+  fold f = {1, 0, -1};
+  while (2 * f.p <= g->size) f.p *= 2;
+  f.r = g->size - f.p;
+  int me = g->me;
+  if (me < 2 * f.r) {
+    if (me % 2 == 0) send_to(g, me + 1, buf);
+    else recv_from(g, me - 1, buf, 1, op);
+    f.v = me % 2 ? me / 2 : -1;
+  } else {
+    f.v = me - f.r;
+    /* An empty round where the others fold: every member of the core then
+     * runs its k-th exchange as its (k+1)-th round, which the simulator's
+     * fast fidelity relies on to tell which flows run together. */
+    if (f.r > 0) g->exchange(g, NULL, 0, NULL, 0);
+  }
+  return f;
+}
+
+static void fold_out(hs_lower_group *g, hs_buf buf, const fold *f) {
+  int me = g->me;
+  if (me >= 2 * f->r) {
+    if (f->r > 0) g->exchange(g, NULL, 0, NULL, 0); /* the fold's round, as above */
+    return;
+  }
+  if (me % 2) send_to(g, me - 1, buf);
+  else recv_from(g, me + 1, buf, 0, HS_SUM);
+}
+
+/* Elements of chunks [lo, hi). */
+static chunk span(const chunk *ch, int lo, int hi) {
+  chunk c = {ch[lo].off, 0};
+  for (int i = lo; i < hi; i++) c.cnt += ch[i].cnt;
+  return c;
+}
+
+static void halving_doubling_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
+  fold f = fold_in(g, buf, op);
+  if (f.v >= 0 && f.p > 1) {
+    chunk *ch = malloc((size_t)f.p * sizeof *ch);
+    split_even(buf.count, f.p, ch);
+    int lo = 0, hi = f.p;
+    for (int d = f.p / 2; d >= 1; d /= 2) { /* reduce-scatter: keep my half, reduce the partner's share of it */
+      int partner = fold_real(&f, f.v ^ d), mid = lo + (hi - lo) / 2;
+      int lower = (f.v & d) == 0;
+      chunk keep = lower ? span(ch, lo, mid) : span(ch, mid, hi), give = lower ? span(ch, mid, hi) : span(ch, lo, mid);
+      send_recv(g, partner, buf, give, partner, keep, 1, op);
+      if (lower) hi = mid;
+      else lo = mid;
+    }
+    if (avg_over > 0) divide(buf, ch[f.v].off, ch[f.v].cnt, avg_over);
+    for (int d = 1; d < f.p; d *= 2) { /* allgather: the windows grow back */
+      int partner = fold_real(&f, f.v ^ d), size = hi - lo;
+      int lower = (f.v & d) == 0;
+      int plo = lower ? lo + size : lo - size;
+      send_recv(g, partner, buf, span(ch, lo, hi), partner, span(ch, plo, plo + size), 0, HS_SUM);
+      if (!lower) lo = plo;
+      hi = lo + 2 * size;
+    }
+    free(ch);
+  } else if (f.v >= 0 && avg_over > 0) {
+    divide(buf, 0, buf.count, avg_over);
+  }
+  fold_out(g, buf, &f);
+}
+
+static void recursive_doubling_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
+  fold f = fold_in(g, buf, op);
+  if (f.v >= 0) {
+    chunk all = {0, buf.count};
+    for (int d = 1; d < f.p; d *= 2) {
+      int partner = fold_real(&f, f.v ^ d);
+      /* mine op theirs on both sides: the same two partial sums, and
+       * + / min / max commute exactly, so both hold the same bits */
+      send_recv(g, partner, buf, all, partner, all, 1, op);
+    }
+    if (avg_over > 0) divide(buf, 0, buf.count, avg_over);
+  }
+  fold_out(g, buf, &f);
+}
+
 /* ---- hierarchy: which members share a node ----------------------------------- */
 
 typedef struct {
@@ -231,6 +328,12 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
   copy_buf(r, s);
   int avg = op == HS_AVG ? g->size : 0;
   hs_redop red = op == HS_AVG ? HS_SUM : op;
+  if (algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING) {
+    if (g->size == 1) ring_allreduce_inplace(g, r, red, avg);
+    else if (algo == HS_COLL_HALVING_DOUBLING) halving_doubling_allreduce(g, r, red, avg);
+    else recursive_doubling_allreduce(g, r, red, avg);
+    return;
+  }
   if (algo != HS_COLL_HIERARCHICAL) {
     ring_allreduce_inplace(g, r, red, avg);
     return;
@@ -395,7 +498,9 @@ void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
 const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
   int hier = algo == HS_COLL_HIERARCHICAL;
   switch (k) {
-  case HS_OP_ALLREDUCE: return hier ? "hierarchical" : "ring";
+  case HS_OP_ALLREDUCE:
+    return hier ? "hierarchical" : algo == HS_COLL_HALVING_DOUBLING ? "halving_doubling"
+                                 : algo == HS_COLL_RECURSIVE_DOUBLING ? "recursive_doubling" : "ring";
   case HS_OP_REDUCE_SCATTER:
   case HS_OP_ALLGATHER: return "ring";
   case HS_OP_BROADCAST:
