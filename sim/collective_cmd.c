@@ -271,7 +271,8 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
     if (o->model_nccl) printf(" %12s %-16s %8s", "nccl(us)", "nccl_algo", "sim/nccl");
     printf("\n");
     for (int op = first; op <= last && rc == 0; op++) {
-      for (double b = o->min_bytes; b <= o->max_bytes * (1 + 1e-12); b = floor(b * o->factor)) {
+      /* at least one byte more each time: floor(1 x 1.1) is 1 again */
+      for (double b = o->min_bytes; b <= o->max_bytes * (1 + 1e-12); b = fmax(floor(b * o->factor), b + 1)) {
         coll_job j = {.op = op, .bytes = timed_bytes(op, b, n)};
         if (j.bytes == 0) {
           printf("# %s of %.0f B skipped: it splits into %d shares of whole bytes\n", ops[op], b, n);

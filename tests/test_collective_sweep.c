@@ -115,6 +115,10 @@ int main(void) {
   }
   tap_ok(rc == 0 && rows(out) == 12 && all_ops, "--op all: exit %d, %d rows (want 12), each operation twice", rc,
          rows(out));
+  /* a factor whose product rounds back down still advances: 1, 2, 3, 4 B */
+  rc = collective("--bytes 1B:4B --factor 1.1", out, sizeof out);
+  tap_ok(rc == 0 && rows(out) == 4, "--bytes 1B:4B --factor 1.1 ends: exit %d, %d rows (want 4: 1, 2, 3, 4 B)", rc,
+         rows(out));
   /* a share that does not split into whole bytes per rank is skipped, said so */
   rc = collective("--op allgather --bytes 8B:16B", out, sizeof out);
   tap_ok(rc == 0 && rows(out) == 1 && strstr(out, "# allgather of 8 B skipped") != NULL,

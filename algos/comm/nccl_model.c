@@ -124,7 +124,7 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
       if (!t->collnet && (collnet || (a == HS_NCCL_NVLS && nodes > 1))) bus = 0;
       if ((a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) && t->nvls_channels == 0) bus = 0;
       if (a == HS_NCCL_COLLNET_DIRECT && !t->nvlink) bus = 0; /* needs an NVSwitch system */
-      if (p == HS_PROTO_LL128 && (!t->nvlink || gen < HS_GPU_VOLTA)) bus = 0;
+      if (p == HS_PROTO_LL128 && !t->nvlink) bus = 0; /* LL128 only over NVLink (every generation here is >= Volta) */
       m->bw_gbs[coll][a][p] = bus;
 
       double lat = base_lat[a][p];
