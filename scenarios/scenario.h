@@ -238,6 +238,8 @@ typedef struct {
   double latency_factor, bandwidth_factor;
   hs_coll_algo collectives;
   int channels; /* parallel rings/trees; 0: as NCCL's search would (nccl_model.c) */
+  double slice;         /* bytes a ring moves per slice (NCCL Simple's step: 4 MiB buffer / 8) */
+  int slices_in_flight; /* per connection (NCCL_STEPS); 0: lock-step ring steps, as MPI's Sendrecv ring */
   hs_fidelity fidelity;
   double stack_size; /* bytes per actor stack */
 } hs_sim_spec;

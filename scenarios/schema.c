@@ -108,6 +108,8 @@ static const field sim_fields[] = {
     {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
     {"collectives", F_ENUM, OFF(sim.collectives), "ring", MIN_NONE, 0, 0, "ring|hierarchical|halving_doubling|recursive_doubling", NULL},
     {"channels", F_INT, OFF(sim.channels), "0", MIN_GE, 0, 64, NULL, NULL},
+    {"slice", F_BYTES, OFF(sim.slice), "512KiB", MIN_GE, 1, 1099511627776.0, NULL, NULL},
+    {"slices_in_flight", F_INT, OFF(sim.slices_in_flight), "0", MIN_GE, 0, 64, NULL, NULL},
     {"fidelity", F_ENUM, OFF(sim.fidelity), "auto", MIN_NONE, 0, 0, "auto|step|fast", NULL},
     {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 67108864.0, NULL, NULL},
     END};

@@ -82,6 +82,10 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->self = self;
   c->g.ctx = c; /* the exchange finds its rank, stream and revocation from it */
   c->g.exchange = hs_sim_exchange;
+  c->g.post = hs_sim_post_one;
+  c->g.complete = hs_sim_complete_one;
+  c->g.slice = (size_t)self->world->sc->sim.slice;
+  c->g.window = self->world->sc->sim.slices_in_flight;
   c->g.gpus_per_node = self->world->gpus_per_node;
   c->lane = self->comms++;
   /* How each kind of operation runs on it: asked once, looked up per post. */
@@ -147,6 +151,7 @@ static void sim_comm_free(hs_comm *c) {
   if (--c->members->refs == 0 && c->ctx != 0) free(c->members);
   if (hs_sim_stream_free(c)) {
     hs_sim_mailbox_cache_free(c->mailboxes);
+    hs_sim_async_free(c->async);
     free(c);
   }
 }

@@ -2,7 +2,10 @@
  *
  * One size (--bytes 100MiB): the detailed report of one collective: the
  * simulated time, the schedule that ran, algbw and busbw (nccl-tests'
- * definitions), the ring bound 2(n-1)(a + M/(nB)) over the slowest hop,
+ * definitions), the ring's closed form (docs/fidelity.md): pipelined,
+ * steps x (G x mean hop latency + M/n / slowest hop bandwidth) with G the
+ * units a step moves one after another; lock-step (sim.slices_in_flight =
+ * 0), steps x (slowest hop latency + M/n / slowest hop bandwidth),
  * what the simulation cost, and with --model nccl what NCCL's own cost
  * model predicts (algos/comm/nccl_model.h).
  *
@@ -48,6 +51,7 @@ typedef struct {
   /* results */
   double finish;
   double hop_latency, hop_bandwidth; /* slowest ring hop */
+  double mean_hop_latency;           /* over the ring's n hops */
   long collectives[HS_COLL_ALGOS];
   double wall, rss_mib;
   long messages, actors;
@@ -61,6 +65,7 @@ static void rank_main(hs_worker *w, void *arg) {
     /* The ring's slowest hop, from SimGrid's own routes. */
     j->hop_latency = 0;
     j->hop_bandwidth = INFINITY;
+    j->mean_hop_latency = 0;
     for (int r = 0; r < w->size; r++) {
       char a[32], b[32];
       snprintf(a, sizeof a, "gpu%d", r);
@@ -68,6 +73,7 @@ static void rank_main(hs_worker *w, void *arg) {
       sg_host_t ha = sg_host_by_name(a), hb = sg_host_by_name(b);
       if (ha == hb) continue;
       double lat = sg_host_get_route_latency(ha, hb), bw = sg_host_get_route_bandwidth(ha, hb);
+      j->mean_hop_latency += lat / w->size;
       if (lat > j->hop_latency) j->hop_latency = lat;
       if (bw < j->hop_bandwidth) j->hop_bandwidth = bw;
     }
@@ -324,7 +330,23 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   simulate(sc, platform, &j);
   double M = j.bytes;
   double steps = op == 0 ? 2.0 * (n - 1) : (op <= 2 ? n - 1.0 : NAN);
-  double bound = steps * (j.hop_latency + M / n / j.hop_bandwidth);
+  /* The slicing the lowering applies to this ring's largest chunk. */
+  size_t esize = hs_dtype_size(j.dtype);
+  hs_ring_pipeline pipe = hs_lower_ring_pipeline((j.count + n - 1) / n * esize, j.count / n, (size_t)sc->sim.slice,
+                                                 sc->sim.slices_in_flight);
+  int units = hs_lower_ring_units(pipe), pipelined = pipe.window > 0;
+  double chunk_s = M / n / j.hop_bandwidth, bound = steps * (j.hop_latency + chunk_s);
+  if (pipelined) {
+    /* The slices pay the latencies of the hops they cross; but a
+     * connection holds only `window` slices: when a step needs more (L ==
+     * 1 step of credit), the slowest hop pays its latency per unit, else
+     * it carries L steps at once. Exact on rings of equal hops. */
+    int credit_steps = pipe.slices >= pipe.window ? 1 : (pipe.window + pipe.slices - 1) / pipe.slices;
+    double path = steps * (units * j.mean_hop_latency + chunk_s);
+    double pace = credit_steps == 1 ? steps * (units * j.hop_latency + chunk_s)
+                                    : steps * fmax(chunk_s, (j.hop_latency + chunk_s) / credit_steps);
+    bound = fmax(path, pace);
+  }
   int ring = j.collectives[HS_COLL_RING] > 0 && op <= 2 && n > 1;
   double factor = bus_factor(op, n);
   char tb[32], tp[32], mb[32];
@@ -339,8 +361,13 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
     printf("  timed            %.0f B, not the %.0f B asked: %s splits its vector into %d equal shares of whole "
            "bytes\n", M, bytes, ops[op], n);
   printf("  simulated time   %s\n", tb);
-  if (ring)
-    printf("  ring bound       %s  (slowest hop: %.3g us, %.4g GB/s; simulated/bound = %.6f)\n", tp,
+  if (ring && pipelined)
+    printf("  ring closed form %s  (pipelined, %d slice%s per chunk, %d unit%s per step; hop latency mean %.3g us, "
+           "max %.3g us; slowest hop %.4g GB/s; simulated/closed form = %.6f)\n",
+           tp, pipe.slices, pipe.slices == 1 ? "" : "s", units, units == 1 ? "" : "s", j.mean_hop_latency * 1e6,
+           j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
+  else if (ring)
+    printf("  ring closed form %s  (lock-step; slowest hop: %.3g us, %.4g GB/s; simulated/closed form = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
   double nus;

@@ -57,11 +57,13 @@ typedef struct {
 typedef struct {
   char tag[48];
   int seq;      /* k-th ring phase its members ran: tells apart the phases of one group */
-  int gather;
+  int first, steps; /* global steps of the ring (lowering.h) */
+  hs_ring_pipeline pipe;
   int n;
   int *members; /* communicator indices, in ring order */
   int *rec;     /* per ring position: the index of this phase among that member's records */
   size_t *bytes;
+  double total; /* of bytes */
   double *lat, *rate; /* of the flow from position j to j+1 */
 } fast_ring;
 
@@ -141,7 +143,7 @@ static void record_exchange(const hs_lower_group *g, const hs_lower_send *snd, i
   }
 }
 
-static void record_ring(const hs_lower_group *g, int gather, const size_t *bytes) {
+static void record_ring(const hs_lower_group *g, int first, int steps, const size_t *bytes, hs_ring_pipeline pipe) {
   recorder *rc = g->ctx;
   fast_sched *s = rc->s;
   int seq = s->rings_seen[rc->me]++, id = -1;
@@ -155,7 +157,9 @@ static void record_ring(const hs_lower_group *g, int gather, const size_t *bytes
     fast_ring *ring = calloc(1, sizeof *ring);
     snprintf(ring->tag, sizeof ring->tag, "%s", g->tag);
     ring->seq = seq;
-    ring->gather = gather;
+    ring->first = first;
+    ring->steps = steps;
+    ring->pipe = pipe;
     ring->n = g->size;
     ring->members = malloc((size_t)g->size * sizeof(int));
     ring->rec = malloc((size_t)g->size * sizeof(int));
@@ -164,18 +168,21 @@ static void record_ring(const hs_lower_group *g, int gather, const size_t *bytes
     ring->rate = calloc((size_t)g->size, sizeof(double));
     for (int j = 0; j < g->size; j++) ring->members[j] = s->index_of[g->members[j]];
     memcpy(ring->bytes, bytes, (size_t)g->size * sizeof(size_t));
+    for (int j = 0; j < g->size; j++) ring->total += (double)bytes[j];
     id = s->n_rings;
     s->rings[s->n_rings++] = ring;
   }
   fast_ring *ring = s->rings[id];
   ring->rec[g->me] = s->n_recs[rc->me];
   rec_new(s, rc->me)->ring = id;
-  /* Each of the n-1 steps sends one chunk: every chunk but the one it
-   * would receive last (reduce-scatter: its own; allgather: its successor's). */
-  double total = 0;
-  for (int j = 0; j < g->size; j++) total += (double)bytes[j];
-  int skip = gather ? (g->me + 1) % g->size : g->me;
-  s->sent[rc->me] += total - (double)bytes[skip];
+  /* One chunk per step: at global step t, chunk (me - 1 - t) mod n. A
+   * phase of n-1 steps from t sends every chunk but (me - t) mod n: O(1)
+   * per phase, not O(n), which would be O(n^2) over the members. */
+  int n = g->size;
+  double total = ring->total;
+  int t = first;
+  for (; t + (n - 1) <= first + steps; t += n - 1) s->sent[rc->me] += total - (double)bytes[(((g->me - t) % n) + n) % n];
+  for (; t < first + steps; t++) s->sent[rc->me] += (double)bytes[(((g->me - 1 - t) % n) + n) % n];
 }
 
 /* ---- compiling: matching ends, sharing bandwidth --------------------------------- */
@@ -439,35 +446,38 @@ static void compile(const sim_world *w, const struct sim_fast *f, fast_sched *s,
 
 /* ---- timing one call ------------------------------------------------------------ */
 
-/* Cost of position j's send at a step: the chunk it sends then. */
-static double step_cost(const fast_ring *ring, int j, int step) {
+/* Bytes position j sends at a step of the ring: its chunk then. */
+static double step_bytes(const fast_ring *ring, int j, int step) {
   int n = ring->n;
-  int chunk = ring->gather ? ((j - step) % n + n) % n : ((j - 1 - step) % n + n) % n;
-  return ring->lat[j] + (double)ring->bytes[chunk] / ring->rate[j];
+  return (double)ring->bytes[((j - 1 - ring->first - step) % n + n) % n];
 }
 
-static void run_ring(fast_sched *s, fast_ring *ring) {
-  int n = ring->n;
-  double *t = malloc((size_t)n * sizeof *t), *next = malloc((size_t)n * sizeof *next);
-  double *cost = malloc((size_t)n * sizeof *cost);
-  for (int j = 0; j < n; j++) t[j] = s->start[ring->members[j]][ring->rec[j]];
-  /* Equal chunks: a position's cost is the same at every step. Chunks of
-   * a vector that does not divide evenly differ by one element; below a
-   * 1e-3 spread they are timed as their mean (an error of that order at
-   * most, far inside fast's 2% promise) so the shortcut below applies. */
-  double lo = (double)ring->bytes[0], hi = lo, sum = 0;
-  for (int j = 0; j < n; j++) {
+/* Equal chunks: a position's cost is the same at every step. Chunks of a
+ * vector that does not divide evenly differ by one element; below a 1e-3
+ * spread they are timed as their mean (an error of that order at most,
+ * far inside fast's 2% promise) so the shortcuts below apply. */
+static int equal_chunks(const fast_ring *ring) {
+  double lo = (double)ring->bytes[0], hi = lo;
+  for (int j = 0; j < ring->n; j++) {
     double b = (double)ring->bytes[j];
     lo = b < lo ? b : lo;
     hi = b > hi ? b : hi;
-    sum += b;
   }
-  int equal = hi - lo <= 1e-3 * (sum / n);
+  return hi - lo <= 1e-3 * (ring->total / ring->n);
+}
+
+/* Lock-step (window 0): a step ends for a position when both its send and
+ * its receive have; the recurrence
+ *   t'[j] = max(max(t[j-1], t[j]) + c[j-1], max(t[j], t[j+1]) + c[j]). */
+static void ring_lock_step(const fast_ring *ring, double *t) {
+  int n = ring->n;
+  double *next = malloc((size_t)n * sizeof *next), *cost = malloc((size_t)n * sizeof *cost);
+  int equal = equal_chunks(ring);
   if (equal)
-    for (int j = 0; j < n; j++) cost[j] = ring->lat[j] + sum / n / ring->rate[j];
-  for (int step = 0; step < n - 1; step++) {
+    for (int j = 0; j < n; j++) cost[j] = ring->lat[j] + ring->total / n / ring->rate[j];
+  for (int step = 0; step < ring->steps; step++) {
     if (!equal)
-      for (int j = 0; j < n; j++) cost[j] = step_cost(ring, j, step);
+      for (int j = 0; j < n; j++) cost[j] = ring->lat[j] + step_bytes(ring, j, step) / ring->rate[j];
     for (int j = 0; j < n; j++) {
       int prev = j ? j - 1 : n - 1, succ = j + 1 < n ? j + 1 : 0;
       double got = dmax(t[prev], t[j]) + cost[prev];
@@ -479,27 +489,106 @@ static void run_ring(fast_sched *s, fast_ring *ring) {
      * lock-step, the slowest hop pacing them), every later step does the
      * same, and the remaining steps are that amount each. Equal arrivals
      * get there at once, a straggler's delay after it has gone round. */
-    int lock_step = equal && step + 1 < n - 1;
+    int lock_step = equal && step + 1 < ring->steps;
     double delta = next[0] - t[0];
     for (int j = 1; j < n && lock_step; j++)
       lock_step = fabs(next[j] - t[j] - delta) <= 1e-12 * dmax(fabs(next[j]), 1e-9);
-    double *tmp = t;
-    t = next;
-    next = tmp;
+    memcpy(t, next, (size_t)n * sizeof *t);
     if (lock_step) {
-      double rest = (double)(n - 2 - step) * delta;
+      double rest = (double)(ring->steps - 1 - step) * delta;
       for (int j = 0; j < n; j++) t[j] += rest;
       break;
     }
   }
+  free(next);
+  free(cost);
+}
+
+/* Pipelined (lowering.c): a step's S slices move in units of at most
+ * `window` slices (a receiver's credits; SimGrid moves a unit's slices
+ * side by side, so they arrive together), G units per step. A unit on the
+ * connection j -> j+1 starts when its data is at j (the same unit of the
+ * previous step arrived there; the rank's arrival for the first step) and
+ * j+1 holds a credit for it (the receive `window` slices earlier arrived:
+ * L units earlier; its arrival for the first window); its bytes follow the
+ * connection's previous unit (first in, first out; latency overlaps):
+ *   begin = max(max(ready, credit) + lat, end of the previous unit)
+ *   arrival at j+1 = begin + bytes / rate.
+ * A member ends with its last receive and its last send. */
+static void ring_pipelined(const fast_ring *ring, double *t) {
+  int n = ring->n, S = ring->pipe.slices, W = ring->pipe.window;
+  int G = hs_lower_ring_units(ring->pipe), L = S >= W ? 1 : (W + S - 1) / S;
+  int hist = (L + G - 1) / G + 1; /* steps of arrivals kept: ready needs 1, credit ceil(L/G) */
+  long units = (long)ring->steps * G;
+  /* a[(step % hist) * G + g][j]: arrival at j of unit g of that step, from j-1 */
+  double *a = malloc((size_t)hist * G * n * sizeof *a), *t0 = malloc((size_t)n * sizeof *t0);
+  double *txend = malloc((size_t)n * sizeof *txend);
+  memcpy(t0, t, (size_t)n * sizeof *t);
+  for (int j = 0; j < n; j++) txend[j] = -INFINITY;
+  int equal = equal_chunks(ring);
+  double *unit_frac = malloc((size_t)G * sizeof *unit_frac);
+  for (int g = 0; g < G; g++) unit_frac[g] = (double)(S > W ? (g + 1 < G ? W : S - g * W) : S) / S;
+  int uniform_run = 0; /* consecutive steps that moved every arrival by the same delta */
+  double delta = 0;
+  int last_step = ring->steps - 1;
+  double shift = 0;
+#define A(u, j) a[((size_t)(((u) / G) % hist) * G + (size_t)((u) % G)) * n + (size_t)(j)]
+  for (long u = 0; u < units; u++) {
+    int step = (int)(u / G), g = (int)(u % G);
+    for (int j = 0; j < n; j++) {
+      int succ = j + 1 < n ? j + 1 : 0, prev = j ? j - 1 : n - 1;
+      double ready = step == 0 ? t0[j] : A(u - G, j);
+      double credit = u < L ? t0[succ] : A(u - L, succ);
+      double bytes = (equal ? ring->total / n : step_bytes(ring, j, step)) * unit_frac[g];
+      double begin = dmax(dmax(ready, credit) + ring->lat[j], txend[j]);
+      txend[j] = begin + bytes / ring->rate[j];
+      (void)prev;
+    }
+    for (int j = 0; j < n; j++) A(u, j + 1 < n ? j + 1 : 0) = txend[j];
+    if (g + 1 < G || step == 0) continue;
+    /* Same costs at every step (equal chunks) make the recurrence
+     * translation-invariant: once every arrival kept moved by the same
+     * delta for as many steps as it looks back, every later step does too. */
+    if (!equal || step == last_step) continue;
+    double d = A(u, 0) - A(u - G, 0);
+    int same = 1;
+    for (int gg = 0; gg < G && same; gg++)
+      for (int j = 0; j < n && same; j++) {
+        double now = A(u - gg, j), before = A(u - gg - G, j);
+        same = fabs(now - before - d) <= 1e-12 * dmax(fabs(now), 1e-9);
+      }
+    uniform_run = same && (uniform_run == 0 || fabs(d - delta) <= 1e-12 * dmax(fabs(d), 1e-12)) ? uniform_run + 1 : 0;
+    delta = d;
+    if (uniform_run >= hist) {
+      shift = (double)(last_step - step) * delta;
+      last_step = step;
+      break;
+    }
+  }
+  long last = (long)last_step * G + G - 1;
+  for (int j = 0; j < n; j++) {
+    int succ = j + 1 < n ? j + 1 : 0;
+    t[j] = dmax(A(last, j), A(last, succ)) + shift;
+  }
+#undef A
+  free(a);
+  free(t0);
+  free(txend);
+  free(unit_frac);
+}
+
+static void run_ring(fast_sched *s, fast_ring *ring) {
+  int n = ring->n;
+  double *t = malloc((size_t)n * sizeof *t);
+  for (int j = 0; j < n; j++) t[j] = s->start[ring->members[j]][ring->rec[j]];
+  if (ring->pipe.window > 0) ring_pipelined(ring, t);
+  else ring_lock_step(ring, t);
   for (int j = 0; j < n; j++) {
     int m = ring->members[j];
     s->start[m][ring->rec[j] + 1] = t[j];
     s->pos[m]++;
   }
   free(t);
-  free(next);
-  free(cost);
 }
 
 /* Each member's finish time from the arrival times: every record starts
@@ -595,6 +684,8 @@ static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   hs_lower_group g = c->g;
   g.exchange = record_exchange;
   g.ring = record_ring;
+  g.post = NULL;
+  g.complete = NULL;
   g.ctx = &rc;
   hs_lower_run(&g, o, s->algo);
   s->has[c->g.me] = 1;

@@ -34,6 +34,7 @@ typedef struct {
 typedef struct sim_stream sim_stream;
 typedef struct sim_rendezvous sim_rendezvous;
 typedef struct sim_mailbox_cache sim_mailbox_cache;
+typedef struct sim_async_set sim_async_set;
 
 struct hs_comm {
   hs_lower_group g; /* ctx: this communicator */
@@ -45,6 +46,7 @@ struct hs_comm {
   sim_stream *stream;
   int fast_seq; /* collectives posted on it (fast.c pairs the members' calls) */
   sim_mailbox_cache *mailboxes; /* transport.c: the mailboxes it used */
+  sim_async_set *async;         /* transport.c: its messages posted one by one, not yet complete */
   hs_plan plan; /* how each kind of operation runs on it (select.h) */
 };
 
@@ -123,6 +125,12 @@ int hs_sim_test_posted(sim_posted *p);
  * returns whether a failure's poison came instead of a message. */
 int hs_sim_finish_posted(sim_posted *p, int failed);
 void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc);
+/* transport.c: the lowering's post and complete (lowering.h) over SimGrid
+ * mailboxes, registered with the world while posted so that a failure can
+ * complete them; after a revocation they post nothing. */
+void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r);
+void hs_sim_complete_one(const hs_lower_group *g, void *posted);
+void hs_sim_async_free(sim_async_set *set);
 
 /* stream.c: the backend's post: queues o on c (or runs it directly when it
  * can), returns its request; waits and tests requests. */

@@ -192,3 +192,107 @@ void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
   int failed = hs_sim_finish_posted(&p, c->ctx < world->revoke_floor);
   if (failed && c->stream) hs_sim_stream_failed(c->stream);
 }
+
+/* ---- one message at a time ----------------------------------------------------------
+ * For schedules that forward on arrival (the pipelined ring): each send
+ * or receive is posted alone and completed later, in any order. The
+ * communicator keeps the ones not yet complete in one registration with
+ * the world (sim_pending), so that a failure completes them as it does an
+ * exchange's. */
+
+typedef struct {
+  sg_comm_t comm;
+  int is_recv, slot;
+  hs_lower_recv recv;
+  void *got;
+} sim_async;
+
+struct sim_async_set {
+  sim_pending pending; /* registered while n > 0 */
+  sg_mailbox_t *mailbox;
+  char *is_recv;
+  sim_async **posted;
+  int n, cap;
+};
+
+void hs_sim_async_free(sim_async_set *set) {
+  if (!set) return;
+  free(set->mailbox);
+  free(set->is_recv);
+  free(set->posted);
+  free(set);
+}
+
+void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r) {
+  hs_comm *c = g->ctx;
+  sim_rank *self = c->self;
+  sim_world *world = self->world;
+  hs_sim_freeze_if_dead(self);
+  if (c->ctx < world->revoke_floor) { /* revoked: nothing more moves */
+    if (c->stream) hs_sim_stream_failed(c->stream);
+    return NULL;
+  }
+  sim_async_set *set = c->async ? c->async : (c->async = calloc(1, sizeof *c->async));
+  if (set->n == set->cap) {
+    set->cap = set->cap ? 2 * set->cap : 32;
+    set->mailbox = realloc(set->mailbox, (size_t)set->cap * sizeof *set->mailbox);
+    set->is_recv = realloc(set->is_recv, (size_t)set->cap);
+    set->posted = realloc(set->posted, (size_t)set->cap * sizeof *set->posted);
+    set->pending.mailbox = set->mailbox;
+    set->pending.is_recv = set->is_recv;
+  }
+  sim_async *a = calloc(1, sizeof *a);
+  sg_mailbox_t mb;
+  if (s) {
+    void *payload = &timing_only_token;
+    if (s->data) {
+      payload = malloc(s->bytes ? s->bytes : 1);
+      memcpy(payload, s->data, s->bytes);
+    }
+    mb = mailbox(c, g, g->me, s->peer);
+    a->comm = sg_mailbox_put_async(mb, payload, (long)s->bytes);
+    self->w.bytes_sent += s->bytes;
+    world->messages++;
+  } else {
+    a->is_recv = 1;
+    a->recv = *r;
+    mb = mailbox(c, g, r->peer, g->me);
+    a->comm = sg_mailbox_get_async(mb, &a->got);
+  }
+  /* Registered after the simcall, which may have let a failure strike:
+   * then it revokes itself, as an exchange does. */
+  a->slot = set->n;
+  set->mailbox[set->n] = mb;
+  set->is_recv[set->n] = (char)a->is_recv;
+  set->posted[set->n++] = a;
+  set->pending.n = set->n;
+  if (set->n == 1) hs_sim_pending_add(world, &set->pending);
+  if (c->ctx < world->revoke_floor) {
+    sim_pending one = {.mailbox = &set->mailbox[a->slot], .is_recv = &set->is_recv[a->slot], .n = 1};
+    hs_sim_pending_revoke(&one);
+  }
+  return a;
+}
+
+void hs_sim_complete_one(const hs_lower_group *g, void *posted) {
+  if (!posted) return; /* posted after a revocation: nothing to wait for */
+  hs_comm *c = g->ctx;
+  sim_world *world = c->self->world;
+  sim_async_set *set = c->async;
+  sim_async *a = posted;
+  sg_comm_wait(a->comm);
+  int last = --set->n;
+  set->mailbox[a->slot] = set->mailbox[last];
+  set->is_recv[a->slot] = set->is_recv[last];
+  set->posted[a->slot] = set->posted[last];
+  set->posted[a->slot]->slot = a->slot;
+  set->pending.n = set->n;
+  if (set->n == 0) hs_sim_pending_remove(world, &set->pending);
+  if (a->is_recv) {
+    int failed = a->got == &hs_sim_poison || c->ctx < world->revoke_floor;
+    if (!failed && a->got != &timing_only_token) hs_lower_deliver(&a->recv, a->got);
+    if (a->got != &timing_only_token && a->got != &hs_sim_poison) free(a->got);
+    if (failed && c->stream) hs_sim_stream_failed(c->stream);
+  }
+  free(a);
+}

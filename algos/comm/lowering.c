@@ -20,6 +20,7 @@
  * Numeric results: a chunk is reduced once, by its owner, in ring order, and
  * then copied, so every rank ends with the same bits. AVG is a SUM followed
  * by one exact division by the group size. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,30 +84,132 @@ static hs_buf scratch(hs_buf like, size_t count) {
   return s;
 }
 
-/* Hands a whole ring phase to a backend that times it at once. */
-static int ring_hook(hs_lower_group *g, int gather, hs_buf work, const chunk *ch) {
-  if (!g->ring) return 0;
-  size_t *bytes = malloc(g->size * sizeof *bytes);
-  for (int i = 0; i < g->size; i++) bytes[i] = ch[i].cnt * esz(work);
-  g->ring(g, gather, bytes);
-  free(bytes);
-  return 1;
+/* ---- the ring ------------------------------------------------------------------------
+ * A ring allreduce is 2(n-1) global steps: at step s, position r sends
+ * chunk (r - 1 - s) mod n to r + 1 and receives chunk (r - 2 - s) from
+ * r - 1, reducing it into its own for s < n - 1 (reduce-scatter) and
+ * copying it after (allgather). Reduce-scatter and allgather alone run
+ * half of those steps.
+ *
+ * Pipelined (g->window > 0 and the backend can post and complete
+ * separately), as NCCL runs it: every chunk is cut into S slices; a rank
+ * forwards a slice as soon as it has arrived (and been reduced), and a
+ * receiver holds `window` receives posted ahead: the credits a connection
+ * has, NCCL's NCCL_STEPS buffers. Nothing waits for the slowest hop of a
+ * step, so a slice pays the latency of the hops it crosses, not that of
+ * the slowest hop at every step. Otherwise (window 0, or the MPI
+ * transport, which runs rounds) each step is one lock-step exchange, as an
+ * MPI library's Sendrecv ring. Either way each element is reduced in the
+ * same ring order: the bits do not depend on the slicing. */
+
+static int ring_chunk(int r, int s, int n) { return mod(r - 1 - s, n); }
+
+hs_ring_pipeline hs_lower_ring_pipeline(size_t max_bytes, size_t min_count, size_t slice, int window) {
+  hs_ring_pipeline p = {1, window > 0 ? window : 0};
+  if (p.window == 0 || slice == 0) return p;
+  size_t w = (size_t)p.window, slices = (max_bytes + slice - 1) / slice;
+  if (slices > w) slices = (slices + w - 1) / w * w;
+  if (slices > min_count) slices = min_count;
+  if (slices > (1u << 24)) slices = 1u << 24;
+  p.slices = slices ? (int)slices : 1;
+  return p;
+}
+
+int hs_lower_ring_units(hs_ring_pipeline p) {
+  return p.window > 0 && p.slices > p.window ? (p.slices + p.window - 1) / p.window : 1;
+}
+
+static hs_ring_pipeline ring_pipeline(const hs_lower_group *g, const chunk *ch, size_t esize) {
+  size_t hi = 0, lo = SIZE_MAX;
+  for (int i = 0; i < g->size; i++) {
+    hi = ch[i].cnt > hi ? ch[i].cnt : hi;
+    lo = ch[i].cnt < lo ? ch[i].cnt : lo;
+  }
+  return hs_lower_ring_pipeline(hi * esize, lo, g->slice, g->window);
+}
+
+/* Piece k of S of chunk c. */
+static chunk piece(chunk c, int k, int S) {
+  size_t a = c.cnt / S * k + c.cnt % S * k / S, b = c.cnt / S * (k + 1) + c.cnt % S * (k + 1) / S;
+  return (chunk){c.off + a, b - a};
+}
+
+typedef struct {
+  hs_lower_group *g;
+  hs_buf work;
+  const chunk *ch;
+  int first, S;
+  hs_redop op;
+} ring_run;
+
+/* Slice i of the run (step first + i / S, piece i % S), as a send or a receive. */
+static void *post_slice(const ring_run *x, long i, int recv) {
+  int n = x->g->size, r = x->g->me, s = x->first + (int)(i / x->S), k = (int)(i % x->S);
+  if (!recv) {
+    chunk c = piece(x->ch[ring_chunk(r, s, n)], k, x->S);
+    hs_lower_send snd = {mod(r + 1, n), at(x->work, c.off), c.cnt * esz(x->work)};
+    return x->g->post(x->g, &snd, NULL);
+  }
+  chunk c = piece(x->ch[ring_chunk(r - 1, s, n)], k, x->S);
+  hs_lower_recv rcv = {mod(r - 1, n), at(x->work, c.off), c.cnt * esz(x->work), s < n - 1, x->work.dtype, x->op};
+  return x->g->post(x->g, NULL, &rcv);
+}
+
+static void ring_pipelined(const ring_run *x, int steps, int window, int avg_over) {
+  hs_lower_group *g = x->g;
+  int n = g->size, S = x->S;
+  long total = (long)steps * S;
+  void **recv = malloc((size_t)total * sizeof *recv), **send = malloc((size_t)total * sizeof *send);
+  for (long i = 0; i < total && i < window; i++) recv[i] = post_slice(x, i, 1);
+  for (long i = 0; i < total && i < S; i++) send[i] = post_slice(x, i, 0); /* the first step's data is here */
+  for (long i = 0; i < total; i++) {
+    g->complete(g, recv[i]);
+    int s = x->first + (int)(i / S);
+    if (avg_over > 0 && s == n - 2) { /* the slice just completed is my own chunk's, reduced over all */
+      chunk c = piece(x->ch[g->me], (int)(i % S), S);
+      divide(x->work, c.off, c.cnt, avg_over);
+    }
+    if (i + window < total) recv[i + window] = post_slice(x, i + window, 1);
+    if (i + S < total) send[i + S] = post_slice(x, i + S, 0); /* forwards what just arrived */
+  }
+  for (long i = 0; i < total; i++) g->complete(g, send[i]);
+  free(recv);
+  free(send);
+}
+
+/* Global steps [first, first + steps) of the ring over work cut into ch;
+ * divides my own chunk by avg_over (when > 0) once it is fully reduced. */
+static void ring_steps(hs_lower_group *g, hs_buf work, const chunk *ch, int first, int steps, hs_redop op,
+                       int avg_over) {
+  int n = g->size, r = g->me;
+  hs_ring_pipeline p = ring_pipeline(g, ch, esz(work));
+  if (g->ring) { /* timed at once; timing-only, so nothing to divide */
+    size_t *bytes = malloc((size_t)n * sizeof *bytes);
+    for (int i = 0; i < n; i++) bytes[i] = ch[i].cnt * esz(work);
+    g->ring(g, first, steps, bytes, p);
+    free(bytes);
+    return;
+  }
+  if (p.window > 0 && g->post && g->complete) {
+    ring_run x = {g, work, ch, first, p.slices, op};
+    ring_pipelined(&x, steps, p.window, avg_over);
+    return;
+  }
+  for (int s = first; s < first + steps; s++) {
+    send_recv(g, mod(r + 1, n), work, ch[ring_chunk(r, s, n)], mod(r - 1, n), ch[ring_chunk(r - 1, s, n)], s < n - 1,
+              op);
+    if (avg_over > 0 && s == n - 2) divide(work, ch[r].off, ch[r].cnt, avg_over);
+  }
 }
 
 /* After it, rank r holds chunk r reduced over the whole group. */
 static void ring_rs_phase(hs_lower_group *g, hs_buf work, const chunk *ch, hs_redop op) {
-  int n = g->size, r = g->me;
-  if (ring_hook(g, 0, work, ch)) return;
-  for (int s = 0; s < n - 1; s++)
-    send_recv(g, mod(r + 1, n), work, ch[mod(r - 1 - s, n)], mod(r - 1, n), ch[mod(r - 2 - s, n)], 1, op);
+  ring_steps(g, work, ch, 0, g->size - 1, op, 0);
 }
 
 /* Starting from chunk r on rank r, every rank ends with every chunk. */
 static void ring_ag_phase(hs_lower_group *g, hs_buf work, const chunk *ch) {
-  int n = g->size, r = g->me;
-  if (ring_hook(g, 1, work, ch)) return;
-  for (int s = 0; s < n - 1; s++)
-    send_recv(g, mod(r + 1, n), work, ch[mod(r - s, n)], mod(r - 1, n), ch[mod(r - s - 1, n)], 0, HS_SUM);
+  ring_steps(g, work, ch, g->size - 1, g->size - 1, HS_SUM, 0);
 }
 
 /* In-place ring allreduce of buf with SUM/MIN/MAX; divides by `avg_over`
@@ -119,9 +222,7 @@ static void ring_allreduce_inplace(hs_lower_group *g, hs_buf buf, hs_redop op, i
   }
   chunk *ch = malloc(n * sizeof *ch);
   split_even(buf.count, n, ch);
-  ring_rs_phase(g, buf, ch, op);
-  if (avg_over > 0) divide(buf, ch[g->me].off, ch[g->me].cnt, avg_over);
-  ring_ag_phase(g, buf, ch);
+  ring_steps(g, buf, ch, 0, 2 * (n - 1), op, avg_over); /* one pipeline: allgather slices follow on arrival */
   free(ch);
 }
 
@@ -268,6 +369,10 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->gpus_per_node = parent->gpus_per_node;
   out->exchange = parent->exchange;
   out->ring = parent->ring;
+  out->post = parent->post;
+  out->complete = parent->complete;
+  out->slice = parent->slice;
+  out->window = parent->window;
   out->ctx = parent->ctx;
 }
 

@@ -44,10 +44,26 @@ typedef void (*hs_exchange_fn)(const hs_lower_group *g, const hs_lower_send *s, 
  * hierarchical lowerings derive others (a node, a rail, the leaders)
  * without any agreement protocol, since every member can compute them from
  * the placement (world rank / gpus_per_node). */
-/* Optional: a backend that times a whole ring phase at once (the
- * simulator's fast fidelity) is handed the phase instead of its n-1
- * exchanges. gather: 0 reduce-scatter, 1 allgather; bytes[i]: chunk i. */
-typedef void (*hs_ring_fn)(const hs_lower_group *g, int gather, const size_t *bytes);
+/* Optional: a backend that times whole ring phases at once (the
+ * simulator's fast fidelity) is handed them instead of their messages.
+ * The ring runs global steps [first, first + steps) of a ring allreduce's
+ * 2(n-1): steps 0..n-2 reduce-scatter, n-1..2n-3 allgather; at global step
+ * s, position j sends chunk (j - 1 - s) mod n to j + 1. bytes[i]: chunk i.
+ * p: how it is pipelined (window 0: lock-step). */
+typedef struct {
+  int slices; /* per chunk, at every step */
+  int window; /* slices in flight per connection; 0: lock-step exchanges */
+} hs_ring_pipeline;
+typedef void (*hs_ring_fn)(const hs_lower_group *g, int first, int steps, const size_t *bytes, hs_ring_pipeline p);
+
+/* Optional: post one send (r NULL) or one receive (s NULL) now and
+ * complete it later, in any order; the completion delivers a receive
+ * (copy or reduce). Schedules that forward on arrival (the pipelined ring)
+ * need them; without them those run as lock-step exchanges. After a
+ * failure a backend may post nothing and complete at once: the lowering
+ * then runs to its end without effect, and the backend reports it. */
+typedef void *(*hs_post_fn)(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r);
+typedef void (*hs_complete_fn)(const hs_lower_group *g, void *posted);
 
 struct hs_lower_group {
   char tag[48];
@@ -56,8 +72,23 @@ struct hs_lower_group {
   int gpus_per_node;
   hs_exchange_fn exchange;
   hs_ring_fn ring; /* NULL: every ring step goes through exchange */
+  hs_post_fn post; /* NULL: no forwarding on arrival (see hs_post_fn) */
+  hs_complete_fn complete;
+  size_t slice;    /* ring pipelining: bytes per slice (sim.slice) */
+  int window;      /* slices in flight per connection (sim.slices_in_flight); 0: lock-step */
   void *ctx; /* the backend's per-rank state */
 };
+
+/* How a ring pipelines chunks of at most max_bytes (and at least
+ * min_count elements): S slices of at most `slice` bytes each, a multiple
+ * of `window` above it (so a window's worth never straddles two steps),
+ * never more than min_count; window 0: lock-step, one slice. */
+hs_ring_pipeline hs_lower_ring_pipeline(size_t max_bytes, size_t min_count, size_t slice, int window);
+
+/* Units a ring step moves one after another on a connection: ceil(S /
+ * window) when S exceeds the window, else 1 (all S side by side). Each
+ * pays the hop's latency (docs/fidelity.md, the pipelined ring). */
+int hs_lower_ring_units(hs_ring_pipeline p);
 
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);

@@ -141,9 +141,11 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "    \"sim\": {\"network_model\": ");
   json_str(f, sc->sim.network_model);
   fprintf(f, ", \"crosstraffic\": %s, \"tcp_gamma_B\": %.9g, \"latency_factor\": %.9g, \"bandwidth_factor\": %.9g, "
-             "\"collectives\": \"%s\", \"channels\": %d, \"stack_size_B\": %.9g},\n",
+             "\"collectives\": \"%s\", \"channels\": %d, \"slice_B\": %.9g, \"slices_in_flight\": %d, "
+             "\"stack_size_B\": %.9g},\n",
           sc->sim.crosstraffic ? "true" : "false", sc->sim.tcp_gamma, sc->sim.latency_factor, sc->sim.bandwidth_factor,
-          hs_coll_algo_name(sc->sim.collectives), sc->sim.channels, sc->sim.stack_size);
+          hs_coll_algo_name(sc->sim.collectives), sc->sim.channels, sc->sim.slice, sc->sim.slices_in_flight,
+          sc->sim.stack_size);
   static const char *const transports[] = {"auto", "mpi", "nccl"}, *const lowerings[] = {"auto", "hearsay", "mpi"};
   fprintf(f, "    \"real\": {\"transport\": \"%s\", \"emulate\": %s, \"lowering\": \"%s\"}\n  }\n",
           transports[sc->real.transport], sc->real.emulate ? "true" : "false", lowerings[sc->real.lowering]);
