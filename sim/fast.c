@@ -536,13 +536,12 @@ static void ring_pipelined(const fast_ring *ring, double *t) {
   for (long u = 0; u < units; u++) {
     int step = (int)(u / G), g = (int)(u % G);
     for (int j = 0; j < n; j++) {
-      int succ = j + 1 < n ? j + 1 : 0, prev = j ? j - 1 : n - 1;
+      int succ = j + 1 < n ? j + 1 : 0;
       double ready = step == 0 ? t0[j] : A(u - G, j);
       double credit = u < L ? t0[succ] : A(u - L, succ);
       double bytes = (equal ? ring->total / n : step_bytes(ring, j, step)) * unit_frac[g];
       double begin = dmax(dmax(ready, credit) + ring->lat[j], txend[j]);
       txend[j] = begin + bytes / ring->rate[j];
-      (void)prev;
     }
     for (int j = 0; j < n; j++) A(u, j + 1 < n ? j + 1 : 0) = txend[j];
     if (g + 1 < G || step == 0) continue;
