@@ -341,7 +341,7 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
      * connection holds only `window` slices: when a step needs more (L ==
      * 1 step of credit), the slowest hop pays its latency per unit, else
      * it carries L steps at once. Exact on rings of equal hops. */
-    int credit_steps = pipe.slices >= pipe.window ? 1 : (pipe.window + pipe.slices - 1) / pipe.slices;
+    int credit_steps = hs_lower_ring_credit_lag(pipe);
     double path = steps * (units * j.mean_hop_latency + chunk_s);
     double pace = credit_steps == 1 ? steps * (units * j.hop_latency + chunk_s)
                                     : steps * fmax(chunk_s, (j.hop_latency + chunk_s) / credit_steps);

@@ -517,7 +517,7 @@ static void ring_lock_step(const fast_ring *ring, double *t) {
  * A member ends with its last receive and its last send. */
 static void ring_pipelined(const fast_ring *ring, double *t) {
   int n = ring->n, S = ring->pipe.slices, W = ring->pipe.window;
-  int G = hs_lower_ring_units(ring->pipe), L = S >= W ? 1 : (W + S - 1) / S;
+  int G = hs_lower_ring_units(ring->pipe), L = hs_lower_ring_credit_lag(ring->pipe);
   int hist = (L + G - 1) / G + 1; /* steps of arrivals kept: ready needs 1, credit ceil(L/G) */
   long units = (long)ring->steps * G;
   /* a[(step % hist) * G + g][j]: arrival at j of unit g of that step, from j-1 */

@@ -119,6 +119,10 @@ int hs_lower_ring_units(hs_ring_pipeline p) {
   return p.window > 0 && p.slices > p.window ? (p.slices + p.window - 1) / p.window : 1;
 }
 
+int hs_lower_ring_credit_lag(hs_ring_pipeline p) {
+  return p.window <= 0 || p.slices >= p.window ? 1 : (p.window + p.slices - 1) / p.slices;
+}
+
 static hs_ring_pipeline ring_pipeline(const hs_lower_group *g, const chunk *ch, size_t esize) {
   size_t hi = 0, lo = SIZE_MAX;
   for (int i = 0; i < g->size; i++) {

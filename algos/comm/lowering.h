@@ -90,6 +90,10 @@ hs_ring_pipeline hs_lower_ring_pipeline(size_t max_bytes, size_t min_count, size
  * pays the hop's latency (docs/fidelity.md, the pipelined ring). */
 int hs_lower_ring_units(hs_ring_pipeline p);
 
+/* How many units back the credit for a unit was freed: 1 when a step
+ * fills the window, else ceil(window / S) (several steps in flight). */
+int hs_lower_ring_credit_lag(hs_ring_pipeline p);
+
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);
 
