@@ -223,6 +223,15 @@ typedef enum {
   HS_COLL_ALGOS
 } hs_coll_algo;
 
+/* sim.protocol: how a collective's messages are carried, as NCCL's
+ * protocols do (algos/comm/protocol.h): LL (8-byte lines, half of them
+ * flags: lowest latency, half the bandwidth), LL128 (128-byte lines, 8
+ * bytes of flag), Simple (bulk copies with a fence and a flag per step:
+ * full bandwidth, the highest latency); none: the links alone, no
+ * protocol cost (alpha-beta closed forms). In NCCL's order. */
+typedef enum { HS_PROTO_LL, HS_PROTO_LL128, HS_PROTO_SIMPLE, HS_PROTOS } hs_proto;
+#define HS_PROTO_NONE HS_PROTOS
+
 /* How the simulator times collectives (docs/fidelity.md): every message a
  * SimGrid communication (step), or derived from the platform and the
  * ranks' arrival times without messages (fast); auto picks by size. */
@@ -238,7 +247,8 @@ typedef struct {
   double latency_factor, bandwidth_factor;
   hs_coll_algo collectives;
   int channels; /* parallel rings/trees; 0: as NCCL's search would (nccl_model.c) */
-  double slice;         /* bytes a ring moves per slice (NCCL Simple's step: 4 MiB buffer / 8) */
+  int protocol;         /* hs_proto, or HS_PROTO_NONE */
+  double slice;         /* bytes a ring moves per slice; 0: the protocol's step (protocol.h) */
   int slices_in_flight; /* per connection (NCCL_STEPS); 0: lock-step ring steps, as MPI's Sendrecv ring */
   hs_fidelity fidelity;
   double stack_size; /* bytes per actor stack */

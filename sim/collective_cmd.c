@@ -2,10 +2,12 @@
  *
  * One size (--bytes 100MiB): the detailed report of one collective: the
  * simulated time, the schedule that ran, algbw and busbw (nccl-tests'
- * definitions), the ring's closed form (docs/fidelity.md): pipelined,
+ * definitions), the ring's closed form (docs/fidelity.md), the protocol's
+ * launch plus: pipelined,
  * steps x (G x mean hop latency + M/n / slowest hop bandwidth) with G the
  * units a step moves one after another; lock-step (sim.slices_in_flight =
- * 0), steps x (slowest hop latency + M/n / slowest hop bandwidth),
+ * 0), steps x (slowest hop latency + M/n / slowest hop bandwidth), hop
+ * latencies with the protocol's and M with its wire bytes,
  * what the simulation cost, and with --model nccl what NCCL's own cost
  * model predicts (algos/comm/nccl_model.h).
  *
@@ -52,6 +54,8 @@ typedef struct {
   double finish;
   double hop_latency, hop_bandwidth; /* slowest ring hop */
   double mean_hop_latency;           /* over the ring's n hops */
+  hs_proto_cost cost;                /* the scenario's protocol, on every GPU of the cluster */
+  int gpus_per_node;
   long collectives[HS_COLL_ALGOS];
   double wall, rss_mib;
   long messages, actors;
@@ -72,7 +76,10 @@ static void rank_main(hs_worker *w, void *arg) {
       snprintf(b, sizeof b, "gpu%d", (r + 1) % w->size);
       sg_host_t ha = sg_host_by_name(a), hb = sg_host_by_name(b);
       if (ha == hb) continue;
-      double lat = sg_host_get_route_latency(ha, hb), bw = sg_host_get_route_bandwidth(ha, hb);
+      /* the link's latency and the protocol's on that kind of hop */
+      int same_node = r / j->gpus_per_node == ((r + 1) % w->size) / j->gpus_per_node;
+      double lat = sg_host_get_route_latency(ha, hb) + (same_node ? j->cost.hop_intra : j->cost.hop_net);
+      double bw = sg_host_get_route_bandwidth(ha, hb);
       j->mean_hop_latency += lat / w->size;
       if (lat > j->hop_latency) j->hop_latency = lat;
       if (bw < j->hop_bandwidth) j->hop_bandwidth = bw;
@@ -101,7 +108,9 @@ static double timed_bytes(int op, double bytes, int n) {
   return bytes < n ? 0 : floor(bytes / n) * n;
 }
 
-static void shape(coll_job *j, int n) {
+static void shape(const hs_scenario *sc, coll_job *j, int n) {
+  j->gpus_per_node = sc->cluster.gpus_per_node;
+  j->cost = hs_proto_cost_of(sc->sim.protocol, HS_PROTO_FOR_RING, sc->cluster.nodes > 1, sc->cluster.cpu == HS_CPU_AMD);
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
    * vector). */
@@ -284,7 +293,7 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
           printf("# %s of %.0f B skipped: it splits into %d shares of whole bytes\n", ops[op], b, n);
           continue;
         }
-        shape(&j, n);
+        shape(sc, &j, n);
         if (simulate_child(sc, platform, &j)) {
           fprintf(stderr, "hearsay collective: the simulation of %s at %.0f B failed\n", ops[op], j.bytes);
           rc = 1;
@@ -326,16 +335,19 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   int n = hs_scenario_gpus(sc);
   double bytes = o->min_bytes;
   coll_job j = {.op = op, .bytes = timed_bytes(op, bytes, n)};
-  shape(&j, n);
+  shape(sc, &j, n);
   simulate(sc, platform, &j);
   double M = j.bytes;
   double steps = op == 0 ? 2.0 * (n - 1) : (op <= 2 ? n - 1.0 : NAN);
   /* The slicing the lowering applies to this ring's largest chunk. */
   size_t esize = hs_dtype_size(j.dtype);
-  hs_ring_pipeline pipe = hs_lower_ring_pipeline((j.count + n - 1) / n * esize, j.count / n, (size_t)sc->sim.slice,
+  size_t slice = (size_t)(sc->sim.slice > 0 ? sc->sim.slice : j.cost.slice);
+  hs_ring_pipeline pipe = hs_lower_ring_pipeline((j.count + n - 1) / n * esize, j.count / n, slice,
                                                  sc->sim.slices_in_flight);
   int units = hs_lower_ring_units(pipe), pipelined = pipe.window > 0;
-  double chunk_s = M / n / j.hop_bandwidth, bound = steps * (j.hop_latency + chunk_s);
+  /* hop latencies include the protocol's (rank_main); its wire bytes
+   * slow every hop; its launch is paid once */
+  double chunk_s = M * j.cost.wire / n / j.hop_bandwidth, bound = steps * (j.hop_latency + chunk_s);
   if (pipelined) {
     /* The slices pay the latencies of the hops they cross; but a
      * connection holds only `window` slices: when a step needs more (L ==
@@ -347,6 +359,7 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
                                     : steps * fmax(chunk_s, (j.hop_latency + chunk_s) / credit_steps);
     bound = fmax(path, pace);
   }
+  bound += j.cost.launch;
   int ring = j.collectives[HS_COLL_RING] > 0 && op <= 2 && n > 1;
   double factor = bus_factor(op, n);
   char tb[32], tp[32], mb[32];
@@ -355,8 +368,9 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   /* Below 1 KiB the byte count itself (hs_format_bytes keeps 3 digits). */
   if (M < 1024) snprintf(mb, sizeof mb, "%.0f B", M);
   else hs_format_bytes(M, mb, sizeof mb);
-  printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s schedule, %s fidelity\n", ops[op], mb, n,
-         sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j), hs_sim_fidelity(sc, n));
+  printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s schedule, %s protocol, %s fidelity\n", ops[op], mb,
+         n, sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j), hs_proto_name(sc->sim.protocol),
+         hs_sim_fidelity(sc, n));
   if (M != bytes)
     printf("  timed            %.0f B, not the %.0f B asked: %s splits its vector into %d equal shares of whole "
            "bytes\n", M, bytes, ops[op], n);
@@ -369,6 +383,11 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   else if (ring)
     printf("  ring closed form %s  (lock-step; slowest hop: %.3g us, %.4g GB/s; simulated/closed form = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
+  if (sc->sim.protocol != HS_PROTO_NONE)
+    printf("  protocol         %s: launch %.3g us, hop %.3g us in a node / %.3g us across nodes, %.4g wire bytes per "
+           "byte, %.0f B slices (NCCL 2.30.7's constants; docs/fidelity.md)\n",
+           hs_proto_name(sc->sim.protocol), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
+           j.cost.wire, j.cost.slice);
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
   double nus;
   const char *na, *np;

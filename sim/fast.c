@@ -45,7 +45,8 @@ typedef struct {
   int match;    /* the peer's record holding the other end */
   int slot;     /* sends: which of that record's receives it is */
   size_t bytes;
-  double cost;  /* seconds, once compiled */
+  double cost;  /* seconds from when both ends are ready, once compiled */
+  double hop;   /* the protocol's: the send leaves this long after its sender is ready */
 } fast_flow;
 
 typedef struct {
@@ -64,7 +65,7 @@ typedef struct {
   int *rec;     /* per ring position: the index of this phase among that member's records */
   size_t *bytes;
   double total; /* of bytes */
-  double *lat, *rate; /* of the flow from position j to j+1 */
+  double *lat, *rate, *hop; /* of the flow from position j to j+1 (hop: as fast_flow's) */
 } fast_ring;
 
 typedef struct fast_sched {
@@ -75,6 +76,8 @@ typedef struct fast_sched {
   hs_dtype dtype;
   int root;
   hs_coll_algo algo; /* the schedule the selector chose */
+  int proto;         /* and its protocol */
+  hs_exec how;
   /* schedule */
   int n;
   int *index_of; /* world rank -> member index (-1: not a member) */
@@ -166,6 +169,7 @@ static void record_ring(const hs_lower_group *g, int first, int steps, const siz
     ring->bytes = malloc((size_t)g->size * sizeof(size_t));
     ring->lat = calloc((size_t)g->size, sizeof(double));
     ring->rate = calloc((size_t)g->size, sizeof(double));
+    ring->hop = calloc((size_t)g->size, sizeof(double));
     for (int j = 0; j < g->size; j++) ring->members[j] = s->index_of[g->members[j]];
     memcpy(ring->bytes, bytes, (size_t)g->size * sizeof(size_t));
     for (int j = 0; j < g->size; j++) ring->total += (double)bytes[j];
@@ -380,11 +384,20 @@ static void share(const sim_world *w, const struct sim_fast *f, flow_ref *fl, in
   free(count), free(first), free(fill), free(through), free(fixed), free(tight);
 }
 
+/* The protocol's latency on the hop between two world ranks (protocol.h). */
+static double hop_cost(const sim_world *w, const fast_sched *s, int src, int dst) {
+  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
+  return src / gpn == dst / gpn ? s->how.cost.hop_intra : s->how.cost.hop_net;
+}
+
 /* Flows at the same record index of the members' schedules run at the
- * same time (the lowerings are lock-step): they share bandwidth. */
+ * same time (the lowerings are lock-step): they share bandwidth. A
+ * protocol adds its hop latency to each flow's and moves `wire` bytes per
+ * payload byte (protocol.h), as the step fidelity's messages do. */
 /* world_of: the communicator's members (world ranks). */
 static void compile(const sim_world *w, const struct sim_fast *f, fast_sched *s, const int *world_of) {
   match_ends(s);
+  double wire = s->how.cost.wire > 1 ? s->how.cost.wire : 1;
   int depth = 0;
   for (int i = 0; i < s->n; i++) depth = s->n_recs[i] > depth ? s->n_recs[i] : depth;
   char *ring_done = calloc((size_t)s->n_rings + 1, 1);
@@ -428,9 +441,11 @@ static void compile(const sim_world *w, const struct sim_fast *f, fast_sched *s,
       fast_rec *r = &s->recs[i][k];
       for (int j = 0; j < r->n_send; j++, q++) {
         fast_flow *fw = &r->flows[j];
-        fw->cost = scratch_lat[q] + (double)fw->bytes / scratch_rate[q];
+        fw->cost = scratch_lat[q] + (double)fw->bytes * wire / scratch_rate[q];
+        fw->hop = hop_cost(w, s, world_of[i], world_of[fw->peer]);
         fast_rec *other = &s->recs[fw->peer][fw->match];
         other->flows[other->n_send + fw->slot].cost = fw->cost; /* the same flow, seen from the receiver */
+        other->flows[other->n_send + fw->slot].hop = fw->hop;
       }
     }
     free(fl);
@@ -438,6 +453,13 @@ static void compile(const sim_world *w, const struct sim_fast *f, fast_sched *s,
     free(scratch_rate);
   }
   free(ring_done);
+  for (int r = 0; r < s->n_rings; r++) {
+    fast_ring *ring = s->rings[r];
+    for (int j = 0; j < ring->n && ring->n > 1; j++) {
+      ring->hop[j] = hop_cost(w, s, world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]]);
+      ring->rate[j] /= wire;
+    }
+  }
   s->start = malloc((size_t)s->n * sizeof *s->start);
   for (int i = 0; i < s->n; i++) s->start[i] = malloc(((size_t)s->n_recs[i] + 1) * sizeof(double));
   s->pos = malloc((size_t)s->n * sizeof(int));
@@ -480,8 +502,8 @@ static void ring_lock_step(const fast_ring *ring, double *t) {
       for (int j = 0; j < n; j++) cost[j] = ring->lat[j] + step_bytes(ring, j, step) / ring->rate[j];
     for (int j = 0; j < n; j++) {
       int prev = j ? j - 1 : n - 1, succ = j + 1 < n ? j + 1 : 0;
-      double got = dmax(t[prev], t[j]) + cost[prev];
-      double gave = dmax(t[j], t[succ]) + cost[j];
+      double got = dmax(t[prev] + ring->hop[prev], t[j]) + cost[prev];
+      double gave = dmax(t[j] + ring->hop[j], t[succ]) + cost[j];
       next[j] = dmax(got, gave);
     }
     /* The recurrence is max-plus linear with the same costs at every step:
@@ -540,7 +562,7 @@ static void ring_pipelined(const fast_ring *ring, double *t) {
       double ready = step == 0 ? t0[j] : A(u - G, j);
       double credit = u < L ? t0[succ] : A(u - L, succ);
       double bytes = (equal ? ring->total / n : step_bytes(ring, j, step)) * unit_frac[g];
-      double begin = dmax(dmax(ready, credit) + ring->lat[j], txend[j]);
+      double begin = dmax(dmax(ready + ring->hop[j], credit) + ring->lat[j], txend[j]);
       txend[j] = begin + bytes / ring->rate[j];
     }
     for (int j = 0; j < n; j++) A(u, j + 1 < n ? j + 1 : 0) = txend[j];
@@ -596,7 +618,8 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
   int done = 0;
   for (int i = 0; i < s->n; i++) {
     s->pos[i] = 0;
-    s->start[i][0] = arrival[i];
+    /* the protocol's launch (protocol.h), as the step fidelity sleeps it */
+    s->start[i][0] = arrival[i] + (s->n > 1 && s->kind != HS_OP_P2P ? s->how.cost.launch : 0);
     done += s->n_recs[i] == 0;
   }
   while (done < s->n) {
@@ -620,8 +643,12 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
         if (!ready) break;
         double t0 = s->start[i][k], t = t0;
         for (int x = 0; x < r->n_send + r->n_recv; x++) {
+          /* a message starts when its receiver has posted and its sender
+           * has, plus the protocol's hop (step's deferred send) */
           const fast_flow *fw = &r->flows[x];
-          t = dmax(t, dmax(t0, s->start[fw->peer][fw->match]) + fw->cost);
+          double theirs = s->start[fw->peer][fw->match];
+          double start = x < r->n_send ? dmax(t0 + fw->hop, theirs) : dmax(t0, theirs + fw->hop);
+          t = dmax(t, start + fw->cost);
         }
         s->start[i][k + 1] = t;
         s->pos[i]++;
@@ -649,11 +676,12 @@ static sim_fast *fast_create(sim_world *w) {
   return f;
 }
 
-static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, hs_coll_algo algo) {
+static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_exec *how) {
+  hs_coll_algo algo = how->algo;
   sim_fast *f = w->fast;
   for (fast_sched *s = f->scheds; s; s = s->next)
     if (s->ctx == c->ctx && s->kind == o->kind && s->send_count == o->send.count && s->recv_count == o->recv.count &&
-        s->dtype == o->send.dtype && s->root == o->root && s->algo == algo)
+        s->dtype == o->send.dtype && s->root == o->root && s->algo == algo && s->proto == how->proto)
       return s;
   fast_sched *s = calloc(1, sizeof *s);
   s->ctx = c->ctx;
@@ -663,6 +691,8 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, hs_coll_a
   s->dtype = o->send.dtype;
   s->root = o->root;
   s->algo = algo;
+  s->proto = how->proto;
+  s->how = *how;
   s->n = c->g.size;
   s->index_of = malloc((size_t)w->n * sizeof(int));
   for (int r = 0; r < w->n; r++) s->index_of[r] = -1;
@@ -680,7 +710,7 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, hs_coll_a
 
 static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   recorder rc = {s, c->g.me};
-  hs_lower_group g = c->g;
+  hs_lower_group g = hs_sim_group_for(c, &s->how);
   g.exchange = record_exchange;
   g.ring = record_ring;
   g.post = NULL;
@@ -746,11 +776,11 @@ static int arrived(sim_fast *f, fast_call *k, int me, double arrival) {
   return 1;
 }
 
-fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, hs_coll_algo algo, void *token, double arrival) {
+fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, const hs_exec *how, void *token, double arrival) {
   sim_world *w = c->self->world;
   if (!w->fast) w->fast = fast_create(w); /* the first collective a plan times */
   sim_fast *f = w->fast;
-  fast_sched *s = sched_get(w, c, o, algo);
+  fast_sched *s = sched_get(w, c, o, how);
   int me = c->g.me;
   if (!s->has[me]) record(c, o, s);
   c->self->w.bytes_sent += (uint64_t)s->sent[me];

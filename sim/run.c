@@ -80,7 +80,7 @@ static int run_staged(void *arg, const char *stage, const char *target) {
 
   hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = hs_sim_fidelity(sc, n), .ranks = n,
                       .wall_time = stats.wall_time, .messages = stats.messages,
-                      .actors = stats.actors, .collectives = stats.collectives,
+                      .actors = stats.actors, .collectives = stats.collectives, .protocols = stats.protocols,
                       .n_failures = stats.n_failures,
                       .listed = stats.n_failures < HS_SIM_FAILURES_MAX ? stats.n_failures : HS_SIM_FAILURES_MAX,
                       .failure_time = stats.failure_time, .failure_what = (const char (*)[48])stats.failure_what,

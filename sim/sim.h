@@ -30,6 +30,7 @@ typedef struct {
   long messages;         /* point-to-point messages simulated */
   long fast_collectives; /* collectives timed without messages (fidelity fast) */
   long collectives[HS_COLL_ALGOS]; /* collectives run, by the schedule the selector chose */
+  long protocols[HS_PROTOS + 1];   /* and by the protocol that carried them (hs_proto, HS_PROTO_NONE) */
   long actors;           /* SimGrid actors started: ranks, the stream actors needed, threads */
   /* failures { } that struck before the end (the first HS_SIM_FAILURES_MAX) */
   int n_failures;

@@ -82,6 +82,7 @@ struct sim_world {
   hs_offer offer;          /* what this run's communicators can run (engine.c) */
   sim_fast *fast;          /* timed collectives (fast.c), from the first one on */
   long collectives[HS_COLL_ALGOS]; /* collectives run, by schedule (counted once, at member 0) */
+  long protocols[HS_PROTOS + 1];   /* and by protocol (hs_proto, HS_PROTO_NONE) */
   long library_collectives;
   long fast_collectives;   /* calls it timed */
   long actors;             /* actors started (hs_sim_track_actor) */
@@ -160,7 +161,11 @@ void hs_sim_stream_failed(sim_stream *st);
 /* backend.c: a communicator over members (shared, ref-counted). */
 hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me);
 
-/* fast.c: joins member c->g.me's part of the next fast call on c (schedule algo), with token
+/* stream.c: c's group as a collective run as `how` lowers on it: its
+ * protocol's costs and slice (protocol.h). */
+hs_lower_group hs_sim_group_for(const hs_comm *c, const hs_exec *how);
+
+/* fast.c: joins member c->g.me's part of the next fast call on c (run as how), with token
  * standing for it and its arrival time (NAN: not known yet, give it with
  * hs_sim_fast_arrive). Once every member's arrival is known the call is
  * timed: hs_sim_fast_timed(token, arrival, finish) for each member, from
@@ -169,7 +174,7 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me);
  * it is timed from the callback only. Returns the call when arrival is
  * NAN (for hs_sim_fast_arrive), else NULL. */
 typedef struct fast_call fast_call;
-fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, hs_coll_algo algo, void *token, double arrival);
+fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, const hs_exec *how, void *token, double arrival);
 void hs_sim_fast_arrive(sim_world *w, fast_call *k, int me, double arrival);
 /* stream.c: what a member's part of a timed fast call does. */
 void hs_sim_fast_timed(void *token, double arrival, double finish);

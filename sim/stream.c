@@ -139,7 +139,13 @@ void hs_sim_fast_timed(void *token, double arrival, double finish) {
   wake_all(r);
 }
 
-static void post_fast(sim_stream *st, hs_comm *c, const hs_op *op, hs_coll_algo algo, hs_request *r) {
+hs_lower_group hs_sim_group_for(const hs_comm *c, const hs_exec *how) {
+  hs_lower_group g = c->g;
+  hs_lower_use_protocol(&g, &how->cost, c->self->world->sc->sim.slice);
+  return g;
+}
+
+static void post_fast(sim_stream *st, hs_comm *c, const hs_op *op, const hs_exec *how, hs_request *r) {
   r->kind = REQ_FAST;
   r->st = st;
   r->op = *op;
@@ -149,7 +155,7 @@ static void post_fast(sim_stream *st, hs_comm *c, const hs_op *op, hs_coll_algo 
   if (st->fast_last) st->fast_last->succ = r; /* starts when that one ends */
   else arrival = dmax(r->posted, st->free_at);
   st->fast_last = r;
-  r->call = hs_sim_fast_join(c, op, algo, r, arrival);
+  r->call = hs_sim_fast_join(c, op, how, r, arrival);
 }
 
 /* ---- direct point-to-point --------------------------------------------------------------- */
@@ -202,9 +208,9 @@ static void drain_direct(sim_world *w, sim_stream *st) {
 
 /* A fast call run by the actor: join with the actor's clock as arrival,
  * sleep until the finish it gets. */
-static void run_fast(sim_world *w, hs_comm *c, const hs_op *op, hs_coll_algo algo) {
+static void run_fast(sim_world *w, hs_comm *c, const hs_op *op, const hs_exec *how) {
   hs_request part = {.kind = REQ_FAST};
-  hs_sim_fast_join(c, op, algo, &part, simgrid_get_clock());
+  hs_sim_fast_join(c, op, how, &part, simgrid_get_clock());
   if (!part.done) block_on(w, &part);
   if (part.finish > simgrid_get_clock()) sg_actor_sleep_until(part.finish);
 }
@@ -223,8 +229,14 @@ static void stream_main(int argc, char **argv) {
     drain_direct(w, st);
     double t0 = simgrid_get_clock();
     st->failed = 0;
-    if (o->how.engine == HS_ENGINE_TIMED) run_fast(w, st->comm, &o->op, o->how.algo);
-    else hs_lower_run(&st->comm->g, &o->op, o->how.algo);
+    if (o->how.engine == HS_ENGINE_TIMED) run_fast(w, st->comm, &o->op, &o->how);
+    else if (o->op.kind == HS_OP_P2P) hs_lower_run(&st->comm->g, &o->op, o->how.algo);
+    else {
+      /* A collective: its protocol's launch, then its messages. */
+      hs_lower_group g = hs_sim_group_for(st->comm, &o->how);
+      if (g.size > 1 && o->how.cost.launch > 0) sg_actor_sleep_for(o->how.cost.launch);
+      hs_lower_run(&g, &o->op, o->how.algo);
+    }
     hs_request *r = o->req;
     if (r->traced) trace_op(st->comm, &o->op, t0, simgrid_get_clock());
     hs_op_release(&o->op);
@@ -269,7 +281,10 @@ int hs_sim_stream_free(hs_comm *c) {
 int hs_sim_post_op(hs_comm *c, const hs_op *op, hs_request **req) {
   sim_world *w = c->self->world;
   hs_exec how = hs_plan_exec(&c->plan, op);
-  if (op->kind != HS_OP_P2P && c->g.me == 0) w->collectives[how.algo]++; /* what ran, for the summary */
+  if (op->kind != HS_OP_P2P && c->g.me == 0) { /* what ran, for the summary */
+    w->collectives[how.algo]++;
+    w->protocols[how.proto]++;
+  }
   hs_request *r = calloc(1, sizeof *r);
   if (!r) return HS_ENOMEM;
   r->owner = &c->self->w;
@@ -277,7 +292,7 @@ int hs_sim_post_op(hs_comm *c, const hs_op *op, hs_request **req) {
   sim_stream *st = stream_of(c);
   int idle = w->direct && st->queued == 0 && !st->p2p_open;
   if (idle && how.engine == HS_ENGINE_TIMED) {
-    post_fast(st, c, op, how.algo, r);
+    post_fast(st, c, op, &how, r);
     *req = r;
     return HS_OK;
   }

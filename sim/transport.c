@@ -11,8 +11,13 @@
  * Posting and completing are separate (hs_sim_post, hs_sim_complete) so
  * that a rank can post its gossip itself and compute while it flies
  * (stream.c); hs_sim_exchange does both for the lowering. */
+#include <math.h>
+#include <simgrid/actor.h>
 #include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
 #include <simgrid/mailbox.h>
+#include <simgrid/semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +105,15 @@ void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc) {
   free(mc);
 }
 
+/* ---- the protocol ------------------------------------------------------------------
+ * A collective's protocol (protocol.h) puts `wire` bytes on the links per
+ * payload byte, and its messages leave `hop` seconds after they are
+ * posted: SimGrid has no per-message latency, so the send itself waits. */
+
+static long wire_size(const hs_lower_group *g, size_t bytes) {
+  return g->wire > 1 ? (long)ceil((double)bytes * g->wire) : (long)bytes;
+}
+
 /* ---- posting and completing ------------------------------------------------------ */
 
 void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r,
@@ -115,7 +129,31 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
   p->is_recv = small ? p->is_recv_in : malloc((size_t)total);
   p->got = small ? p->got_in : malloc((size_t)(nr + 1) * sizeof *p->got);
   p->recv = small ? p->recv_in : malloc((size_t)(nr + 1) * sizeof *p->recv);
-  for (int i = 0; i < ns; i++) {
+  /* Receives first: with a protocol the sends wait out its hop below, and
+   * a message matches the same receive whenever it is posted. */
+  for (int i = 0; i < nr; i++) {
+    p->recv[i] = r[i];
+    p->mailbox[ns + i] = mailbox(c, g, r[i].peer, g->me);
+    p->is_recv[ns + i] = 1;
+    p->comms[ns + i] = sg_mailbox_get_async(p->mailbox[ns + i], &p->got[i]);
+  }
+  /* Sends by when they leave (the protocol's hop: same node first), in
+   * posting order among equals, so that pairs still match in order. */
+  double t0 = simgrid_get_clock();
+  int deferred = ns > 0 && (g->hop_intra > 0 || g->hop_net > 0);
+  int *order = deferred ? malloc((size_t)ns * sizeof *order) : NULL;
+  for (int i = 0; i < ns && deferred; i++) {
+    int k = i;
+    double h = hs_lower_hop(g, g->me, s[i].peer);
+    while (k > 0 && hs_lower_hop(g, g->me, s[order[k - 1]].peer) > h) order[k] = order[k - 1], k--;
+    order[k] = i;
+  }
+  for (int x = 0; x < ns; x++) {
+    int i = deferred ? order[x] : x;
+    if (deferred) {
+      double due = t0 + hs_lower_hop(g, g->me, s[i].peer);
+      if (due > simgrid_get_clock()) sg_actor_sleep_until(due);
+    }
     void *payload = &timing_only_token;
     if (s[i].data) {
       payload = malloc(s[i].bytes ? s[i].bytes : 1);
@@ -123,16 +161,11 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
     }
     p->mailbox[i] = mailbox(c, g, g->me, s[i].peer);
     p->is_recv[i] = 0;
-    p->comms[i] = sg_mailbox_put_async(p->mailbox[i], payload, (long)s[i].bytes);
+    p->comms[i] = sg_mailbox_put_async(p->mailbox[i], payload, wire_size(g, s[i].bytes));
     self->w.bytes_sent += s[i].bytes;
     self->world->messages++;
   }
-  for (int i = 0; i < nr; i++) {
-    p->recv[i] = r[i];
-    p->mailbox[ns + i] = mailbox(c, g, r[i].peer, g->me);
-    p->is_recv[ns + i] = 1;
-    p->comms[ns + i] = sg_mailbox_get_async(p->mailbox[ns + i], &p->got[i]);
-  }
+  free(order);
 }
 
 void hs_sim_wait_posted(sim_posted *p) {
@@ -200,12 +233,30 @@ void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
  * the world (sim_pending), so that a failure completes them as it does an
  * exchange's. */
 
-typedef struct {
-  sg_comm_t comm;
+typedef struct sim_async {
+  sg_comm_t comm; /* NULL while a send waits out its protocol hop */
   int is_recv, slot;
   hs_lower_recv recv;
   void *got;
+  /* a deferred send: what the proxy posts at `due` */
+  double due;
+  sg_mailbox_t mb;
+  void *payload;
+  long size;
+  sg_sem_t waiter; /* someone completes it before the proxy posted it */
+  struct sim_async *next;
 } sim_async;
+
+/* The protocol's hop defers each send (protocol.h); the rank must go on
+ * receiving and forwarding meanwhile, so a proxy actor per communicator
+ * posts them when due, as NCCL's proxy thread drives its network sends.
+ * A ring sends to one peer, so sends fall due in the order they are
+ * deferred: a queue. The proxy is a daemon blocked on its semaphore when
+ * idle; like a stream actor, it and its state last as long as the run. */
+typedef struct {
+  sg_sem_t items;
+  sim_async *head, *tail;
+} sim_proxy;
 
 struct sim_async_set {
   sim_pending pending; /* registered while n > 0 */
@@ -213,6 +264,7 @@ struct sim_async_set {
   char *is_recv;
   sim_async **posted;
   int n, cap;
+  sim_proxy *proxy; /* started with the first deferred send */
 };
 
 void hs_sim_async_free(sim_async_set *set) {
@@ -221,6 +273,40 @@ void hs_sim_async_free(sim_async_set *set) {
   free(set->is_recv);
   free(set->posted);
   free(set);
+}
+
+static void proxy_main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  sim_proxy *px = sg_actor_self_get_data();
+  sg_actor_daemonize(sg_actor_self());
+  for (;;) {
+    sg_sem_acquire(px->items);
+    sim_async *a = px->head;
+    px->head = a->next;
+    if (!px->head) px->tail = NULL;
+    if (a->due > simgrid_get_clock()) sg_actor_sleep_until(a->due);
+    a->comm = sg_mailbox_put_async(a->mb, a->payload, a->size);
+    if (a->waiter) sg_sem_release(a->waiter);
+  }
+}
+
+static void defer_send(hs_comm *c, sim_async_set *set, sim_async *a) {
+  sim_proxy *px = set->proxy;
+  if (!px) {
+    px = set->proxy = calloc(1, sizeof *px);
+    px->items = sg_sem_init(0);
+    char name[64];
+    snprintf(name, sizeof name, "proxy-%d-c%d", c->self->w.rank, c->ctx);
+    sg_actor_t actor = sg_actor_init(name, c->self->host);
+    sg_actor_set_data(actor, px);
+    sg_actor_start_(actor, proxy_main, 0, NULL);
+    hs_sim_track_actor(c->self, actor);
+  }
+  if (px->tail) px->tail->next = a;
+  else px->head = a;
+  px->tail = a;
+  sg_sem_release(px->items);
 }
 
 void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r) {
@@ -250,7 +336,16 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
       memcpy(payload, s->data, s->bytes);
     }
     mb = mailbox(c, g, g->me, s->peer);
-    a->comm = sg_mailbox_put_async(mb, payload, (long)s->bytes);
+    double hop = hs_lower_hop(g, g->me, s->peer);
+    if (hop > 0) {
+      a->due = simgrid_get_clock() + hop;
+      a->mb = mb;
+      a->payload = payload;
+      a->size = wire_size(g, s->bytes);
+      defer_send(c, set, a);
+    } else {
+      a->comm = sg_mailbox_put_async(mb, payload, wire_size(g, s->bytes));
+    }
     self->w.bytes_sent += s->bytes;
     world->messages++;
   } else {
@@ -280,6 +375,11 @@ void hs_sim_complete_one(const hs_lower_group *g, void *posted) {
   sim_world *world = c->self->world;
   sim_async_set *set = c->async;
   sim_async *a = posted;
+  if (!a->comm) { /* a send the proxy has not posted yet */
+    a->waiter = sg_sem_init(0);
+    sg_sem_acquire(a->waiter);
+    sg_sem_destroy(a->waiter);
+  }
   sg_comm_wait(a->comm);
   int last = --set->n;
   set->mailbox[a->slot] = set->mailbox[last];

@@ -22,6 +22,14 @@
  * And the latency-bound case of 16 x 8 GPUs with 5 ms between nodes: the
  * pipelined ring pays the latencies of the hops a slice crosses, about
  * 2(nodes-1) inter-node ones, where the lock-step ring pays 2(n-1).
+ * These are the links' own closed forms: sim.protocol = "none". With a
+ * protocol (protocol.h; NCCL 2.30.7's constants, written out here so that
+ * a changed table fails), every message's hop pays the protocol's latency
+ * on top of the link's, its bytes are `wire` times longer on the links,
+ * and the collective pays a launch once:
+ *   ring allreduce  launch + 2(n-1)(G(a + h) + wire M/(nB))
+ * lock-step (G = 1) and pipelined, for LL (launch 6.6 us, h 2.7 us across
+ * nodes, wire 2), LL128 (14 us, 4 us, 128/120) and Simple (8.4 us, 14 us, 1).
  * Each measurement is its own simulation, so every rank starts at t = 0. */
 #include <math.h>
 #include <string.h>
@@ -93,14 +101,14 @@ static void child(void *arg, FILE *report) {
 
 /* n nodes of one GPU on a flat switch: route latency 1 + 5 us, the NIC
  * (100 Gbps) the narrowest link. */
-static void one_gpu_nodes(char *lua, size_t len, int n) {
+static void one_gpu_nodes(char *lua, size_t len, int n, const char *protocol) {
   snprintf(lua, len,
            "cluster { nodes = %d, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
            "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
            "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-           "run { iterations = 1 }\n",
-           n);
+           "run { iterations = 1 }\nsim { protocol = \"%s\" }\n",
+           n, protocol);
 }
 
 int main(void) {
@@ -120,7 +128,7 @@ int main(void) {
         default: want = steps * (a + M / B); break;
         }
         char lua[1024], label[128];
-        one_gpu_nodes(lua, sizeof lua, n);
+        one_gpu_nodes(lua, sizeof lua, n, "none");
         snprintf(label, sizeof label, "%s n=%d M=%s", kind_name[k], n, j ? "100MiB" : "1MiB");
         timed_case tc = {lua, NULL, {(kind)k, Ms[j], 0}, want, label, 0};
         hs_test_in_child(label, child, &tc, 120);
@@ -139,7 +147,7 @@ int main(void) {
                       "  intra = { bandwidth = \"300GBps\", latency = \"2us\" },\n"
                       "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8 } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-                      "run { iterations = 1 }\n";
+                      "run { iterations = 1 }\nsim { protocol = \"none\" }\n";
     timed_case tc = {lua, "sim.collectives=hierarchical", {ALLREDUCE, 100u << 20, 0}, want,
                      "hierarchical allreduce 8x8 M=100MiB", 0};
     hs_test_in_child(tc.label, child, &tc, 120);
@@ -155,7 +163,7 @@ int main(void) {
           double core = h == 0 ? 2 * lg * a + 2.0 * (p - 1) / p * M / B : lg * (a + M / B);
           double want = core + (n != p ? 2 * (a + M / B) : 0);
           char lua[1024], label[128], set[64];
-          one_gpu_nodes(lua, sizeof lua, n);
+          one_gpu_nodes(lua, sizeof lua, n, "none");
           const char *algo = h == 0 ? "halving_doubling" : "recursive_doubling";
           snprintf(set, sizeof set, "sim.collectives=%s", algo);
           snprintf(label, sizeof label, "%s allreduce n=%d M=%s", algo, n, j ? "100MiB" : "1MiB");
@@ -173,7 +181,7 @@ int main(void) {
         double steps = k == ALLREDUCE ? 2.0 * (n - 1) : n - 1.0;
         double want = steps * (G * a + chunk / B);
         char lua[1024], label[128];
-        one_gpu_nodes(lua, sizeof lua, n);
+        one_gpu_nodes(lua, sizeof lua, n, "none");
         snprintf(label, sizeof label, "pipelined ring %s n=%d M=%s (%g windows per step)", kind_name[k], n,
                  j ? "100MiB" : "1MiB", G);
         timed_case tc = {lua, "sim.slices_in_flight=8", {(kind)k, Ms[j], 0}, want, label, 0};
@@ -189,7 +197,7 @@ int main(void) {
                       "  intra = { bandwidth = \"300GBps\", latency = \"1us\" },\n"
                       "  inter = { bandwidth = \"100Gbps\", latency = \"5ms\" } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-                      "run { iterations = 1 }\n";
+                      "run { iterations = 1 }\nsim { protocol = \"none\" }\n";
     double N = 16, n = 128, ae = 5e-3, ai = 1e-6;
     timed_case tc = {lua, "sim.slices_in_flight=8", {ALLREDUCE, 8192, 0}, 2 * (N - 1) * ae,
                      "latency-bound pipelined ring allreduce 16x8, 5 ms between nodes, 8 KiB",
@@ -199,6 +207,35 @@ int main(void) {
                        "latency-bound lock-step ring allreduce 16x8, 5 ms between nodes, 8 KiB",
                        2 * (n - 1) * (ae + 4 * ai) + 1e-4};
     hs_test_in_child(lock.label, child, &lock, 120);
+  }
+  /* The protocols, on the ring allreduce of one-GPU nodes (every hop
+   * across nodes): lock-step and pipelined, a latency-bound and a
+   * bandwidth-bound size. Pipelined slices are the protocol's step: 32 KiB
+   * (LL), 576000 B (LL128), 512 KiB (Simple); at 1 MiB over 8 a chunk is
+   * one to four slices, one window. */
+  {
+    static const struct {
+      const char *name;
+      double launch, hop, wire, slice;
+    } proto[] = {{"ll", 6.6e-6, 2.7e-6, 2.0, 32768},
+                 {"ll128", 14e-6, 4e-6, 128.0 / 120.0, 576000},
+                 {"simple", 8.4e-6, 14e-6, 1.0, 524288}};
+    const size_t sizes[] = {8192, 1u << 20};
+    for (int p = 0; p < 3; p++)
+      for (int j = 0; j < 2; j++)
+        for (int w = 0; w < 2; w++) {
+          int n = 8;
+          double M = (double)sizes[j], chunk = M / n;
+          double S = ceil(chunk / proto[p].slice), G = w && S > 8 ? ceil(S / 8) : 1;
+          double want = proto[p].launch + 2 * (n - 1) * (G * (a + proto[p].hop) + proto[p].wire * chunk / B);
+          char lua[1024], label[160];
+          one_gpu_nodes(lua, sizeof lua, n, proto[p].name);
+          snprintf(label, sizeof label, "%s protocol, %s ring allreduce n=%d M=%s", proto[p].name,
+                   w ? "pipelined" : "lock-step", n, j ? "1MiB" : "8KiB");
+          timed_case tc = {lua, w ? "sim.slices_in_flight=8" : "sim.slices_in_flight=0", {ALLREDUCE, sizes[j], 0},
+                           want, label, 0};
+          hs_test_in_child(label, child, &tc, 120);
+        }
   }
   return tap_done(0);
 }

@@ -88,12 +88,17 @@ static void test_noise(void) {
 /* ---- iterations by hand ------------------------------------------------------------- */
 
 /* No overlap, one bucket: compute, then one allreduce. 1 Tflop/s GPUs make
- * ResNet-50's compute milliseconds long, far above rounding. */
+ * ResNet-50's compute milliseconds long, far above rounding. The links
+ * alone (sim.protocol = "none"): with a protocol, a message leaves its
+ * hop's latency after its sender posts it, so a late rank finds its first
+ * message waiting, and how much that saves depends on whether that hop
+ * crosses nodes: the collective's time after the last arrival would differ
+ * by a few microseconds with the late rank's place in the ring. */
 static const char *base_lua =
     "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '20TF' }, inter = { bandwidth = '25Gbps' } }\n"
     "workload { model = 'resnet50', batch = 16 }\n"
     "algorithm { name = 'gradient_allreduce', overlap = false, bucket_size = '1GiB' }\n"
-    "run { iterations = %d, seed = 5 }\n%s";
+    "run { iterations = %d, seed = 5 } sim { protocol = 'none' }\n%s";
 
 static void run(const char *name, int iters, const char *extra, hs_csv_run *r) {
   char lua[4096];

@@ -104,6 +104,18 @@ static hs_buf scratch(hs_buf like, size_t count) {
 
 static int ring_chunk(int r, int s, int n) { return mod(r - 1 - s, n); }
 
+void hs_lower_use_protocol(hs_lower_group *g, const hs_proto_cost *c, double slice) {
+  g->wire = c->wire;
+  g->hop_intra = c->hop_intra;
+  g->hop_net = c->hop_net;
+  g->slice = (size_t)(slice > 0 ? slice : c->slice);
+}
+
+double hs_lower_hop(const hs_lower_group *g, int from, int to) {
+  int gpn = g->gpus_per_node > 0 ? g->gpus_per_node : 1;
+  return g->members[from] / gpn == g->members[to] / gpn ? g->hop_intra : g->hop_net;
+}
+
 hs_ring_pipeline hs_lower_ring_pipeline(size_t max_bytes, size_t min_count, size_t slice, int window) {
   hs_ring_pipeline p = {1, window > 0 ? window : 0};
   if (p.window == 0 || slice == 0) return p;
@@ -377,6 +389,9 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->complete = parent->complete;
   out->slice = parent->slice;
   out->window = parent->window;
+  out->wire = parent->wire;
+  out->hop_intra = parent->hop_intra;
+  out->hop_net = parent->hop_net;
   out->ctx = parent->ctx;
 }
 

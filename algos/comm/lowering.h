@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "algos/comm/comm.h"
+#include "algos/comm/protocol.h"
 #include "scenarios/scenario.h"
 
 typedef struct {
@@ -74,10 +75,23 @@ struct hs_lower_group {
   hs_ring_fn ring; /* NULL: every ring step goes through exchange */
   hs_post_fn post; /* NULL: no forwarding on arrival (see hs_post_fn) */
   hs_complete_fn complete;
-  size_t slice;    /* ring pipelining: bytes per slice (sim.slice) */
+  size_t slice;    /* ring pipelining: bytes per slice (sim.slice, else the protocol's step) */
   int window;      /* slices in flight per connection (sim.slices_in_flight); 0: lock-step */
+  /* The protocol's costs (protocol.h), paid by backends that time
+   * messages: each message occupies `wire` times its bytes on the links
+   * and leaves hop_intra (same node) or hop_net (across nodes) seconds
+   * after it is posted. 0: none. */
+  double wire, hop_intra, hop_net;
   void *ctx; /* the backend's per-rank state */
 };
+
+/* Sets g's protocol costs (wire, hops) and its slice: `slice` bytes when
+ * positive (sim.slice), else the protocol's step. */
+void hs_lower_use_protocol(hs_lower_group *g, const hs_proto_cost *c, double slice);
+
+/* Seconds the protocol adds to a message of g from member `from` to
+ * member `to` (hop_intra or hop_net by their nodes). */
+double hs_lower_hop(const hs_lower_group *g, int from, int to);
 
 /* How a ring pipelines chunks of at most max_bytes (and at least
  * min_count elements): S slices of at most `slice` bytes each, a multiple

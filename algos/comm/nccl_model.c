@@ -11,7 +11,7 @@
 
 #include "scenarios/links.h"
 
-enum { HW_NVLINK, HW_PCI, HW_NET };
+enum { HW_NVLINK = HS_NCCL_HW_NVLINK, HW_PCI = HS_NCCL_HW_PCI, HW_NET = HS_NCCL_HW_NET };
 
 /* baseLatencies [algo][proto], us */
 static const double base_lat[HS_NCCL_ALGOS][HS_PROTOS] = {
@@ -139,11 +139,7 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
           /* the search's channels are the same for every ring here (sameChannels) */
           lat += l;
         } else {
-          double net_overhead = 0;
-          if (nodes > 1) {
-            net_overhead = t->cpu_amd ? 2.0 : 1.0;
-            if (p == HS_PROTO_SIMPLE) net_overhead *= 3;
-          }
+          double net_overhead = nodes > 1 ? hs_nccl_net_overhead((hs_proto)p, t->cpu_amd) * 1e6 : 0;
           intra_lat = intra_lat > net_overhead ? intra_lat : net_overhead;
           int inter_steps = nodes == 1 ? 0 : allreduce ? 2 * (nodes - 1) : nodes - 1;
           lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
@@ -231,13 +227,22 @@ void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
   t->collnet = c->in_network_reduction;
 }
 
+double hs_nccl_base_latency(hs_nccl_algo a, hs_proto p) {
+  return a < HS_NCCL_ALGOS && p < HS_PROTOS ? base_lat[a][p] * 1e-6 : 0;
+}
+
+double hs_nccl_hop_latency(hs_nccl_hw hw, hs_nccl_algo a, hs_proto p) {
+  return hw <= HS_NCCL_HW_NET && a < HS_NCCL_ALGOS && p < HS_PROTOS ? hw_lat[hw][a][p] * 1e-6 : 0;
+}
+
+/* tuning.cc: netOverhead = 1 us (Intel hosts) or 2 us (AMD), x3 for Simple. */
+double hs_nccl_net_overhead(hs_proto p, int cpu_amd) {
+  double us = cpu_amd ? 2.0 : 1.0;
+  return (p == HS_PROTO_SIMPLE ? 3 * us : us) * 1e-6;
+}
+
 const char *hs_nccl_algo_name(hs_nccl_algo a) {
   static const char *const names[HS_NCCL_ALGOS] = {"tree", "ring", "collnet_direct", "collnet_chain",
                                                    "nvls", "nvls_tree", "pat"};
   return a < HS_NCCL_ALGOS ? names[a] : "?";
-}
-
-const char *hs_proto_name(hs_proto p) {
-  static const char *const names[HS_PROTOS] = {"ll", "ll128", "simple"};
-  return p < HS_PROTOS ? names[p] : "?";
 }

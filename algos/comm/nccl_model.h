@@ -21,6 +21,7 @@
 #define HS_NCCL_MODEL_H
 
 #include "algos/comm/comm.h"
+#include "algos/comm/protocol.h"
 #include "scenarios/scenario.h"
 
 /* NCCL's algorithms and protocols, in NCCL's order. */
@@ -35,7 +36,6 @@ typedef enum {
   HS_NCCL_ALGOS
 } hs_nccl_algo;
 
-typedef enum { HS_PROTO_LL, HS_PROTO_LL128, HS_PROTO_SIMPLE, HS_PROTOS } hs_proto;
 
 /* What NCCL's model knows of a communicator. */
 typedef struct {
@@ -74,7 +74,16 @@ int hs_nccl_pick(const hs_nccl_model *m, hs_op_kind k, double bytes, hs_nccl_alg
 /* The model's view of the whole cluster of sc (every GPU one rank). */
 void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t);
 
+/* NCCL's latency constants, in seconds: the base latency of a collective
+ * (baseLat) and the latency of one hop over NVLink, PCI or the network
+ * (hwLat), for algorithm a and protocol p. protocol.c charges them. */
+typedef enum { HS_NCCL_HW_NVLINK, HS_NCCL_HW_PCI, HS_NCCL_HW_NET } hs_nccl_hw;
+double hs_nccl_base_latency(hs_nccl_algo a, hs_proto p);
+double hs_nccl_hop_latency(hs_nccl_hw hw, hs_nccl_algo a, hs_proto p);
+/* NCCL's floor on an intra-node hop of a multi-node collective: the
+ * proxy's overhead (tuning.cc netOverhead), seconds. */
+double hs_nccl_net_overhead(hs_proto p, int cpu_amd);
+
 const char *hs_nccl_algo_name(hs_nccl_algo a);
-const char *hs_proto_name(hs_proto p);
 
 #endif

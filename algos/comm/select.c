@@ -41,8 +41,12 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
    * choose here, per kind and size class, from the communicator's size and
    * members' placement. */
   hs_coll_algo algo = sc->sim.collectives;
-  hs_exec by_messages = {HS_ENGINE_MESSAGES, algo}, timed = {HS_ENGINE_TIMED, algo},
-          by_library = {HS_ENGINE_LIBRARY, algo};
+  int proto = sc->sim.protocol;
+  int gpn = sc->cluster.gpus_per_node > 0 ? sc->cluster.gpus_per_node : 1, multi_node = 0;
+  for (int i = 1; i < q->size && !multi_node; i++) multi_node = q->members[i] / gpn != q->members[0] / gpn;
+  hs_proto_cost cost = hs_proto_cost_of(proto, HS_PROTO_FOR_RING, multi_node, sc->cluster.cpu == HS_CPU_AMD);
+  hs_exec by_messages = {HS_ENGINE_MESSAGES, algo, proto, cost}, timed = {HS_ENGINE_TIMED, algo, proto, cost},
+          by_library = {HS_ENGINE_LIBRARY, algo, proto, cost};
   /* The library's own collectives when it is the only way, or when the
    * scenario asks for them (real.lowering = "mpi"; "auto" outside
    * emulation, where hearsay's schedules are what the emulated links

@@ -17,6 +17,7 @@
 #define HS_SELECT_H
 
 #include "algos/comm/comm.h"
+#include "algos/comm/protocol.h"
 #include "scenarios/scenario.h"
 
 /* Who carries an operation out. */
@@ -31,6 +32,8 @@ typedef enum {
 typedef struct {
   hs_engine engine;
   hs_coll_algo algo; /* the schedule of MESSAGES and TIMED; LIBRARY picks its own */
+  int proto;         /* hs_proto or HS_PROTO_NONE: how MESSAGES and TIMED carry it */
+  hs_proto_cost cost; /* what that protocol costs on this communicator (protocol.h) */
 } hs_exec;
 
 /* What a backend can run, told to the selector for each communicator. */

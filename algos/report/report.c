@@ -141,10 +141,11 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "    \"sim\": {\"network_model\": ");
   json_str(f, sc->sim.network_model);
   fprintf(f, ", \"crosstraffic\": %s, \"tcp_gamma_B\": %.9g, \"latency_factor\": %.9g, \"bandwidth_factor\": %.9g, "
-             "\"collectives\": \"%s\", \"channels\": %d, \"slice_B\": %.9g, \"slices_in_flight\": %d, "
-             "\"stack_size_B\": %.9g},\n",
+             "\"collectives\": \"%s\", \"protocol\": \"%s\", \"channels\": %d, \"slice_B\": %.9g, "
+             "\"slices_in_flight\": %d, \"stack_size_B\": %.9g},\n",
           sc->sim.crosstraffic ? "true" : "false", sc->sim.tcp_gamma, sc->sim.latency_factor, sc->sim.bandwidth_factor,
-          hs_coll_algo_name(sc->sim.collectives), sc->sim.channels, sc->sim.slice, sc->sim.slices_in_flight,
+          hs_coll_algo_name(sc->sim.collectives), hs_proto_name(sc->sim.protocol), sc->sim.channels, sc->sim.slice,
+          sc->sim.slices_in_flight,
           sc->sim.stack_size);
   static const char *const transports[] = {"auto", "mpi", "nccl"}, *const lowerings[] = {"auto", "hearsay", "mpi"};
   fprintf(f, "    \"real\": {\"transport\": \"%s\", \"emulate\": %s, \"lowering\": \"%s\"}\n  }\n",
@@ -179,6 +180,12 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
     fprintf(f, "  \"collectives\": {");
     for (int a = 0; a < HS_COLL_ALGOS; a++)
       fprintf(f, "%s\"%s\": %ld", a ? ", " : "", hs_coll_algo_name((hs_coll_algo)a), info->collectives[a]);
+    fprintf(f, "},\n");
+  }
+  if (info->protocols) {
+    fprintf(f, "  \"protocols\": {");
+    for (int p = 0; p <= HS_PROTOS; p++)
+      fprintf(f, "%s\"%s\": %ld", p ? ", " : "", hs_proto_name(p), info->protocols[p]);
     fprintf(f, "},\n");
   }
   const struct {
@@ -338,6 +345,12 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
       fprintf(out, "  collectives");
       for (int a = 0, k = 0; a < HS_COLL_ALGOS; a++)
         if (info->collectives[a]) fprintf(out, "%s %s %ld", k++ ? "," : "", hs_coll_algo_name((hs_coll_algo)a), info->collectives[a]);
+      if (info->protocols) {
+        fprintf(out, " (protocol");
+        for (int p = 0, k = 0; p <= HS_PROTOS; p++)
+          if (info->protocols[p]) fprintf(out, "%s %s %ld", k++ ? "," : "", hs_proto_name(p), info->protocols[p]);
+        fputc(')', out);
+      }
       fputc('\n', out);
     }
   }

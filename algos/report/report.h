@@ -21,6 +21,7 @@ typedef struct {
   long messages;        /* simulated point-to-point messages, 0 if n/a */
   long actors;          /* simulated: SimGrid actors started (0 if n/a) */
   const long *collectives; /* collectives run per schedule (hs_coll_algo), or NULL if not counted */
+  const long *protocols;   /* and per protocol (hs_proto, HS_PROTO_NONE last), or NULL */
   /* failures { } that struck (simulated runs) */
   int n_failures;            /* all of them; the first `listed` are described */
   int listed;

@@ -1,0 +1,49 @@
+/* protocol.h — what a collective's protocol costs on a real machine.
+ *
+ * NCCL moves a collective's data with one of three protocols (sim.protocol;
+ * NCCL 2.30.7, src/include/device.h and src/graph/tuning.cc):
+ *  - LL: 8-byte stores of 4 data bytes and a 4-byte flag, polled by the
+ *    receiver: no fence, the lowest latency per hop, half the bandwidth;
+ *  - LL128: 128-byte lines of 120 data bytes and an 8-byte flag (NVLink);
+ *  - Simple: bulk copies, then a memory fence and a flag per step: full
+ *    bandwidth, the highest latency per hop.
+ * hearsay charges each as what it physically is:
+ *  - wire: bytes on the wire per payload byte (the flags): every message's
+ *    size on the links is multiplied by it;
+ *  - hop: the protocol's latency per hop (NCCL's hwLat for the kind of
+ *    link), added to every message of the collective on top of the link's
+ *    own latency (the scenario's link latency is what the network adds
+ *    beyond NCCL's estimate, as NCCL's latencyInter is);
+ *  - launch: NCCL's base latency, once per collective (kernel launch and
+ *    set-up);
+ *  - slice: the payload of one NCCL step (its buffer / NCCL_STEPS), what
+ *    the pipelined ring moves per message.
+ * HS_PROTO_NONE costs nothing: the links alone. */
+#ifndef HS_PROTOCOL_H
+#define HS_PROTOCOL_H
+
+#include "scenarios/scenario.h"
+
+typedef struct {
+  double wire;      /* >= 1 */
+  double hop_intra; /* s, per message between GPUs of one node */
+  double hop_net;   /* s, per message across nodes */
+  double launch;    /* s, per collective */
+  double slice;     /* bytes of payload per step */
+} hs_proto_cost;
+
+/* Which NCCL algorithm's constants a schedule pays: the tree's for trees,
+ * the ring's for everything else (rings, hierarchical rings, the
+ * doubling exchanges, which run with the same primitives). */
+typedef enum { HS_PROTO_FOR_RING, HS_PROTO_FOR_TREE } hs_proto_family;
+
+/* The costs of protocol p (or HS_PROTO_NONE) for a collective of family
+ * f on a communicator spanning one node or several (multi_node: an
+ * intra-node hop then costs at least NCCL's proxy overhead) on hosts with
+ * AMD CPUs or not. */
+hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu_amd);
+
+/* "ll", "ll128", "simple", "none". */
+const char *hs_proto_name(int p);
+
+#endif
