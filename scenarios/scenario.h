@@ -222,6 +222,8 @@ typedef enum {
   HS_COLL_RECURSIVE_DOUBLING, /* allreduce: whole vectors, log2 n exchanges */
   HS_COLL_ALGOS
 } hs_coll_algo;
+/* sim.collectives = "auto": the tuner picks per operation and size (algos/comm/tuner.h). */
+#define HS_COLL_AUTO HS_COLL_ALGOS
 
 /* sim.protocol: how a collective's messages are carried, as NCCL's
  * protocols do (algos/comm/protocol.h): LL (8-byte lines, half of them
@@ -231,6 +233,7 @@ typedef enum {
  * protocol cost (alpha-beta closed forms). In NCCL's order. */
 typedef enum { HS_PROTO_LL, HS_PROTO_LL128, HS_PROTO_SIMPLE, HS_PROTOS } hs_proto;
 #define HS_PROTO_NONE HS_PROTOS
+#define HS_PROTO_AUTO (HS_PROTOS + 1) /* the tuner picks (algos/comm/tuner.h) */
 
 /* How the simulator times collectives (docs/fidelity.md): every message a
  * SimGrid communication (step), or derived from the platform and the
@@ -245,9 +248,9 @@ typedef struct {
   bool crosstraffic;
   double tcp_gamma; /* bytes; 0 disables SimGrid's window cap */
   double latency_factor, bandwidth_factor;
-  hs_coll_algo collectives;
+  hs_coll_algo collectives; /* or HS_COLL_AUTO */
   int channels; /* parallel rings/trees; 0: as NCCL's search would (nccl_model.c) */
-  int protocol;         /* hs_proto, or HS_PROTO_NONE */
+  int protocol;         /* hs_proto, HS_PROTO_NONE or HS_PROTO_AUTO */
   double slice;         /* bytes a ring moves per slice; 0: the protocol's step (protocol.h) */
   int slices_in_flight; /* per connection (NCCL_STEPS); 0: lock-step ring steps, as MPI's Sendrecv ring */
   hs_fidelity fidelity;

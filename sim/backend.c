@@ -62,12 +62,17 @@ static void rendezvous_done(sim_world *w, sim_rendezvous *r) {
   while (*p != r) p = &(*p)->next;
   *p = r->next;
   for (int i = 0; i < r->size; i++)
-    if (r->groups[i] && --r->groups[i]->refs == 0) free(r->groups[i]);
+    if (r->groups[i] && --r->groups[i]->refs == 0) hs_sim_members_free(r->groups[i]);
   sg_barrier_destroy(r->barrier);
   free(r->color);
   free(r->key);
   free(r->groups);
   free(r);
+}
+
+void hs_sim_members_free(sim_members *m) {
+  free(m->plan);
+  free(m);
 }
 
 hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
@@ -95,9 +100,14 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.window = self->world->sc->sim.slices_in_flight;
   c->g.gpus_per_node = self->world->gpus_per_node;
   c->lane = self->comms++;
-  /* How each kind of operation runs on it: asked once, looked up per post. */
-  hs_select_query q = {self->world->sc, self->world->n, m->n, m->ranks, self->world->offer};
-  hs_select(&q, &c->plan);
+  /* How each kind of operation runs on it: asked once per member list,
+   * looked up per post. */
+  if (!m->plan) {
+    hs_select_query q = {self->world->sc, self->world->n, m->n, m->ranks, self->world->offer};
+    m->plan = malloc(sizeof *m->plan);
+    hs_select(&q, m->plan);
+  }
+  c->plan = m->plan;
   return c;
 }
 
@@ -125,6 +135,7 @@ static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
       int n = 0;
       for (int i = 0; i < r->size; i++) n += r->color[i] == color;
       sim_members *m = malloc(sizeof *m + n * sizeof(int));
+      m->plan = NULL;
       /* The rendezvous holds a reference until every member of the parent
        * has left it: a member that takes the group, uses and frees it at
        * once must not free it under one that has not read it yet. */
@@ -155,7 +166,7 @@ static void sim_comm_free(hs_comm *c) {
   if (!c) return;
   /* The stream actor is a daemon blocked on its queue; it ends with the
    * simulation. Its state stays allocated until then. */
-  if (--c->members->refs == 0 && c->ctx != 0) free(c->members);
+  if (--c->members->refs == 0 && c->ctx != 0) hs_sim_members_free(c->members);
   if (hs_sim_stream_free(c)) {
     hs_sim_mailbox_cache_free(c->mailboxes);
     hs_sim_async_free(c->async);

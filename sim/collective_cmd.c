@@ -54,7 +54,8 @@ typedef struct {
   double finish;
   double hop_latency, hop_bandwidth; /* slowest ring hop */
   double mean_hop_latency;           /* over the ring's n hops */
-  hs_proto_cost cost;                /* the scenario's protocol, on every GPU of the cluster */
+  int proto;                         /* the protocol the selector runs it with */
+  hs_proto_cost cost;                /* and its costs, on every GPU of the cluster */
   int gpus_per_node;
   long collectives[HS_COLL_ALGOS];
   double wall, rss_mib;
@@ -108,9 +109,25 @@ static double timed_bytes(int op, double bytes, int n) {
   return bytes < n ? 0 : floor(bytes / n) * n;
 }
 
+/* The selector's plan for the world communicator of sc (n ranks). */
+static hs_plan *world_plan(const hs_scenario *sc, int n) {
+  int *members = malloc((size_t)n * sizeof *members);
+  for (int r = 0; r < n; r++) members[r] = r;
+  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0}};
+  hs_plan *p = malloc(sizeof *p);
+  hs_select(&q, p);
+  free(members);
+  return p;
+}
+
 static void shape(const hs_scenario *sc, coll_job *j, int n) {
   j->gpus_per_node = sc->cluster.gpus_per_node;
-  j->cost = hs_proto_cost_of(sc->sim.protocol, HS_PROTO_FOR_RING, sc->cluster.nodes > 1, sc->cluster.cpu == HS_CPU_AMD);
+  /* the protocol the run will use: the scenario's, or the tuner's pick */
+  hs_plan *p = world_plan(sc, n);
+  j->proto = p->exec[kinds[j->op]].proto;
+  if (p->tuned) j->proto = hs_plan_tuned(p, kinds[j->op], hs_size_class(j->bytes)).proto;
+  free(p);
+  j->cost = hs_proto_cost_of(j->proto, HS_PROTO_FOR_RING, sc->cluster.nodes > 1, sc->cluster.cpu == HS_CPU_AMD);
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
    * vector). */
@@ -218,6 +235,37 @@ static void nccl_predict(const hs_nccl_model *m, int op, double bytes, double *u
 static int report_one(const hs_scenario *sc, const hs_collective_options *o, int op, const char *platform, FILE *csv,
                       const hs_nccl_model *m);
 
+/* "ring/simple": the schedule and the protocol that ran. */
+static const char *how_ran(const coll_job *j) {
+  static char buf[64];
+  snprintf(buf, sizeof buf, "%s/%s", schedule(j), hs_proto_name(j->proto));
+  return buf;
+}
+
+/* The tuner's picks for op over the world communicator, from 1 B to
+ * 8 GiB: where they change (the crossover sizes). Nothing when the
+ * scenario forces both the schedule and the protocol. */
+static void print_tuner(const hs_scenario *sc, int op, int n, const char *prefix) {
+  hs_plan *p = world_plan(sc, n);
+  if (!p->tuned) {
+    free(p);
+    return;
+  }
+  printf("%stuner (%s over %d ranks):", prefix, ops[op], n);
+  hs_tuned last = {0, 0, 0};
+  for (int c = 1; c <= 34; c++) {
+    hs_tuned t = hs_plan_tuned(p, kinds[op], c);
+    if (c > 1 && t.algo == last.algo && t.proto == last.proto) continue;
+    char from[32];
+    hs_format_bytes(ldexp(1, c - 1), from, sizeof from);
+    printf("%s from %s %s/%s", c > 1 ? "," : "", from, hs_lower_schedule_name(kinds[op], (hs_coll_algo)t.algo),
+           hs_proto_name(t.proto));
+    last = t;
+  }
+  printf(" (each size class [2^k, 2^(k+1)) picked at its middle)\n");
+  free(p);
+}
+
 static const char *type_name(const coll_job *j) { return j->dtype == HS_F32 ? "float" : "uint8"; }
 static const char *redop_name(int op) { return op == 0 || op == 1 || op == 4 ? "sum" : "none"; }
 static int root_of(int op) { return op == 3 || op == 4 ? 0 : -1; }
@@ -226,9 +274,9 @@ static int root_of(int op) { return op == 3 || op == 4 ? 0 : -1; }
 static void csv_row(FILE *csv, const hs_scenario *sc, const coll_job *j, int n, double nccl_us, const char *algo,
                     const char *proto) {
   double algbw = j->bytes / j->finish / 1e9;
-  fprintf(csv, "%s,%.0f,%zu,%s,%s,%d,%.6f,%.6f,%.6f,%s,%s,%.6f,%s,%s\n", ops[j->op], j->bytes, j->count, type_name(j),
+  fprintf(csv, "%s,%.0f,%zu,%s,%s,%d,%.6f,%.6f,%.6f,%s,%s,%.6f,%s,%s,%s\n", ops[j->op], j->bytes, j->count, type_name(j),
           redop_name(j->op), root_of(j->op), j->finish * 1e6, algbw, algbw * bus_factor(j->op, n), schedule(j),
-          hs_sim_fidelity(sc, n), nccl_us, algo, proto);
+          hs_sim_fidelity(sc, n), nccl_us, algo, proto, hs_proto_name(j->proto));
 }
 
 int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
@@ -267,7 +315,7 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
       return 2;
     }
     fprintf(csv, "op,size_B,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,schedule,fidelity,"
-                 "nccl_model_us,nccl_algorithm,nccl_protocol\n");
+                 "nccl_model_us,nccl_algorithm,nccl_protocol,protocol\n");
   }
   char platform[HS_PLATFORM_TEMP_LEN];
   if (hs_platform_write_temp(&sc->cluster, "hearsay collective", platform)) {
@@ -285,6 +333,7 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
            "algbw", "busbw", "schedule");
     if (o->model_nccl) printf(" %12s %-16s %8s", "nccl(us)", "nccl_algo", "sim/nccl");
     printf("\n");
+    for (int op = first; op <= last; op++) print_tuner(sc, op, n, "# ");
     for (int op = first; op <= last && rc == 0; op++) {
       /* at least one byte more each time: floor(1 x 1.1) is 1 again */
       for (double b = o->min_bytes; b <= o->max_bytes * (1 + 1e-12); b = fmax(floor(b * o->factor), b + 1)) {
@@ -301,7 +350,7 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
         }
         double t_us = j.finish * 1e6, algbw = j.bytes / j.finish / 1e9, busbw = algbw * bus_factor(op, n);
         printf(" %13.0f %12zu %8s %6s %5d %12.2f %8.3f %8.3f  %-17s", j.bytes, j.count, type_name(&j),
-               redop_name(op), root_of(op), t_us, algbw, busbw, schedule(&j));
+               redop_name(op), root_of(op), t_us, algbw, busbw, how_ran(&j));
         double nus;
         const char *na, *np;
         nccl_predict(&model, op, j.bytes, &nus, &na, &np);
@@ -369,12 +418,13 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   if (M < 1024) snprintf(mb, sizeof mb, "%.0f B", M);
   else hs_format_bytes(M, mb, sizeof mb);
   printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s schedule, %s protocol, %s fidelity\n", ops[op], mb,
-         n, sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j), hs_proto_name(sc->sim.protocol),
+         n, sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j), hs_proto_name(j.proto),
          hs_sim_fidelity(sc, n));
   if (M != bytes)
     printf("  timed            %.0f B, not the %.0f B asked: %s splits its vector into %d equal shares of whole "
            "bytes\n", M, bytes, ops[op], n);
   printf("  simulated time   %s\n", tb);
+  print_tuner(sc, op, n, "  ");
   if (ring && pipelined)
     printf("  ring closed form %s  (pipelined, %d slice%s per chunk, %d unit%s per step; hop latency mean %.3g us, "
            "max %.3g us; slowest hop %.4g GB/s; simulated/closed form = %.6f)\n",
@@ -383,10 +433,10 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   else if (ring)
     printf("  ring closed form %s  (lock-step; slowest hop: %.3g us, %.4g GB/s; simulated/closed form = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
-  if (sc->sim.protocol != HS_PROTO_NONE)
+  if (j.proto != HS_PROTO_NONE)
     printf("  protocol         %s: launch %.3g us, hop %.3g us in a node / %.3g us across nodes, %.4g wire bytes per "
            "byte, %.0f B slices (NCCL 2.30.7's constants; docs/fidelity.md)\n",
-           hs_proto_name(sc->sim.protocol), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
+           hs_proto_name(j.proto), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
            j.cost.wire, j.cost.slice);
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
   double nus;

@@ -27,8 +27,12 @@ typedef struct {
 typedef struct {
   int refs;
   int n;
-  int ranks[]; /* world ranks, in communicator order */
+  hs_plan *plan; /* the selector's plan, the same for every member: made by the first (O(n) when tuned) */
+  int ranks[];   /* world ranks, in communicator order */
 } sim_members;
+
+/* backend.c: frees a member list and its plan. */
+void hs_sim_members_free(sim_members *m);
 
 
 typedef struct sim_stream sim_stream;
@@ -47,7 +51,7 @@ struct hs_comm {
   int fast_seq; /* collectives posted on it (fast.c pairs the members' calls) */
   sim_mailbox_cache *mailboxes; /* transport.c: the mailboxes it used */
   sim_async_set *async;         /* transport.c: its messages posted one by one, not yet complete */
-  hs_plan plan; /* how each kind of operation runs on it (select.h) */
+  hs_plan *plan; /* how each kind of operation runs on it (select.h): its members' */
 };
 
 /* An exchange whose comms are posted and not yet complete: what a failure

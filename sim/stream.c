@@ -280,7 +280,7 @@ int hs_sim_stream_free(hs_comm *c) {
 
 int hs_sim_post_op(hs_comm *c, const hs_op *op, hs_request **req) {
   sim_world *w = c->self->world;
-  hs_exec how = hs_plan_exec(&c->plan, op);
+  hs_exec how = hs_plan_exec(c->plan, op);
   if (op->kind != HS_OP_P2P && c->g.me == 0) { /* what ran, for the summary */
     w->collectives[how.algo]++;
     w->protocols[how.proto]++;

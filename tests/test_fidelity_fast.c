@@ -182,6 +182,24 @@ int main(void) {
            pipe);
   compare_collective("two-level, 5 ms between nodes, 128 ranks, pipelined ring allreduce 25 MiB", two, args, 0);
 
+  /* Protocols (the default Simple runs above): LL and LL128, whose hops
+   * and wire bytes step pays by deferred sends and fast by arithmetic;
+   * and the tuner's picks. */
+  compare_collective("flat switch, 32 ranks, LL ring allreduce 1 MiB", flat,
+                     "--op allreduce --bytes 1MiB --set sim.protocol=ll", 1);
+  compare_collective("fat tree 2:1, 64 ranks, LL128 ring allreduce 16 MiB", fat,
+                     "--op allreduce --bytes 16MiB --set sim.protocol=ll128", 0);
+  compare_collective("two-level (NVLink, 25 Gbps), 128 ranks, LL hierarchical allreduce 256 KiB", two,
+                     "--op allreduce --bytes 256KiB --set sim.protocol=ll --set sim.collectives=hierarchical", 0);
+  const char *tuned_sizes[] = {"4KiB", "1MiB", "64MiB"};
+  for (int i = 0; i < 3; i++) {
+    char what[160];
+    snprintf(what, sizeof what, "two-level (NVLink, 25 Gbps), 128 ranks, tuned allreduce %s", tuned_sizes[i]);
+    snprintf(args, sizeof args, "--op allreduce --bytes %s --set sim.collectives=auto --set sim.protocol=auto",
+             tuned_sizes[i]);
+    compare_collective(what, two, args, 0);
+  }
+
   /* Stragglers: arrival times differ at every collective. */
   static const char *const stragglers[][2] = {{"one GPU 3x slower", "{ gpu = 9, slowdown = 3 }"},
                                               {"lognormal noise per GPU per iteration",

@@ -31,6 +31,6 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu
 }
 
 const char *hs_proto_name(int p) {
-  static const char *const names[HS_PROTOS + 1] = {"ll", "ll128", "simple", "none"};
-  return p >= 0 && p <= HS_PROTOS ? names[p] : "?";
+  static const char *const names[HS_PROTOS + 2] = {"ll", "ll128", "simple", "none", "auto"};
+  return p >= 0 && p <= HS_PROTO_AUTO ? names[p] : "?";
 }

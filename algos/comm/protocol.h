@@ -43,7 +43,7 @@ typedef enum { HS_PROTO_FOR_RING, HS_PROTO_FOR_TREE } hs_proto_family;
  * AMD CPUs or not. */
 hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu_amd);
 
-/* "ll", "ll128", "simple", "none". */
+/* "ll", "ll128", "simple", "none", "auto". */
 const char *hs_proto_name(int p);
 
 #endif

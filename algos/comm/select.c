@@ -2,6 +2,9 @@
  * communicator's plan (select.h). */
 #include "algos/comm/select.h"
 
+#include <math.h>
+#include <string.h>
+
 static unsigned bit(hs_engine e) { return 1u << e; }
 
 const char *hs_engine_name(hs_engine e) {
@@ -10,8 +13,9 @@ const char *hs_engine_name(hs_engine e) {
 }
 
 const char *hs_coll_algo_name(hs_coll_algo a) {
-  static const char *const names[HS_COLL_ALGOS] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling"};
-  return a < HS_COLL_ALGOS ? names[a] : "?";
+  static const char *const names[HS_COLL_ALGOS + 1] = {"ring", "hierarchical", "halving_doubling",
+                                                       "recursive_doubling", "auto"};
+  return a <= HS_COLL_AUTO ? names[a] : "?";
 }
 
 /* The fast engine tells which flows run together by their round in the
@@ -21,9 +25,13 @@ const char *hs_coll_algo_name(hs_coll_algo a) {
  * desynchronises their cross-node exchanges, which then share NICs less
  * than fast assumes (7-8% slower in fast on 16 x 8 with one 3x straggler).
  * There they run message by message. */
+static int stragglers_free(const hs_scenario *sc) {
+  return sc->stragglers.n == 0 && !sc->stragglers.fn && sc->cluster.n_speed == 0;
+}
+
 static int rounds_stay_together(const hs_scenario *sc) {
   int doubling = sc->sim.collectives == HS_COLL_HALVING_DOUBLING || sc->sim.collectives == HS_COLL_RECURSIVE_DOUBLING;
-  return !doubling || (sc->stragglers.n == 0 && !sc->stragglers.fn && sc->cluster.n_speed == 0);
+  return !doubling || stragglers_free(sc);
 }
 
 int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines) {
@@ -37,14 +45,23 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   const hs_scenario *sc = q->sc;
   unsigned offered = q->offer.engines;
   int messages = (offered & bit(HS_ENGINE_MESSAGES)) != 0, library = (offered & bit(HS_ENGINE_LIBRARY)) != 0;
-  /* One schedule for every kind for now: the scenario's. A tuner would
-   * choose here, per kind and size class, from the communicator's size and
-   * members' placement. */
-  hs_coll_algo algo = sc->sim.collectives;
-  int proto = sc->sim.protocol;
+  /* The scenario's schedule and protocol for every kind, unless the tuner
+   * picks them per kind and size class (hs_plan_tuned). */
+  hs_coll_algo algo = sc->sim.collectives == HS_COLL_AUTO ? HS_COLL_RING : sc->sim.collectives;
+  int proto = sc->sim.protocol == HS_PROTO_AUTO ? HS_PROTO_SIMPLE : sc->sim.protocol;
   int gpn = sc->cluster.gpus_per_node > 0 ? sc->cluster.gpus_per_node : 1, multi_node = 0;
   for (int i = 1; i < q->size && !multi_node; i++) multi_node = q->members[i] / gpn != q->members[0] / gpn;
-  hs_proto_cost cost = hs_proto_cost_of(proto, HS_PROTO_FOR_RING, multi_node, sc->cluster.cpu == HS_CPU_AMD);
+  for (int x = 0; x <= HS_PROTOS; x++)
+    p->cost[x] = hs_proto_cost_of(x, HS_PROTO_FOR_RING, multi_node, sc->cluster.cpu == HS_CPU_AMD);
+  hs_proto_cost cost = p->cost[proto];
+  /* The tuner, when either choice is left to it: it picks among every
+   * schedule (or the one forced) and every protocol (or the one forced). */
+  p->tuned = sc->sim.collectives == HS_COLL_AUTO || sc->sim.protocol == HS_PROTO_AUTO;
+  p->algos = sc->sim.collectives == HS_COLL_AUTO ? (1u << HS_COLL_ALGOS) - 1 : 1u << sc->sim.collectives;
+  p->protos = sc->sim.protocol == HS_PROTO_AUTO ? (1u << HS_PROTOS) - 1 : 1u << sc->sim.protocol;
+  p->doubling_by_messages = !stragglers_free(sc);
+  memset(p->pick, 0, sizeof p->pick);
+  if (p->tuned) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
   hs_exec by_messages = {HS_ENGINE_MESSAGES, algo, proto, cost}, timed = {HS_ENGINE_TIMED, algo, proto, cost},
           by_library = {HS_ENGINE_LIBRARY, algo, proto, cost};
   /* The library's own collectives when it is the only way, or when the
@@ -62,4 +79,26 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
     p->fallback[k] = fallback;
   }
   p->library_types = q->offer.library_types;
+}
+
+int hs_size_class(double bytes) {
+  if (!(bytes >= 1)) return 0;
+  int c = 1 + ilogb(bytes);
+  return c < HS_SIZE_CLASSES ? c : HS_SIZE_CLASSES - 1;
+}
+
+hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
+  hs_tuned *t = &p->pick[k][cls];
+  if (t->known) return *t;
+  /* the class's geometric middle: 2^(c-1) x sqrt 2 */
+  double bytes = cls == 0 ? 0 : ldexp(1.4142135623730951, cls - 1);
+  unsigned algos = p->algos & hs_tuner_algos_for(k);
+  if (!algos) algos = 1u << HS_COLL_RING; /* a forced schedule that does not change k: k runs as the ring family */
+  hs_coll_algo a;
+  int proto;
+  hs_tuner_pick(&p->topo, k, bytes, algos, p->protos, &a, &proto);
+  /* the forced schedule, where k does not depend on it, still names the run */
+  if (!(p->algos & hs_tuner_algos_for(k)) || (p->algos & (p->algos - 1)) == 0) a = p->exec[k].algo;
+  *t = (hs_tuned){1, (unsigned char)a, (unsigned char)proto};
+  return *t;
 }

@@ -10,14 +10,16 @@
  *
  * The policy lives here and only here: sim.collectives (which schedule),
  * sim.fidelity (timed or message by message, in the simulator),
- * real.lowering (the MPI library's collectives or hearsay's). A tuner that
- * predicts each schedule's time on the communicator's topology and picks
- * the fastest per size belongs in hs_select as well, nowhere else. */
+ * real.lowering (the MPI library's collectives or hearsay's), sim.protocol.
+ * With sim.collectives or sim.protocol "auto", the tuner (tuner.h)
+ * predicts each (schedule, protocol) on the communicator's placement and
+ * the plan runs the fastest per operation and size class. */
 #ifndef HS_SELECT_H
 #define HS_SELECT_H
 
 #include "algos/comm/comm.h"
 #include "algos/comm/protocol.h"
+#include "algos/comm/tuner.h"
 #include "scenarios/scenario.h"
 
 /* Who carries an operation out. */
@@ -55,10 +57,27 @@ typedef struct {
 /* The answer: per kind of operation, how it runs, and how it runs when the
  * chosen engine cannot take this particular operation (TIMED and an
  * operation carrying data; LIBRARY and a reduction of a type it lacks). */
+/* Size classes of the tuner's cache: 0 for empty operations, c >= 1 for
+ * [2^(c-1), 2^c) bytes. */
+enum { HS_SIZE_CLASSES = 64 };
+
+typedef struct {
+  unsigned char known, algo, proto;
+} hs_tuned;
+
 typedef struct {
   hs_exec exec[HS_OP_KINDS];
   hs_exec fallback[HS_OP_KINDS];
   unsigned library_types;
+  /* The tuner (sim.collectives or sim.protocol "auto"): what it may pick
+   * among, what it knows of the communicator, and its picks, made on
+   * first use per (operation, size class) at the class's geometric middle. */
+  int tuned;
+  unsigned algos, protos;
+  int doubling_by_messages; /* the doubling schedules may not be timed here (hs_select_timed) */
+  hs_tuner_topo topo;
+  hs_proto_cost cost[HS_PROTOS + 1];
+  hs_tuned pick[HS_OP_KINDS][HS_SIZE_CLASSES];
 } hs_plan;
 
 /* Fills *plan for the communicator q describes. Every member of a
@@ -72,17 +91,32 @@ void hs_select(const hs_select_query *q, hs_plan *plan);
  * ranks do not arrive together (select.c says why). */
 int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines);
 
-/* How o runs on a communicator with plan p. */
-static inline hs_exec hs_plan_exec(const hs_plan *p, const hs_op *o) {
+/* The size class of an operation moving `bytes` (its whole vector). */
+int hs_size_class(double bytes);
+
+/* The tuner's pick for kind k in class cls on plan p (cached in p). */
+hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls);
+
+/* How o runs on a communicator with plan p (the tuner's pick cached in p). */
+static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
   hs_exec x = p->exec[o->kind];
+  if (p->tuned && o->kind != HS_OP_P2P && x.engine != HS_ENGINE_LIBRARY) {
+    size_t count = o->send.count > o->recv.count ? o->send.count : o->recv.count;
+    hs_tuned t = hs_plan_tuned(p, o->kind, hs_size_class((double)count * (double)hs_dtype_size(o->send.dtype)));
+    x.algo = (hs_coll_algo)t.algo;
+    x.proto = t.proto;
+    x.cost = p->cost[t.proto];
+    int doubling = x.algo == HS_COLL_HALVING_DOUBLING || x.algo == HS_COLL_RECURSIVE_DOUBLING;
+    if (doubling && p->doubling_by_messages && x.engine == HS_ENGINE_TIMED) x.engine = p->fallback[o->kind].engine;
+  }
   int data = o->send.data || o->recv.data;
-  if (data && x.engine == HS_ENGINE_TIMED) return p->fallback[o->kind];
+  if (data && x.engine == HS_ENGINE_TIMED) x.engine = p->fallback[o->kind].engine;
   if (data && x.engine == HS_ENGINE_LIBRARY && hs_op_reduces(o->kind) && !(p->library_types & (1u << o->send.dtype)))
     return p->fallback[o->kind];
   return x;
 }
 
-/* "ring", "hierarchical": for summaries and reports. */
+/* "ring", "hierarchical", ..., "auto": for summaries and reports. */
 const char *hs_coll_algo_name(hs_coll_algo a);
 
 /* "messages", "timed", "library": for summaries and messages. */

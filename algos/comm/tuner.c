@@ -1,0 +1,204 @@
+/* tuner.c — predicted times of hearsay's schedules, and the pick (tuner.h). */
+#include "algos/comm/tuner.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "algos/comm/lowering.h"
+#include "scenarios/links.h"
+
+static double dmin(double a, double b) { return a < b ? a : b; }
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* The route's latency and its narrowest link. */
+static void route(const hs_cluster_spec *c, int a, int b, double *lat, double *bw) {
+  hs_hop hops[HS_ROUTE_MAX];
+  int k = hs_links_route(c, a, b, hops);
+  *lat = 0;
+  *bw = INFINITY;
+  for (int i = 0; i < k; i++) {
+    *lat += hops[i].latency;
+    *bw = dmin(*bw, hops[i].bandwidth);
+  }
+}
+
+void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tuner_topo *t) {
+  const hs_cluster_spec *c = &sc->cluster;
+  int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+  memset(t, 0, sizeof *t);
+  t->n = size;
+  t->cpu_amd = c->cpu == HS_CPU_AMD;
+  t->window = sc->sim.slices_in_flight;
+  t->slice = sc->sim.slice;
+  t->ring_bw = t->bw_intra = t->bw_inter = t->nic = INFINITY;
+  /* Nodes in communicator order: a new node starts where the node changes;
+   * regular when no node comes back and every one holds as many. */
+  int run = 0, regular = 1;
+  for (int i = 0; i < size; i++) {
+    int node = members[i] / gpn;
+    if (i == 0 || node != members[i - 1] / gpn) {
+      if (i > 0) {
+        regular &= t->per_node == 0 || run == t->per_node;
+        t->per_node = run > t->per_node ? run : t->per_node;
+      }
+      if (i > 0) regular &= node > members[i - 1] / gpn; /* nodes in increasing order: none comes back */
+      t->nodes++;
+      run = 0;
+      hs_link_spec intra, inter;
+      hs_links_of_node(c, node, &intra, &inter);
+      t->nic = dmin(t->nic, inter.bandwidth);
+    }
+    run++;
+  }
+  regular &= t->per_node == 0 || run == t->per_node;
+  t->per_node = run > t->per_node ? run : t->per_node;
+  t->regular = regular;
+  if (t->nodes <= 1) t->nic = INFINITY;
+  for (int j = 0; j < size && size > 1; j++) {
+    int a = members[j], b = members[(j + 1) % size];
+    double lat, bw;
+    route(c, a, b, &lat, &bw);
+    t->ring_bw = dmin(t->ring_bw, bw);
+    if (a / gpn == b / gpn) {
+      t->ring_intra++;
+      t->ring_sum_intra += lat;
+      t->ring_lat_intra = dmax(t->ring_lat_intra, lat);
+      t->lat_intra = dmax(t->lat_intra, lat);
+      t->bw_intra = dmin(t->bw_intra, bw);
+    } else {
+      t->ring_inter++;
+      t->ring_sum_inter += lat;
+      t->ring_lat_inter = dmax(t->ring_lat_inter, lat);
+      t->lat_inter = dmax(t->lat_inter, lat);
+      t->bw_inter = dmin(t->bw_inter, bw);
+    }
+  }
+  if (t->ring_intra == 0) { /* one GPU per node: node 0's own links stand for a node */
+    hs_link_spec intra, inter;
+    hs_links_of_node(c, members[0] / gpn, &intra, &inter);
+    t->lat_intra = intra.latency;
+    t->bw_intra = intra.bandwidth;
+  }
+}
+
+/* The latency of one hop with protocol costs pc. */
+static double hop(const hs_tuner_topo *t, const hs_proto_cost *pc, int across) {
+  return across ? t->lat_inter + pc->hop_net : t->lat_intra + pc->hop_intra;
+}
+
+/* A ring of `steps` steps over the communicator's own ring, each moving
+ * `chunk` bytes: lock-step pays the slowest hop every step, the pipelined
+ * ring the mean hop per window (docs/fidelity.md). */
+static double ring_time(const hs_tuner_topo *t, const hs_proto_cost *pc, double steps, double chunk) {
+  double beta = pc->wire * chunk / t->ring_bw;
+  double slow = dmax(t->ring_intra ? t->ring_lat_intra + pc->hop_intra : 0,
+                     t->ring_inter ? t->ring_lat_inter + pc->hop_net : 0);
+  if (t->window <= 0) return steps * (slow + beta);
+  double slice = t->slice > 0 ? t->slice : pc->slice;
+  double S = dmax(1, ceil(chunk / slice)), G = S > t->window ? ceil(S / t->window) : 1;
+  double mean = (t->ring_sum_intra + t->ring_intra * pc->hop_intra + t->ring_sum_inter + t->ring_inter * pc->hop_net) / t->n;
+  return steps * (G * mean + beta);
+}
+
+/* A ring of m members over hops of latency lat and bandwidth bw (the
+ * hierarchical schedule's node and rail rings), steps per member count. */
+static double sub_ring(double m, double steps_per, double lat, double bw, double wire, double bytes) {
+  if (m <= 1) return 0;
+  return steps_per * (m - 1) * (lat + wire * bytes / m / bw);
+}
+
+/* Whether members d apart exchange across nodes (doubling schedules). */
+static int crosses(const hs_tuner_topo *t, int d) { return t->nodes > 1 && (!t->regular || d >= t->per_node); }
+
+/* Bandwidth of a doubling round at distance d: across nodes, every member
+ * of a node crosses at once and they share its NICs. */
+static double round_bw(const hs_tuner_topo *t, int d) {
+  return crosses(t, d) ? dmin(t->bw_inter, t->nic / t->per_node) : t->bw_intra;
+}
+
+static double doubling(const hs_tuner_topo *t, const hs_proto_cost *pc, int halving, double M) {
+  int p = 1;
+  while (2 * p <= t->n) p *= 2;
+  double s = 0;
+  for (int d = p / 2; d >= 1; d /= 2) {
+    double bytes = halving ? M * d / p : M;
+    s += (halving ? 2 : 1) * (hop(t, pc, crosses(t, d)) + pc->wire * bytes / round_bw(t, d));
+  }
+  if (p != t->n) s += 2 * (hop(t, pc, crosses(t, 1)) + pc->wire * M / round_bw(t, 1)); /* the fold, with a neighbour */
+  return s;
+}
+
+static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
+  double s = 0;
+  for (int d = 1; d < t->n; d *= 2)
+    s += hop(t, pc, crosses(t, d)) + pc->wire * M / (crosses(t, d) ? t->bw_inter : t->bw_intra);
+  return s;
+}
+
+double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, int p, double M) {
+  if (t->n <= 1) return 0;
+  if (!(hs_tuner_algos_for(k) & (1u << a))) return -1;
+  hs_proto_cost pc = hs_proto_cost_of(p, HS_PROTO_FOR_RING, t->nodes > 1, t->cpu_amd);
+  double n = t->n, g = t->per_node, N = t->nodes;
+  int hier = t->regular && t->nodes > 1 && t->nodes < t->n;
+  if (a == HS_COLL_HIERARCHICAL && !hier) return -1; /* it would run the flat ring: not a choice of its own */
+  double rail_bw = dmin(t->bw_inter, t->nic / g);
+  double s = -1;
+  switch (k) {
+  case HS_OP_ALLREDUCE:
+    if (a == HS_COLL_RING) s = ring_time(t, &pc, 2 * (n - 1), M / n);
+    else if (a == HS_COLL_HIERARCHICAL)
+      s = 2 * sub_ring(g, 1, hop(t, &pc, 0), t->bw_intra, pc.wire, M) +
+          sub_ring(N, 2, hop(t, &pc, 1), rail_bw, pc.wire, M / g);
+    else s = doubling(t, &pc, a == HS_COLL_HALVING_DOUBLING, M);
+    break;
+  case HS_OP_REDUCE_SCATTER:
+  case HS_OP_ALLGATHER: s = ring_time(t, &pc, n - 1, M / n); break;
+  case HS_OP_BROADCAST:
+  case HS_OP_REDUCE:
+    if (a == HS_COLL_HIERARCHICAL) {
+      hs_tuner_topo across = *t, inside = *t;
+      across.n = t->nodes, across.regular = 0;  /* leaders: one per node, every hop across */
+      inside.n = t->per_node, inside.nodes = 1; /* a node's tree */
+      s = binomial(&across, &pc, M) + binomial(&inside, &pc, M);
+    } else {
+      s = binomial(t, &pc, M);
+    }
+    break;
+  case HS_OP_ALLTOALL:
+    s = hop(t, &pc, t->nodes > 1) + pc.wire * M * (n - 1) / n / dmin(t->bw_intra, t->nodes > 1 ? t->nic / g : INFINITY);
+    break;
+  case HS_OP_BARRIER:
+    for (int d = 1; d < t->n; d *= 2) s = (s < 0 ? 0 : s) + hop(t, &pc, crosses(t, d));
+    break;
+  default: return -1;
+  }
+  return s + pc.launch;
+}
+
+unsigned hs_tuner_algos_for(hs_op_kind k) {
+  unsigned ring = 1u << HS_COLL_RING, hier = 1u << HS_COLL_HIERARCHICAL;
+  if (k == HS_OP_ALLREDUCE) return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING;
+  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier;
+  return ring;
+}
+
+double hs_tuner_pick(const hs_tuner_topo *t, hs_op_kind k, double bytes, unsigned algos, unsigned protos,
+                     hs_coll_algo *a, int *p) {
+  double best = -1;
+  *a = HS_COLL_RING;
+  *p = HS_PROTO_SIMPLE;
+  for (int x = 0; x < HS_COLL_ALGOS; x++) {
+    if (!(algos & (1u << x))) continue;
+    for (int y = 0; y <= HS_PROTOS; y++) {
+      if (!(protos & (1u << y))) continue;
+      double s = hs_tuner_predict(t, k, (hs_coll_algo)x, y, bytes);
+      if (s >= 0 && (best < 0 || s < best)) {
+        best = s;
+        *a = (hs_coll_algo)x;
+        *p = y;
+      }
+    }
+  }
+  return best;
+}

@@ -1,0 +1,205 @@
+/* test_tuner.c — the tuner in the selector (algos/comm/tuner.h):
+ *  - its predictions are the schedules' closed forms where those are exact
+ *    (one GPU per node on a flat switch, every hop alike): ring, halving-
+ *    doubling and recursive doubling allreduce, LL and Simple, 8 KiB and
+ *    16 MiB, against step fidelity, within 1%;
+ *  - with sim.collectives = sim.protocol = "auto" on 16 x 8 GPUs, a run
+ *    runs exactly the pick (the summary's counts per schedule and
+ *    protocol), LL for small messages and Simple on the ring or the
+ *    hierarchical ring for large ones, and each pick is within 15% of the
+ *    fastest of the 12 (schedule, protocol) pairs simulated (fast
+ *    fidelity): the tuner's closed forms see a node's NICs shared, not the
+ *    rest of the contention the simulation resolves;
+ *  - forcing one choice leaves the other to the tuner, and forcing both
+ *    tunes nothing. */
+#define _DEFAULT_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "algos/comm/select.h"
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+typedef struct {
+  size_t bytes;
+  double finish;
+} measure;
+
+static void rank_main(hs_worker *w, void *arg) {
+  measure *m = arg;
+  size_t count = m->bytes / 4;
+  hs_request *q = NULL;
+  hs_allreduce(w, w->world, hs_buf_virtual(count, HS_F32), hs_buf_virtual(count, HS_F32), HS_SUM, &q);
+  hs_wait(w, &q);
+  if (hs_now(w) > m->finish) m->finish = hs_now(w);
+}
+
+typedef struct {
+  const char *lua;
+  const char *sets[3];
+  int n_sets;
+  size_t bytes;
+  double *out; /* shared with the parent: finish, then counts per schedule and protocol */
+} job;
+
+static void child(void *arg, FILE *report) {
+  job *j = arg;
+  hs_scenario sc;
+  if (hs_test_load_sets(j->lua, j->sets, j->n_sets, &sc)) {
+    hs_report(report, 0, "scenario loads");
+    return;
+  }
+  measure m = {j->bytes, 0};
+  hs_sim_stats st = {0};
+  hs_test_simulate(&sc, 0, rank_main, &m, &st, NULL);
+  j->out[0] = m.finish;
+  for (int a = 0; a < HS_COLL_ALGOS; a++) j->out[1 + a] = (double)st.collectives[a];
+  for (int p = 0; p <= HS_PROTOS; p++) j->out[1 + HS_COLL_ALGOS + p] = (double)st.protocols[p];
+}
+
+static double *shared;
+
+/* Simulates one allreduce of `bytes`; the finish time (counts in shared[1..]). */
+static double simulate(const char *lua, const char *a, const char *b, const char *c, size_t bytes) {
+  job j = {lua, {a, b, c}, c ? 3 : b ? 2 : a ? 1 : 0, bytes, shared};
+  memset(shared, 0, 16 * sizeof *shared);
+  shared[0] = NAN;
+  hs_test_in_child("simulation", child, &j, 300);
+  return shared[0];
+}
+
+/* The tuner's prediction for sc's whole cluster. */
+static double predict(const hs_scenario *sc, hs_coll_algo a, int p, double bytes) {
+  int n = hs_scenario_gpus(sc), *members = malloc((size_t)n * sizeof *members);
+  for (int r = 0; r < n; r++) members[r] = r;
+  hs_tuner_topo t;
+  hs_tuner_topo_of(sc, members, n, &t);
+  free(members);
+  return hs_tuner_predict(&t, HS_OP_ALLREDUCE, a, p, bytes);
+}
+
+static const char *one_gpu_nodes =
+    "cluster { nodes = 8, gpus_per_node = 1, gpu = { flops = '100TF' },\n"
+    "  intra = { bandwidth = '100GBps', latency = '1us' }, inter = { bandwidth = '100Gbps', latency = '5us' } }\n"
+    "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
+    "sim { fidelity = 'step' }\n";
+
+static const char *cluster_16x8 =
+    "cluster { nodes = 16, gpus_per_node = 8, gpu = { flops = '100TF' },\n"
+    "  intra = { bandwidth = '150GBps', latency = '1us' }, inter = { bandwidth = '100Gbps', latency = '5us' } }\n"
+    "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
+    "sim { fidelity = 'fast' }\n";
+
+static const char *const algo_names[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling"};
+static const char *const proto_names[] = {"ll", "ll128", "simple"};
+
+static void closed_forms(void) {
+  hs_scenario sc;
+  if (hs_test_load(one_gpu_nodes, &sc)) {
+    tap_ok(0, "one-GPU-node scenario loads");
+    return;
+  }
+  const hs_coll_algo algos[] = {HS_COLL_RING, HS_COLL_HALVING_DOUBLING, HS_COLL_RECURSIVE_DOUBLING};
+  const int protos[] = {HS_PROTO_LL, HS_PROTO_SIMPLE};
+  const size_t sizes[] = {8192, 16u << 20};
+  for (int a = 0; a < 3; a++)
+    for (int p = 0; p < 2; p++)
+      for (int s = 0; s < 2; s++) {
+        char set_a[64], set_p[64];
+        snprintf(set_a, sizeof set_a, "sim.collectives=%s", algo_names[algos[a]]);
+        snprintf(set_p, sizeof set_p, "sim.protocol=%s", proto_names[protos[p]]);
+        double sim = simulate(one_gpu_nodes, set_a, set_p, NULL, sizes[s]);
+        double want = predict(&sc, algos[a], protos[p], (double)sizes[s]), err = fabs(sim - want) / want;
+        tap_ok(err <= 0.01, "8 one-GPU nodes, %s/%s, %zu B: simulated %.6g s, tuner %.6g s, error %.3g%% (bound 1%%)",
+               algo_names[algos[a]], proto_names[protos[p]], sizes[s], sim, want, 100 * err);
+      }
+  hs_scenario_free(&sc);
+}
+
+static void picks(void) {
+  hs_scenario sc;
+  const char *autos[] = {"sim.collectives=auto", "sim.protocol=auto"};
+  if (hs_test_load_sets(cluster_16x8, autos, 2, &sc)) {
+    tap_ok(0, "16 x 8 scenario loads");
+    return;
+  }
+  int n = hs_scenario_gpus(&sc);
+  int *members = malloc((size_t)n * sizeof *members);
+  for (int r = 0; r < n; r++) members[r] = r;
+  hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0}};
+  hs_plan *plan = malloc(sizeof *plan);
+  hs_select(&q, plan);
+  tap_ok(plan->tuned, "sim.collectives = sim.protocol = \"auto\": the plan is tuned");
+  /* The crossovers, as hearsay collective prints them. */
+  hs_tuned last = {0, 0, 0};
+  for (int c = 1; c <= 34; c++) {
+    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, c);
+    if (c == 1 || t.algo != last.algo || t.proto != last.proto)
+      tap_diag("allreduce over 16 x 8 from 2^%d B: %s/%s", c - 1, algo_names[t.algo], hs_proto_name(t.proto));
+    last = t;
+  }
+  hs_tuned small = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(4096));
+  hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(256.0 * 1048576));
+  tap_ok(small.proto == HS_PROTO_LL, "4 KiB: LL (%s/%s)", algo_names[small.algo], hs_proto_name(small.proto));
+  tap_ok(large.proto == HS_PROTO_SIMPLE && (large.algo == HS_COLL_RING || large.algo == HS_COLL_HIERARCHICAL),
+         "256 MiB: Simple on a ring (%s/%s)", algo_names[large.algo], hs_proto_name(large.proto));
+  hs_tuned again = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(5000));
+  tap_ok(again.known && again.algo == small.algo && again.proto == small.proto,
+         "cached per size class: 5000 B gets 4 KiB's pick");
+  /* Each pick against every pair, simulated. */
+  const size_t sizes[] = {4096, 64u << 10, 4u << 20, 256u << 20};
+  for (int s = 0; s < 4; s++) {
+    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class((double)sizes[s]));
+    double picked = simulate(cluster_16x8, autos[0], autos[1], NULL, sizes[s]);
+    tap_ok(shared[1 + t.algo] == 1 && shared[1 + HS_COLL_ALGOS + t.proto] == 1,
+           "%zu B with auto: the run counts one %s/%s collective, the tuner's pick", sizes[s], algo_names[t.algo],
+           hs_proto_name(t.proto));
+    double best = INFINITY;
+    char best_name[64] = "";
+    for (int a = 0; a < HS_COLL_ALGOS; a++)
+      for (int p = 0; p < HS_PROTOS; p++) {
+        char set_a[64], set_p[64];
+        snprintf(set_a, sizeof set_a, "sim.collectives=%s", algo_names[a]);
+        snprintf(set_p, sizeof set_p, "sim.protocol=%s", proto_names[p]);
+        double x = simulate(cluster_16x8, set_a, set_p, NULL, sizes[s]);
+        if (x < best) best = x, snprintf(best_name, sizeof best_name, "%s/%s", algo_names[a], proto_names[p]);
+      }
+    tap_ok(picked <= 1.15 * best, "%zu B: the pick %s/%s takes %.6g s, the fastest (%s) %.6g s: ratio %.3f (bound 1.15)",
+           sizes[s], algo_names[t.algo], hs_proto_name(t.proto), picked, best_name, best, picked / best);
+  }
+  free(plan);
+  /* Forcing one choice leaves the other to the tuner. */
+  const char *ring_auto[] = {"sim.collectives=ring", "sim.protocol=auto"};
+  const char *auto_simple[] = {"sim.collectives=auto", "sim.protocol=simple"};
+  const char *forced[] = {"sim.collectives=ring", "sim.protocol=simple"};
+  const char *const *cases[] = {ring_auto, auto_simple, forced};
+  for (int c = 0; c < 3; c++) {
+    hs_scenario s2;
+    if (hs_test_load_sets(cluster_16x8, cases[c], 2, &s2)) continue;
+    q.sc = &s2;
+    hs_plan *p = malloc(sizeof *p);
+    hs_select(&q, p);
+    int ok = 1;
+    for (int cls = 1; cls <= 34 && p->tuned; cls++) {
+      hs_tuned t = hs_plan_tuned(p, HS_OP_ALLREDUCE, cls);
+      ok &= c == 0 ? t.algo == HS_COLL_RING : t.proto == HS_PROTO_SIMPLE;
+    }
+    tap_ok(c == 2 ? !p->tuned : p->tuned && ok, "%s, %s: %s", cases[c][0], cases[c][1],
+           c == 0 ? "the ring at every size, protocols tuned" : c == 1 ? "Simple at every size, schedules tuned"
+                                                                    : "nothing tuned");
+    free(p);
+    hs_scenario_free(&s2);
+  }
+  free(members);
+  hs_scenario_free(&sc);
+}
+
+int main(void) {
+  shared = mmap(NULL, 16 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  closed_forms();
+  picks();
+  return tap_done(0);
+}
