@@ -76,8 +76,7 @@ typedef struct fast_sched {
   hs_dtype dtype;
   int root;
   hs_coll_algo algo; /* the schedule the selector chose */
-  int proto;         /* and its protocol */
-  hs_exec how;
+  hs_exec how;       /* all it chose: the schedule, the protocol and its costs */
   /* schedule */
   int n;
   int *index_of; /* world rank -> member index (-1: not a member) */
@@ -681,7 +680,7 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   sim_fast *f = w->fast;
   for (fast_sched *s = f->scheds; s; s = s->next)
     if (s->ctx == c->ctx && s->kind == o->kind && s->send_count == o->send.count && s->recv_count == o->recv.count &&
-        s->dtype == o->send.dtype && s->root == o->root && s->algo == algo && s->proto == how->proto)
+        s->dtype == o->send.dtype && s->root == o->root && s->algo == algo && s->how.proto == how->proto)
       return s;
   fast_sched *s = calloc(1, sizeof *s);
   s->ctx = c->ctx;
@@ -691,7 +690,6 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   s->dtype = o->send.dtype;
   s->root = o->root;
   s->algo = algo;
-  s->proto = how->proto;
   s->how = *how;
   s->n = c->g.size;
   s->index_of = malloc((size_t)w->n * sizeof(int));

@@ -169,7 +169,8 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     s = hop(t, &pc, t->nodes > 1) + pc.wire * M * (n - 1) / n / dmin(t->bw_intra, t->nodes > 1 ? t->nic / g : INFINITY);
     break;
   case HS_OP_BARRIER:
-    for (int d = 1; d < t->n; d *= 2) s = (s < 0 ? 0 : s) + hop(t, &pc, crosses(t, d));
+    s = 0;
+    for (int d = 1; d < t->n; d *= 2) s += hop(t, &pc, crosses(t, d));
     break;
   default: return -1;
   }
