@@ -125,9 +125,14 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   /* the protocol the run will use: the scenario's, or the tuner's pick */
   hs_plan *p = world_plan(sc, n);
   j->proto = p->exec[kinds[j->op]].proto;
-  if (p->tuned) j->proto = hs_plan_tuned(p, kinds[j->op], hs_size_class(j->bytes)).proto;
+  hs_coll_algo algo = p->exec[kinds[j->op]].algo;
+  if (p->tuned) {
+    hs_tuned t = hs_plan_tuned(p, kinds[j->op], hs_size_class(j->bytes));
+    j->proto = t.proto;
+    algo = (hs_coll_algo)t.algo;
+  }
   free(p);
-  j->cost = hs_proto_cost_of(j->proto, HS_PROTO_FOR_RING, sc->cluster.nodes > 1, sc->cluster.cpu == HS_CPU_AMD);
+  j->cost = hs_proto_cost_of(j->proto, hs_proto_family_of(algo), sc->cluster.nodes > 1, sc->cluster.cpu == HS_CPU_AMD);
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
    * vector). */
@@ -438,6 +443,24 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
            "byte, %.0f B slices (NCCL 2.30.7's constants; docs/fidelity.md)\n",
            hs_proto_name(j.proto), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
            j.cost.wire, j.cost.slice);
+  /* The tuner's closed form for what ran (algos/comm/tuner.c). */
+  double tuned = NAN;
+  for (int a = 0; a < HS_COLL_ALGOS && isnan(tuned); a++)
+    if (j.collectives[a]) {
+      int *members = malloc((size_t)n * sizeof *members);
+      for (int r = 0; r < n; r++) members[r] = r;
+      hs_tuner_topo t;
+      hs_tuner_topo_of(sc, members, n, &t);
+      free(members);
+      tuned = hs_tuner_predict(&t, kinds[op], (hs_coll_algo)a, j.proto, M);
+      if (tuned < 0) tuned = NAN;
+    }
+  if (!isnan(tuned)) {
+    char tt[32];
+    hs_format_time(tuned, tt, sizeof tt);
+    printf("  tuner predicts   %s  (its closed form for this schedule and protocol; simulated/predicted = %.4f)\n", tt,
+           j.finish / tuned);
+  }
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
   double nus;
   const char *na, *np;
@@ -454,9 +477,9 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   printf("  simulation cost  %.3f s wall, %.1f MiB peak RSS, %ld messages, %ld actors\n", j.wall, j.rss_mib,
          j.messages, j.actors);
   printf("result op=%s ranks=%d bytes=%.0f sim_s=%.9g bound_s=%.9g wall_s=%.4f rss_mib=%.1f messages=%ld "
-         "fidelity=%s actors=%ld requested_bytes=%.0f schedule=%s nccl_s=%.9g nccl_algo=%s nccl_proto=%s\n",
+         "fidelity=%s actors=%ld requested_bytes=%.0f schedule=%s nccl_s=%.9g nccl_algo=%s nccl_proto=%s tuner_s=%.9g\n",
          ops[op], n, M, j.finish, ring ? bound : NAN, j.wall, j.rss_mib, j.messages, hs_sim_fidelity(sc, n), j.actors,
-         bytes, schedule(&j), nus * 1e-6, na, np);
+         bytes, schedule(&j), nus * 1e-6, na, np, tuned);
   if (csv) csv_row(csv, sc, &j, n, nus, na, np);
   return 0;
 }

@@ -21,7 +21,9 @@
  * hop latency:   steps x (G a + M/(nB)),  steps = 2(n-1) or n-1.
  * And the latency-bound case of 16 x 8 GPUs with 5 ms between nodes: the
  * pipelined ring pays the latencies of the hops a slice crosses, about
- * 2(nodes-1) inter-node ones, where the lock-step ring pays 2(n-1).
+ * 2(nodes-1) inter-node ones, where the lock-step ring pays 2(n-1), and
+ * the double binary tree 2 log2(nodes). The tree on one-GPU nodes, at 8 B
+ * (latency-bound): 2 log2(n) a, n = 8 and 64.
  * These are the links' own closed forms: sim.protocol = "none". With a
  * protocol (protocol.h; NCCL 2.30.7's constants, written out here so that
  * a changed table fails), every message's hop pays the protocol's latency
@@ -207,6 +209,25 @@ int main(void) {
                        "latency-bound lock-step ring allreduce 16x8, 5 ms between nodes, 8 KiB",
                        2 * (n - 1) * (ae + 4 * ai) + 1e-4};
     hs_test_in_child(lock.label, child, &lock, 120);
+    /* The double binary tree: 2 x log2(16) = 8 hops across nodes (up to
+     * a root and back), 2 x 7 along the chains, each a link latency twice
+     * (GPU link in and out) when it stays inside a node, plus 2 of those
+     * around each crossing. */
+    timed_case tree = {lua, "sim.collectives=tree", {ALLREDUCE, 8192, 0}, 2 * log2(N) * ae,
+                       "latency-bound double binary tree allreduce 16x8, 5 ms between nodes, 8 KiB",
+                       2 * log2(N) * (ae + 2 * ai) + 2 * 7 * 2 * ai + 1e-4};
+    hs_test_in_child(tree.label, child, &tree, 120);
+  }
+  /* The double binary tree on one-GPU nodes, latency-bound (8 B: one
+   * float a tree): 2 log2(N) hops, up to the root and back, N = 8 and 64
+   * (the transfer of 4 B is under 1e-6 of a hop). */
+  for (int i = 0; i < 2; i++) {
+    int n = ns[i];
+    char lua[1024], label[128];
+    one_gpu_nodes(lua, sizeof lua, n, "none");
+    snprintf(label, sizeof label, "double binary tree allreduce n=%d M=8B: 2 log2(n) a", n);
+    timed_case tc = {lua, "sim.collectives=tree", {ALLREDUCE, 8, 0}, 2 * log2(n) * a, label, 0};
+    hs_test_in_child(label, child, &tc, 120);
   }
   /* The protocols, on the ring allreduce of one-GPU nodes (every hop
    * across nodes): lock-step and pipelined, a latency-bound and a

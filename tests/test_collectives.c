@@ -3,7 +3,7 @@
  *
  * For n in {1, 2, 3, 4, 5, 7, 8, 16, 17} ranks (placed on a 5 x 4 cluster so
  * hierarchical lowerings meet both uniform and ragged nodes), with ring and
- * hierarchical lowering, on the world communicator and on a sub-communicator
+ * hierarchical lowering (and every other schedule), on the world communicator and on a sub-communicator
  * (odd/even ranks, reversed order), for counts {1, m-1, m+1, 1000003}.
  * Inputs are small integers, so sums are exact in float and the expected
  * result is known bit for bit; AVG is checked as sum / m, one division. */
@@ -48,18 +48,21 @@ static void child(void *arg, FILE *report) {
 
 int main(void) {
   const int ns[] = {1, 2, 3, 4, 5, 7, 8, 16, 17};
-  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling"};
-  for (int a = 0; a < 4; a++)
+  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree"};
+  for (int a = 0; a < 5; a++)
     for (int k = 0; k < 9; k++) {
       job j = {NULL, ns[k], algos[a], 0};
       char what[64];
       snprintf(what, sizeof what, "n=%d %s", ns[k], algos[a]);
       hs_test_in_child(what, child, &j, 300);
     }
-  /* The pipelined ring, forwarding slices on arrival: the same bits. */
+  /* The pipelined ring, forwarding slices on arrival, and the tree with
+   * 256 KiB slices (up to 8 a tree): the same bits. */
   const int pipelined_ns[] = {2, 3, 7}; /* every slicing case; more ranks only cost time */
-  for (int a = 0; a < 2; a++)
+  const int pipelined_algos[] = {0, 1, 4};
+  for (int i = 0; i < 3; i++)
     for (int k = 0; k < 3; k++) {
+      int a = pipelined_algos[i];
       job j = {NULL, pipelined_ns[k], algos[a], 1};
       char what[64];
       snprintf(what, sizeof what, "n=%d %s, pipelined", pipelined_ns[k], algos[a]);

@@ -19,8 +19,8 @@ static const char *lua =
 int main(void) {
   hs_scenario sc;
   if (hs_test_load(lua, &sc)) return tap_ok(0, "scenario loads"), tap_done(0);
-  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", NULL};
-  for (int a = 0; a < 5; a++)
+  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree", NULL};
+  for (int a = 0; a < 6; a++)
     for (int n = 1; n <= 5; n++) {
       char what[64], args[8192];
       if (algos[a]) {

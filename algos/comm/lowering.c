@@ -27,6 +27,7 @@
 
 #include "kernels/kernels.h"
 #include "algos/comm/lowering.h"
+#include "algos/comm/dtree.h"
 
 typedef struct {
   size_t off, cnt;
@@ -446,14 +447,173 @@ static int node_leader_index(const hierarchy *h) {
 
 static int worth_hierarchy(const hierarchy *h, int n) { return h->n_nodes > 1 && h->n_nodes < n; }
 
+/* ---- NCCL's double binary tree, pipelined -------------------------------------------
+ * Two rank-level trees (dtree.h): inside a node a chain from local 0 (the
+ * head) to the last; across nodes the node trees of hs_dtree, head to
+ * head. Tree w carries half w of the vector, cut into S slices of at most
+ * g->slice bytes. Each rank reduces a slice from its children into its
+ * own and sends it up; the root then sends it down and each rank
+ * forwards it to its children, while later slices still go up: NCCL's
+ * tree allreduce (ncclPatternTreeUpDown).
+ *
+ * It runs in lock-step ticks, every rank making one exchange per tick
+ * (empty ones included: the simulator's fast fidelity tells flows that run
+ * together by their tick). With H the depth of the deepest rank and d a
+ * rank's own, slice k goes up from depth d at tick k + H - d, reaches the
+ * root at k + H - 1 and goes down from depth d at k + H + d: a rank
+ * forwards each slice the tick after it arrived, and the collective takes
+ * S + 2H - 1 ticks. Partial sums from children land in scratch and are
+ * reduced in a fixed order (mine, then children in order), and everyone
+ * ends with the root's bits. */
+
+#define TREE_MAX_DOWN 3 /* the next in the chain, two children nodes */
+
+typedef struct {
+  int up;                    /* group index, -1 at the root */
+  int down[TREE_MAX_DOWN], n_down;
+  int depth, height;         /* mine; the deepest rank's */
+  chunk part;                /* the elements this tree carries */
+} tree_role;
+
+/* Where each node of g starts in node order (first appearance), as an
+ * index into `order`, which lists the group's members node after node in
+ * communicator order. Returns the number of nodes; *my_node gets mine. */
+static int node_order(const hs_lower_group *g, int *order, int *node_start, int *my_node) {
+  int n = g->size, max_node = 0;
+  for (int i = 0; i < n; i++) max_node = node_of(g, i) > max_node ? node_of(g, i) : max_node;
+  int *index = malloc(((size_t)max_node + 1) * sizeof(int)), *count = calloc((size_t)n + 1, sizeof(int));
+  for (int i = 0; i <= max_node; i++) index[i] = -1;
+  int nodes = 0;
+  for (int i = 0; i < n; i++) {
+    int *x = &index[node_of(g, i)];
+    if (*x < 0) *x = nodes++;
+    count[*x]++;
+  }
+  node_start[0] = 0;
+  for (int k = 0; k < nodes; k++) node_start[k + 1] = node_start[k] + count[k];
+  memset(count, 0, (size_t)nodes * sizeof(int));
+  for (int i = 0; i < n; i++) {
+    int k = index[node_of(g, i)];
+    order[node_start[k] + count[k]++] = i;
+  }
+  *my_node = index[node_of(g, g->me)];
+  free(index);
+  free(count);
+  return nodes;
+}
+
+/* My place in tree `which` (0 or 1). O(n) for the node order, done once. */
+static void tree_role_of(const hs_lower_group *g, const int *order, const int *node_start, int nodes, int my_node,
+                         int which, tree_role *t) {
+  int pos = 0, me = g->me;
+  while (order[node_start[my_node] + pos] != me) pos++;
+  int len = node_start[my_node + 1] - node_start[my_node], up, d0, d1;
+  hs_dtree(nodes, my_node, which, &up, &d0, &d1);
+  t->n_down = 0;
+  if (pos > 0) t->up = order[node_start[my_node] + pos - 1];
+  else t->up = up >= 0 ? order[node_start[up]] : -1;
+  if (pos + 1 < len) t->down[t->n_down++] = order[node_start[my_node] + pos + 1];
+  if (pos == 0) {
+    if (d0 >= 0) t->down[t->n_down++] = order[node_start[d0]];
+    if (d1 >= 0) t->down[t->n_down++] = order[node_start[d1]];
+  }
+  t->depth = hs_dtree_depth(nodes, my_node, which) + pos;
+  t->height = 0;
+  for (int k = 0; k < nodes; k++) {
+    int h = hs_dtree_depth(nodes, k, which) + node_start[k + 1] - node_start[k] - 1;
+    t->height = h > t->height ? h : t->height;
+  }
+}
+
+/* The slice of tree t that a rank at depth d sends up (dir 0), receives
+ * from its children (1), receives from its parent (2) or sends down (3)
+ * at tick x; -1 for none. */
+static int tree_slice(const tree_role *t, int dir, int x, int S) {
+  int H = t->height, d = t->depth, k;
+  switch (dir) {
+  case 0: k = t->up >= 0 ? x - (H - d) : -1; break;
+  case 1: k = t->n_down > 0 && d < H ? x - (H - d - 1) : -1; break;
+  case 2: k = t->up >= 0 ? x - (H + d - 1) : -1; break;
+  default: k = t->n_down > 0 ? x - (H + d) : -1; break;
+  }
+  return k >= 0 && k < S ? k : -1;
+}
+
+static void tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
+  int n = g->size;
+  int *order = malloc((size_t)n * sizeof(int)), *node_start = malloc(((size_t)n + 1) * sizeof(int)), my_node;
+  int nodes = node_order(g, order, node_start, &my_node);
+  tree_role tr[2];
+  int trees = buf.count > 1 ? 2 : 1;
+  for (int w = 0; w < trees; w++) tree_role_of(g, order, node_start, nodes, my_node, w, &tr[w]);
+  free(order);
+  free(node_start);
+  /* halves (the first takes the odd element), sliced alike */
+  tr[0].part = (chunk){0, trees == 2 ? (buf.count + 1) / 2 : buf.count};
+  if (trees == 2) tr[1].part = (chunk){tr[0].part.cnt, buf.count / 2};
+  size_t lo = tr[trees - 1].part.cnt, slice = g->slice ? g->slice : SIZE_MAX;
+  size_t S = (tr[0].part.cnt * esz(buf) + slice - 1) / slice;
+  S = S < 1 ? 1 : S > lo ? lo : S;
+  int ticks = 0;
+  for (int w = 0; w < trees; w++) {
+    int x = (int)S + 2 * tr[w].height - 1;
+    ticks = x > ticks ? x : ticks;
+  }
+  hs_buf child[2][TREE_MAX_DOWN];
+  size_t most = (tr[0].part.cnt + S - 1) / S;
+  for (int w = 0; w < trees; w++)
+    for (int c = 0; c < TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, most);
+  hs_lower_send snd[2 * (1 + TREE_MAX_DOWN)];
+  hs_lower_recv rcv[2 * (1 + TREE_MAX_DOWN)];
+  for (int x = 0; x < ticks; x++) {
+    int ns = 0, nr = 0;
+    for (int w = 0; w < trees; w++) {
+      const tree_role *t = &tr[w];
+      int k;
+      if ((k = tree_slice(t, 0, x, (int)S)) >= 0) {
+        chunk c = piece(t->part, k, (int)S);
+        snd[ns++] = (hs_lower_send){t->up, at(buf, c.off), c.cnt * esz(buf)};
+      }
+      if ((k = tree_slice(t, 3, x, (int)S)) >= 0) {
+        chunk c = piece(t->part, k, (int)S);
+        for (int j = 0; j < t->n_down; j++) snd[ns++] = (hs_lower_send){t->down[j], at(buf, c.off), c.cnt * esz(buf)};
+      }
+      if ((k = tree_slice(t, 1, x, (int)S)) >= 0) {
+        chunk c = piece(t->part, k, (int)S);
+        for (int j = 0; j < t->n_down; j++)
+          rcv[nr++] = (hs_lower_recv){t->down[j], child[w][j].data, c.cnt * esz(buf), 0, buf.dtype, op};
+      }
+      if ((k = tree_slice(t, 2, x, (int)S)) >= 0) {
+        chunk c = piece(t->part, k, (int)S);
+        rcv[nr++] = (hs_lower_recv){t->up, at(buf, c.off), c.cnt * esz(buf), 0, buf.dtype, op};
+      }
+    }
+    g->exchange(g, snd, ns, rcv, nr);
+    for (int w = 0; w < trees; w++) { /* the children's partial sums, in a fixed order */
+      const tree_role *t = &tr[w];
+      int k = tree_slice(t, 1, x, (int)S);
+      if (k < 0) continue;
+      chunk c = piece(t->part, k, (int)S);
+      for (int j = 0; j < t->n_down && buf.data; j++) {
+        hs_lower_recv r = {0, at(buf, c.off), c.cnt * esz(buf), 1, buf.dtype, op};
+        hs_lower_deliver(&r, child[w][j].data);
+      }
+      if (t->up < 0 && avg_over > 0) divide(buf, c.off, c.cnt, avg_over); /* the root holds the whole sum */
+    }
+  }
+  for (int w = 0; w < trees; w++)
+    for (int c = 0; c < TREE_MAX_DOWN; c++) free(child[w][c].data);
+}
+
 /* ---- the collectives ------------------------------------------------------------ */
 
 void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll_algo algo) {
   copy_buf(r, s);
   int avg = op == HS_AVG ? g->size : 0;
   hs_redop red = op == HS_AVG ? HS_SUM : op;
-  if (algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING) {
+  if (algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING || algo == HS_COLL_TREE) {
     if (g->size == 1) ring_allreduce_inplace(g, r, red, avg);
+    else if (algo == HS_COLL_TREE) tree_allreduce(g, r, red, avg);
     else if (algo == HS_COLL_HALVING_DOUBLING) halving_doubling_allreduce(g, r, red, avg);
     else recursive_doubling_allreduce(g, r, red, avg);
     return;
@@ -623,7 +783,8 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
   int hier = algo == HS_COLL_HIERARCHICAL;
   switch (k) {
   case HS_OP_ALLREDUCE:
-    return hier ? "hierarchical" : algo == HS_COLL_HALVING_DOUBLING ? "halving_doubling"
+    return hier ? "hierarchical" : algo == HS_COLL_TREE ? "double_binary_tree"
+                 : algo == HS_COLL_HALVING_DOUBLING ? "halving_doubling"
                                  : algo == HS_COLL_RECURSIVE_DOUBLING ? "recursive_doubling" : "ring";
   case HS_OP_REDUCE_SCATTER:
   case HS_OP_ALLGATHER: return "ring";

@@ -22,7 +22,10 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu
   c.launch = hs_nccl_base_latency(a, (hs_proto)p);
   /* hearsay's nodes are NVSwitch nodes (sim/platform.c): NVLink inside. */
   c.hop_intra = hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, a, (hs_proto)p);
-  if (multi_node) {
+  /* NCCL charges the proxy's overhead on a multi-node ring's every step
+   * (tuning.cc, "inter-node rings still have to launch nsteps * net
+   * overhead"), not on a tree's chain hops. */
+  if (multi_node && f == HS_PROTO_FOR_RING) {
     double proxy = hs_nccl_net_overhead((hs_proto)p, cpu_amd);
     if (c.hop_intra < proxy) c.hop_intra = proxy;
   }

@@ -37,6 +37,11 @@ typedef struct {
  * doubling exchanges, which run with the same primitives). */
 typedef enum { HS_PROTO_FOR_RING, HS_PROTO_FOR_TREE } hs_proto_family;
 
+/* The family schedule a pays: the tree's for the tree, the ring's else. */
+static inline hs_proto_family hs_proto_family_of(hs_coll_algo a) {
+  return a == HS_COLL_TREE ? HS_PROTO_FOR_TREE : HS_PROTO_FOR_RING;
+}
+
 /* The costs of protocol p (or HS_PROTO_NONE) for a collective of family
  * f on a communicator spanning one node or several (multi_node: an
  * intra-node hop then costs at least NCCL's proxy overhead) on hosts with

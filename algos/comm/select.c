@@ -14,7 +14,7 @@ const char *hs_engine_name(hs_engine e) {
 
 const char *hs_coll_algo_name(hs_coll_algo a) {
   static const char *const names[HS_COLL_ALGOS + 1] = {"ring", "hierarchical", "halving_doubling",
-                                                       "recursive_doubling", "auto"};
+                                                       "recursive_doubling", "tree", "auto"};
   return a <= HS_COLL_AUTO ? names[a] : "?";
 }
 
@@ -30,8 +30,7 @@ static int stragglers_free(const hs_scenario *sc) {
 }
 
 static int rounds_stay_together(const hs_scenario *sc) {
-  int doubling = sc->sim.collectives == HS_COLL_HALVING_DOUBLING || sc->sim.collectives == HS_COLL_RECURSIVE_DOUBLING;
-  return !doubling || stragglers_free(sc);
+  return !hs_coll_by_rounds(sc->sim.collectives) || stragglers_free(sc);
 }
 
 int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines) {
@@ -51,9 +50,10 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   int proto = sc->sim.protocol == HS_PROTO_AUTO ? HS_PROTO_SIMPLE : sc->sim.protocol;
   int gpn = sc->cluster.gpus_per_node > 0 ? sc->cluster.gpus_per_node : 1, multi_node = 0;
   for (int i = 1; i < q->size && !multi_node; i++) multi_node = q->members[i] / gpn != q->members[0] / gpn;
-  for (int x = 0; x <= HS_PROTOS; x++)
-    p->cost[x] = hs_proto_cost_of(x, HS_PROTO_FOR_RING, multi_node, sc->cluster.cpu == HS_CPU_AMD);
-  hs_proto_cost cost = p->cost[proto];
+  for (int f = 0; f < 2; f++)
+    for (int x = 0; x <= HS_PROTOS; x++)
+      p->cost[f][x] = hs_proto_cost_of(x, (hs_proto_family)f, multi_node, sc->cluster.cpu == HS_CPU_AMD);
+  hs_proto_cost cost = p->cost[hs_proto_family_of(algo)][proto];
   /* The tuner, when either choice is left to it: it picks among every
    * schedule (or the one forced) and every protocol (or the one forced). */
   p->tuned = sc->sim.collectives == HS_COLL_AUTO || sc->sim.protocol == HS_PROTO_AUTO;

@@ -74,9 +74,9 @@ typedef struct {
    * first use per (operation, size class) at the class's geometric middle. */
   int tuned;
   unsigned algos, protos;
-  int doubling_by_messages; /* the doubling schedules may not be timed here (hs_select_timed) */
+  int doubling_by_messages; /* the round schedules may not be timed here (hs_select_timed) */
   hs_tuner_topo topo;
-  hs_proto_cost cost[HS_PROTOS + 1];
+  hs_proto_cost cost[2][HS_PROTOS + 1]; /* [hs_proto_family][protocol] */
   hs_tuned pick[HS_OP_KINDS][HS_SIZE_CLASSES];
 } hs_plan;
 
@@ -94,6 +94,13 @@ int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines);
 /* The size class of an operation moving `bytes` (its whole vector). */
 int hs_size_class(double bytes);
 
+/* Schedules of lock-step rounds whose flows fast fidelity shares as
+ * running together (the doubling exchanges, the tree's ticks): timed
+ * without messages only when the ranks arrive together (select.c). */
+static inline int hs_coll_by_rounds(hs_coll_algo a) {
+  return a == HS_COLL_HALVING_DOUBLING || a == HS_COLL_RECURSIVE_DOUBLING || a == HS_COLL_TREE;
+}
+
 /* The tuner's pick for kind k in class cls on plan p (cached in p). */
 hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls);
 
@@ -105,9 +112,9 @@ static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
     hs_tuned t = hs_plan_tuned(p, o->kind, hs_size_class((double)count * (double)hs_dtype_size(o->send.dtype)));
     x.algo = (hs_coll_algo)t.algo;
     x.proto = t.proto;
-    x.cost = p->cost[t.proto];
-    int doubling = x.algo == HS_COLL_HALVING_DOUBLING || x.algo == HS_COLL_RECURSIVE_DOUBLING;
-    if (doubling && p->doubling_by_messages && x.engine == HS_ENGINE_TIMED) x.engine = p->fallback[o->kind].engine;
+    x.cost = p->cost[hs_proto_family_of(x.algo)][t.proto];
+    if (hs_coll_by_rounds(x.algo) && p->doubling_by_messages && x.engine == HS_ENGINE_TIMED)
+      x.engine = p->fallback[o->kind].engine;
   }
   int data = o->send.data || o->recv.data;
   if (data && x.engine == HS_ENGINE_TIMED) x.engine = p->fallback[o->kind].engine;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "algos/comm/dtree.h"
 #include "algos/comm/lowering.h"
 #include "scenarios/links.h"
 
@@ -73,6 +74,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
       t->bw_inter = dmin(t->bw_inter, bw);
     }
   }
+  hs_dtree_shape(t->nodes, &t->tree_depth, &t->tree_nic_flows);
   if (t->ring_intra == 0) { /* one GPU per node: node 0's own links stand for a node */
     hs_link_spec intra, inter;
     hs_links_of_node(c, members[0] / gpn, &intra, &inter);
@@ -128,6 +130,23 @@ static double doubling(const hs_tuner_topo *t, const hs_proto_cost *pc, int halv
   return s;
 }
 
+/* The pipelined double binary tree (lowering.c): S + 2H - 1 ticks, H =
+ * (per_node - 1) + the node trees' depth. The first slice crosses 2H hops
+ * (2(per_node - 1) in chains, 2 x depth across nodes) one at a time; each
+ * further slice costs one tick of the busiest hop: a chain GPU sends up
+ * and down in both trees (4 messages on its link), a head also the
+ * node's messages across (NIC flows), which share its NIC. */
+static double tree(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
+  double slice = t->slice > 0 ? t->slice : pc->slice, half = M / 2;
+  double S = dmax(1, ceil(half / slice)), b = half / S, g = t->per_node;
+  double across = dmin(t->bw_inter, dmin(t->nic, t->bw_intra * t->tree_nic_flows / (t->tree_nic_flows + 2)));
+  double c_intra = hop(t, pc, 0) + pc->wire * b * (g > 2 ? 4 : 2) / t->bw_intra;
+  double c_inter = t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b * t->tree_nic_flows / across : 0;
+  double fill = 2 * (g - 1) * (hop(t, pc, 0) + pc->wire * b / t->bw_intra) +
+                2 * t->tree_depth * (t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b / dmin(t->bw_inter, t->nic) : 0);
+  return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
+}
+
 static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double s = 0;
   for (int d = 1; d < t->n; d *= 2)
@@ -138,7 +157,7 @@ static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M
 double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, int p, double M) {
   if (t->n <= 1) return 0;
   if (!(hs_tuner_algos_for(k) & (1u << a))) return -1;
-  hs_proto_cost pc = hs_proto_cost_of(p, HS_PROTO_FOR_RING, t->nodes > 1, t->cpu_amd);
+  hs_proto_cost pc = hs_proto_cost_of(p, hs_proto_family_of(a), t->nodes > 1, t->cpu_amd);
   double n = t->n, g = t->per_node, N = t->nodes;
   int hier = t->regular && t->nodes > 1 && t->nodes < t->n;
   if (a == HS_COLL_HIERARCHICAL && !hier) return -1; /* it would run the flat ring: not a choice of its own */
@@ -147,6 +166,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   switch (k) {
   case HS_OP_ALLREDUCE:
     if (a == HS_COLL_RING) s = ring_time(t, &pc, 2 * (n - 1), M / n);
+    else if (a == HS_COLL_TREE) s = tree(t, &pc, M);
     else if (a == HS_COLL_HIERARCHICAL)
       s = 2 * sub_ring(g, 1, hop(t, &pc, 0), t->bw_intra, pc.wire, M) +
           sub_ring(N, 2, hop(t, &pc, 1), rail_bw, pc.wire, M / g);
@@ -179,7 +199,8 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
 
 unsigned hs_tuner_algos_for(hs_op_kind k) {
   unsigned ring = 1u << HS_COLL_RING, hier = 1u << HS_COLL_HIERARCHICAL;
-  if (k == HS_OP_ALLREDUCE) return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING;
+  if (k == HS_OP_ALLREDUCE)
+    return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE;
   if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier;
   return ring;
 }
