@@ -4,8 +4,8 @@
  * on two binary trees over the nodes at once, each carrying half of the
  * data: the first is a binary tree rooted at node 0 whose leaves and
  * inner nodes alternate (ncclGetBtree); the second mirrors it (n even) or
- * shifts it by one (n odd), so that a node inner in one tree is a leaf in
- * the other and no node's NIC carries two trees' inner traffic. Inside a
+ * shifts it by one (n odd); mirrored, a node inner in one tree is a leaf
+ * in the other, so no node's NIC carries two trees' inner traffic. Inside a
  * node the ranks form a chain (local 0 up to the node's last); local 0,
  * the head, connects to the parent node's head and to the children
  * nodes' heads (NCCL's NCCL_TOPO_PATTERN_TREE). The functions here are
