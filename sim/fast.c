@@ -89,6 +89,9 @@ typedef struct fast_sched {
   int compiled;
   double **start; /* evaluation scratch: start[i][k] of member i's record k */
   int *pos;
+  /* The last evaluation, relative to its earliest arrival (timed()); never
+   * freed, as the schedule itself. */
+  double *memo_arrival, *memo_finish;
   struct fast_sched *next;
 } fast_sched;
 
@@ -663,6 +666,31 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
   for (int i = 0; i < s->n; i++) finish[i] = s->start[i][s->n_recs[i]];
 }
 
+/* The members' finish times. The evaluation is max and + over arrival
+ * times and constant costs, so it commutes with a shift of every arrival:
+ * a call whose arrivals are the last call's shifted (a training run whose
+ * ranks reach each bucket together, iteration after iteration) gets the
+ * last finishes shifted, in O(n) instead of O(records). */
+static void timed(fast_sched *s, const double *arrival, double *finish) {
+  double t0 = INFINITY;
+  for (int i = 0; i < s->n; i++) t0 = dmin(t0, arrival[i]);
+  int same = s->memo_arrival != NULL;
+  for (int i = 0; i < s->n && same; i++) same = arrival[i] - t0 == s->memo_arrival[i];
+  if (same) {
+    for (int i = 0; i < s->n; i++) finish[i] = t0 + s->memo_finish[i];
+    return;
+  }
+  evaluate(s, arrival, finish);
+  if (!s->memo_arrival) {
+    s->memo_arrival = malloc((size_t)s->n * sizeof(double));
+    s->memo_finish = malloc((size_t)s->n * sizeof(double));
+  }
+  for (int i = 0; i < s->n; i++) {
+    s->memo_arrival[i] = arrival[i] - t0;
+    s->memo_finish[i] = finish[i] - t0;
+  }
+}
+
 /* ---- the backend's entry points ---------------------------------------------------- */
 
 static sim_fast *fast_create(sim_world *w) {
@@ -748,7 +776,7 @@ static void settle(sim_world *w, sim_fast *f) {
     f->ready = k->next;
     fast_sched *s = k->sched;
     if (!s->compiled) compile(w, f, s, k->world_of);
-    evaluate(s, k->arrival, k->finish);
+    timed(s, k->arrival, k->finish);
     w->fast_collectives++;
     for (int i = 0; i < k->n; i++) hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
     free(k->arrival);

@@ -109,7 +109,7 @@ static void one_gpu_nodes(char *lua, size_t len, int n, const char *protocol) {
            "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
            "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-           "run { iterations = 1 }\nsim { protocol = \"%s\" }\n",
+           "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"%s\" }\n",
            n, protocol);
 }
 
@@ -149,7 +149,7 @@ int main(void) {
                       "  intra = { bandwidth = \"300GBps\", latency = \"2us\" },\n"
                       "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8 } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-                      "run { iterations = 1 }\nsim { protocol = \"none\" }\n";
+                      "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"none\" }\n";
     timed_case tc = {lua, "sim.collectives=hierarchical", {ALLREDUCE, 100u << 20, 0}, want,
                      "hierarchical allreduce 8x8 M=100MiB", 0};
     hs_test_in_child(tc.label, child, &tc, 120);
@@ -199,7 +199,7 @@ int main(void) {
                       "  intra = { bandwidth = \"300GBps\", latency = \"1us\" },\n"
                       "  inter = { bandwidth = \"100Gbps\", latency = \"5ms\" } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-                      "run { iterations = 1 }\nsim { protocol = \"none\" }\n";
+                      "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"none\" }\n";
     double N = 16, n = 128, ae = 5e-3, ai = 1e-6;
     timed_case tc = {lua, "sim.slices_in_flight=8", {ALLREDUCE, 8192, 0}, 2 * (N - 1) * ae,
                      "latency-bound pipelined ring allreduce 16x8, 5 ms between nodes, 8 KiB",

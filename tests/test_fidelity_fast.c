@@ -8,7 +8,8 @@
  * max-min shares, so in practice the two agree to ~1e-8; the bounds are the
  * promise, and each case prints both times and the error.)
  *
- * Cases: homogeneous flat switch; fat tree with 2:1 oversubscription;
+ * The scenarios pin the ring and Simple (the defaults are the tuner's
+ * picks), so each case names the schedule it checks. Cases: homogeneous flat switch; fat tree with 2:1 oversubscription;
  * two-level hierarchical (NVLink inside nodes, 25 Gbps between); racks of
  * different bandwidths (scenarios/hetero-racks.lua); and training runs with
  * one GPU 3x slower and with lognormal noise drawn per GPU per iteration,
@@ -99,7 +100,7 @@ int main(void) {
       "cluster { nodes = 32, gpus_per_node = 1, gpu = { flops = '100TF' },\n"
       "          inter = { bandwidth = '100Gbps', latency = '5us', topology = 'flat' } }\n"
       "workload { model = 'resnet50', batch = 32 }\nalgorithm { name = 'gradient_allreduce' }\n"
-      "run { iterations = 2 }\n");
+      "run { iterations = 2 }\nsim { collectives = 'ring', protocol = 'simple' }\n");
   compare_collective("flat switch, 32 ranks, ring allreduce 64 MiB", flat, "--op allreduce --bytes 64MiB", 1);
   compare_collective("flat switch, 32 ranks, ring allgather 16 MiB", flat, "--op allgather --bytes 16MiB", 1);
   compare_collective("flat switch, 32 ranks, broadcast 8 MiB", flat, "--op broadcast --bytes 8MiB", 0);
@@ -115,7 +116,7 @@ int main(void) {
       "          inter = { bandwidth = '100Gbps', latency = '5us', topology = 'fat_tree', rack_size = 4,\n"
       "                    oversubscription = 2 } }\n"
       "workload { model = 'resnet50', batch = 32 }\nalgorithm { name = 'gradient_allreduce' }\n"
-      "run { iterations = 2 }\n");
+      "run { iterations = 2 }\nsim { collectives = 'ring', protocol = 'simple' }\n");
   compare_collective("fat tree 2:1, 64 ranks, ring allreduce 64 MiB", fat, "--op allreduce --bytes 64MiB", 0);
   compare_collective("fat tree 2:1, 64 ranks, reduce_scatter 64 MiB", fat, "--op reduce_scatter --bytes 64MiB", 0);
   compare_collective("fat tree 2:1, 64 ranks, halving-doubling allreduce 64 MiB", fat,
@@ -150,7 +151,7 @@ int main(void) {
       "                    oversubscription = 2 },\n"
       "          overrides = { { rack = 3, bandwidth = '25Gbps' }, { node = 5, latency = '50us' } } }\n"
       "workload { model = 'bert-large', batch = 8 }\nalgorithm { name = 'gradient_allreduce' }\n"
-      "run { iterations = 2 }\n");
+      "run { iterations = 2 }\nsim { collectives = 'ring', protocol = 'simple' }\n");
   compare_collective("racks of different bandwidths (256 ranks), halving-doubling allreduce 64 MiB", racks,
                      "--op allreduce --bytes 64MiB --set sim.collectives=halving_doubling", 0);
   compare_training("racks of different bandwidths, BERT-Large training", hetero, "");

@@ -52,7 +52,7 @@ static void child(void *arg, FILE *report) {
            "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"%s\", batch = 1 }\n"
            "algorithm { name = \"gradient_allreduce\", bucket_size = \"16MiB\", overlap = %s }\n"
-           "run { iterations = 3, trace = 1 }\n",
+           "run { iterations = 3, trace = 1 }\nsim { collectives = \"ring\", protocol = \"simple\" }\n",
            profile, j->overlap);
   hs_scenario sc;
   if (hs_test_load(lua, &sc)) {

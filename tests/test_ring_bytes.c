@@ -48,7 +48,7 @@ static void child(void *arg, FILE *report) {
   const char *lua = "cluster { nodes = 8, gpus_per_node = 1, gpu = { flops = \"10TF\" },\n"
                     "  inter = { bandwidth = \"10Gbps\" } }\n"
                     "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-                    "run { iterations = 1 }\n";
+                    "run { iterations = 1 }\nsim { collectives = \"ring\" }\n"; /* the ring's own bytes */
   hs_scenario sc;
   if (hs_test_load(lua, &sc)) {
     hs_report(report, 0, "scenario loads");
