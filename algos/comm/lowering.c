@@ -377,6 +377,33 @@ typedef struct {
 
 static int node_of(const hs_lower_group *g, int idx) { return g->members[idx] / g->gpus_per_node; }
 
+/* Where each node of g starts in node order (first appearance), as an
+ * index into `order`, which lists the group's members node after node in
+ * communicator order. Returns the number of nodes; *my_node gets mine. */
+static int node_order(const hs_lower_group *g, int *order, int *node_start, int *my_node) {
+  int n = g->size, max_node = 0;
+  for (int i = 0; i < n; i++) max_node = node_of(g, i) > max_node ? node_of(g, i) : max_node;
+  int *index = malloc(((size_t)max_node + 1) * sizeof(int)), *count = calloc((size_t)n + 1, sizeof(int));
+  for (int i = 0; i <= max_node; i++) index[i] = -1;
+  int nodes = 0;
+  for (int i = 0; i < n; i++) {
+    int *x = &index[node_of(g, i)];
+    if (*x < 0) *x = nodes++;
+    count[*x]++;
+  }
+  node_start[0] = 0;
+  for (int k = 0; k < nodes; k++) node_start[k + 1] = node_start[k] + count[k];
+  memset(count, 0, (size_t)nodes * sizeof(int));
+  for (int i = 0; i < n; i++) {
+    int k = index[node_of(g, i)];
+    order[node_start[k] + count[k]++] = i;
+  }
+  *my_node = index[node_of(g, g->me)];
+  free(index);
+  free(count);
+  return nodes;
+}
+
 static void derive(hs_lower_group *out, const hs_lower_group *parent, const char *kind, int id, int *members, int size, int me) {
   /* Tags nest one level ("c3/n5"); a longer one would be a bug here. */
   if ((size_t)snprintf(out->tag, sizeof out->tag, "%s/%s%d", parent->tag, kind, id) >= sizeof out->tag) abort();
@@ -397,42 +424,41 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
 }
 
 /* Leader of a node: `prefer` (a group index) if it is on that node, else
- * the node's first member. */
+ * the node's first member. O(n) (node_order), as every member builds it
+ * for itself. */
 static void hierarchy_build(hierarchy *h, const hs_lower_group *g, int prefer) {
   int n = g->size;
   h->buf = malloc(3 * n * sizeof(int));
   int *node_m = h->buf, *rail_m = h->buf + n, *lead_m = h->buf + 2 * n;
-  int my_node = node_of(g, g->me), local = 0, k = 0;
-  for (int i = 0; i < n; i++)
-    if (node_of(g, i) == my_node) {
-      if (i == g->me) local = k;
-      node_m[k++] = g->members[i];
-    }
-  /* Nodes in order of first appearance; count members per node. */
-  int n_nodes = 0, uniform = 1, rail_n = 0, rail_me = 0, lead_me = -1;
-  for (int i = 0; i < n; i++) {
-    int nd = node_of(g, i), first = 1;
-    for (int j = 0; j < i && first; j++) first = node_of(g, j) != nd;
-    if (!first) continue;
-    int cnt = 0, pick = i, li = 0, rail_pick = -1;
-    for (int j = i; j < n; j++)
-      if (node_of(g, j) == nd) {
-        if (j == prefer) pick = j;
-        if (li == local) rail_pick = j;
-        li++, cnt++;
-      }
+  int *order = malloc((size_t)n * sizeof(int)), *node_start = malloc(((size_t)n + 1) * sizeof(int)), my_node;
+  int n_nodes = node_order(g, order, node_start, &my_node);
+  int k = node_start[my_node + 1] - node_start[my_node], local = 0;
+  for (int j = 0; j < k; j++) {
+    int i = order[node_start[my_node] + j];
+    if (i == g->me) local = j;
+    node_m[j] = g->members[i];
+  }
+  int prefer_node = -1; /* the node (in node order) holding `prefer` */
+  for (int x = 0; x < n_nodes && prefer_node < 0 && prefer >= 0 && prefer < n; x++)
+    if (node_of(g, order[node_start[x]]) == node_of(g, prefer)) prefer_node = x;
+  int uniform = 1, rail_n = 0, rail_me = 0, lead_me = -1;
+  for (int x = 0; x < n_nodes; x++) {
+    int cnt = node_start[x + 1] - node_start[x];
+    int pick = x == prefer_node ? prefer : order[node_start[x]];
     if (cnt != k) uniform = 0;
-    if (pick == g->me) lead_me = n_nodes;
-    lead_m[n_nodes] = g->members[pick];
-    if (rail_pick >= 0) {
+    if (pick == g->me) lead_me = x;
+    lead_m[x] = g->members[pick];
+    if (local < cnt) {
+      int rail_pick = order[node_start[x] + local];
       if (rail_pick == g->me) rail_me = rail_n;
       rail_m[rail_n++] = g->members[rail_pick];
     }
-    n_nodes++;
   }
+  free(order);
+  free(node_start);
   h->n_nodes = n_nodes;
   h->uniform = uniform;
-  derive(&h->node, g, "n", my_node, node_m, k, local);
+  derive(&h->node, g, "n", node_of(g, g->me), node_m, k, local);
   derive(&h->rail, g, "r", local, rail_m, rail_n, rail_me);
   derive(&h->leaders, g, "L", 0, lead_m, n_nodes, lead_me);
 }
@@ -474,33 +500,6 @@ typedef struct {
   int depth, height;         /* mine; the deepest rank's */
   chunk part;                /* the elements this tree carries */
 } tree_role;
-
-/* Where each node of g starts in node order (first appearance), as an
- * index into `order`, which lists the group's members node after node in
- * communicator order. Returns the number of nodes; *my_node gets mine. */
-static int node_order(const hs_lower_group *g, int *order, int *node_start, int *my_node) {
-  int n = g->size, max_node = 0;
-  for (int i = 0; i < n; i++) max_node = node_of(g, i) > max_node ? node_of(g, i) : max_node;
-  int *index = malloc(((size_t)max_node + 1) * sizeof(int)), *count = calloc((size_t)n + 1, sizeof(int));
-  for (int i = 0; i <= max_node; i++) index[i] = -1;
-  int nodes = 0;
-  for (int i = 0; i < n; i++) {
-    int *x = &index[node_of(g, i)];
-    if (*x < 0) *x = nodes++;
-    count[*x]++;
-  }
-  node_start[0] = 0;
-  for (int k = 0; k < nodes; k++) node_start[k + 1] = node_start[k] + count[k];
-  memset(count, 0, (size_t)nodes * sizeof(int));
-  for (int i = 0; i < n; i++) {
-    int k = index[node_of(g, i)];
-    order[node_start[k] + count[k]++] = i;
-  }
-  *my_node = index[node_of(g, g->me)];
-  free(index);
-  free(count);
-  return nodes;
-}
 
 /* My place in tree `which` (0 or 1). O(n) for the node order, done once. */
 static void tree_role_of(const hs_lower_group *g, const int *order, const int *node_start, int nodes, int my_node,
