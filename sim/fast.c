@@ -106,7 +106,23 @@ struct fast_call {
   struct fast_call *next;
 };
 
+/* Routes between world ranks, looked up once: schedules meet the same
+ * pairs at every round (a tree's ticks, a ring's steps), and fast runs
+ * only where links do not change. Open addressing on (src, dst). */
+typedef struct {
+  long key; /* src * ranks + dst + 1; 0: empty */
+  double lat;
+  int n_links;
+  sg_link_t *links;
+} route_entry;
+
+typedef struct {
+  route_entry *slot;
+  long cap, n;
+} route_cache;
+
 struct sim_fast {
+  route_cache routes;
   fast_sched *scheds;
   fast_call *calls; /* open: some arrival unknown */
   fast_call *ready; /* every arrival known, to be timed */
@@ -274,6 +290,37 @@ typedef struct {
   double *lat, *rate; /* where to store the result */
 } flow_ref;
 
+static route_entry *route_of(const sim_world *w, route_cache *rc, int src, int dst) {
+  long key = (long)src * w->n + dst + 1;
+  if (2 * (rc->n + 1) >= rc->cap) { /* grow: rehash every entry */
+    route_cache bigger = {calloc((size_t)(rc->cap ? 2 * rc->cap : 1024), sizeof(route_entry)),
+                          rc->cap ? 2 * rc->cap : 1024, rc->n};
+    for (long i = 0; i < rc->cap; i++)
+      if (rc->slot[i].key) {
+        long j = (long)((unsigned long)rc->slot[i].key * 0x9E3779B97F4A7C15ull % (unsigned long)bigger.cap);
+        while (bigger.slot[j].key) j = (j + 1) % bigger.cap;
+        bigger.slot[j] = rc->slot[i];
+      }
+    free(rc->slot);
+    *rc = bigger;
+  }
+  long j = (long)((unsigned long)key * 0x9E3779B97F4A7C15ull % (unsigned long)rc->cap);
+  while (rc->slot[j].key && rc->slot[j].key != key) j = (j + 1) % rc->cap;
+  route_entry *e = &rc->slot[j];
+  if (e->key) return e;
+  sg_host_t a = w->ranks[src].host, b = w->ranks[dst].host;
+  xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  sg_host_get_route(a, b, route);
+  e->key = key;
+  e->lat = sg_host_get_route_latency(a, b);
+  e->n_links = (int)xbt_dynar_length(route);
+  e->links = malloc((size_t)e->n_links * sizeof(sg_link_t) + 1);
+  for (int i = 0; i < e->n_links; i++) e->links[i] = xbt_dynar_get_as(route, i, sg_link_t);
+  xbt_dynar_free(&route);
+  rc->n++;
+  return e;
+}
+
 static void fix_flow(flow_ref *fl, int i, double rate, char *fixed, int **links, const int *n_links, double *cap,
                      int *count) {
   fixed[i] = 1;
@@ -287,7 +334,7 @@ static void fix_flow(flow_ref *fl, int i, double rate, char *fixed, int **links,
 /* Max-min fair shares of the flows' bandwidth (progressive filling): the
  * most constrained link fixes the rate of every flow through it, which
  * then leaves the others. Non-shared (fatpipe) links only cap each flow. */
-static void share(const sim_world *w, const struct sim_fast *f, flow_ref *fl, int nf) {
+static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf) {
   if (nf == 0) return;
   link_map m = {.cap = 64};
   int **links = malloc((size_t)nf * sizeof *links);
@@ -295,17 +342,14 @@ static void share(const sim_world *w, const struct sim_fast *f, flow_ref *fl, in
   double *cap = NULL, *cap_flow = malloc((size_t)nf * sizeof(double));
   int *shared = NULL, cap_links = 0;
   const void **lobj = NULL;
-  xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
   for (int i = 0; i < nf; i++) {
-    sg_host_t a = w->ranks[fl[i].src].host, b = w->ranks[fl[i].dst].host;
-    xbt_dynar_reset(route);
-    sg_host_get_route(a, b, route);
-    int k = (int)xbt_dynar_length(route);
+    const route_entry *re = route_of(w, &f->routes, fl[i].src, fl[i].dst);
+    int k = re->n_links;
     links[i] = malloc((size_t)k * sizeof(int) + 1);
     cap_flow[i] = INFINITY;
-    *fl[i].lat = sg_host_get_route_latency(a, b) * f->lat_factor;
+    *fl[i].lat = re->lat * f->lat_factor;
     for (int j = 0; j < k; j++) {
-      sg_link_t l = xbt_dynar_get_as(route, j, sg_link_t);
+      sg_link_t l = re->links[j];
       if (!m.key || 2 * (m.n + 1) >= m.cap) {
         /* grow: rehashing in index order keeps every link's index */
         link_map bigger = {.cap = m.key ? 2 * m.cap : m.cap};
@@ -333,7 +377,6 @@ static void share(const sim_world *w, const struct sim_fast *f, flow_ref *fl, in
     }
     if (f->tcp_gamma > 0 && *fl[i].lat > 0) cap_flow[i] = dmin(cap_flow[i], f->tcp_gamma / (2 * *fl[i].lat));
   }
-  xbt_dynar_free(&route);
   int nl = m.n;
   int *count = calloc((size_t)nl + 1, sizeof(int));
   for (int i = 0; i < nf; i++)
@@ -397,7 +440,7 @@ static double hop_cost(const sim_world *w, const fast_sched *s, int src, int dst
  * protocol adds its hop latency to each flow's and moves `wire` bytes per
  * payload byte (protocol.h), as the step fidelity's messages do. */
 /* world_of: the communicator's members (world ranks). */
-static void compile(const sim_world *w, const struct sim_fast *f, fast_sched *s, const int *world_of) {
+static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s, const int *world_of) {
   match_ends(s);
   double wire = s->how.cost.wire > 1 ? s->how.cost.wire : 1;
   int depth = 0;
