@@ -43,16 +43,18 @@ int main(void) {
   int bad = 0, first_bad = -1;
   for (int n = 2; n <= 300 && !bad; n++)
     for (int w = 0; w < 2; w++) {
-      int roots = 0;
+      int roots = 0, depth[300];
+      hs_dtree_depths(n, w, depth);
       for (int r = 0; r < n; r++) {
         roots += parent(n, r, w) < 0;
         if (hs_dtree_depth(n, r, w) >= n) bad = 1; /* a cycle would never reach a root */
+        if (depth[r] != hs_dtree_depth(n, r, w)) bad = 1; /* the O(n) pass agrees with the walk */
         if (n % 2 == 0 && w == 0 && inner(n, r, 0) && inner(n, r, 1)) bad = 1;
       }
       if (roots != 1) bad = 1;
       if (bad && first_bad < 0) first_bad = n;
     }
-  tap_ok(!bad, "2..300 nodes: one root per tree, no cycle; n even: no node inner in both trees (first failure: %d)", first_bad);
+  tap_ok(!bad, "2..300 nodes: one root per tree, no cycle, hs_dtree_depths = the walk up; n even: no node inner in both trees (first failure: %d)", first_bad);
   int depth, flows;
   hs_dtree_shape(16, &depth, &flows);
   tap_ok(depth == 4 && flows == 4, "16 nodes: depth %d (log2 16 = 4), at most %d messages across per node (4)", depth,

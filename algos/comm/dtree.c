@@ -2,6 +2,8 @@
  * description in NCCL 2.30.7, src/graph/trees.cc. */
 #include "algos/comm/dtree.h"
 
+#include <stdlib.h>
+
 /* The binary tree rooted at 0 whose inner nodes have their lowest set bit
  * above bit 0: r's parent clears its lowest set bit and sets the next
  * (or only clears it if that is out of range); its children are r minus
@@ -48,17 +50,43 @@ int hs_dtree_depth(int n, int r, int which) {
   return d;
 }
 
+void hs_dtree_depths(int n, int which, int *depth) {
+  for (int r = 0; r < n; r++) depth[r] = -1;
+  for (int r = 0; r < n; r++) {
+    /* walk up to a node whose depth is known (or the root), then back down */
+    int x = r, steps = 0, up, d0, d1;
+    while (depth[x] < 0) {
+      hs_dtree(n, x, which, &up, &d0, &d1);
+      if (up < 0) {
+        depth[x] = 0;
+        break;
+      }
+      x = up;
+      steps++;
+    }
+    int base = depth[x] + steps;
+    for (x = r; depth[x] < 0; x = up, base--) {
+      depth[x] = base;
+      hs_dtree(n, x, which, &up, &d0, &d1);
+    }
+  }
+}
+
 void hs_dtree_shape(int n, int *depth, int *nic_flows) {
   *depth = 0;
   *nic_flows = 0;
+  int *d = malloc(2 * (size_t)n * sizeof(int) + 1);
+  hs_dtree_depths(n, 0, d);
+  hs_dtree_depths(n, 1, d + n);
   for (int r = 0; r < n; r++) {
     int flows = 0;
     for (int w = 0; w < 2; w++) {
-      int up, d0, d1, d = hs_dtree_depth(n, r, w);
+      int up, d0, d1;
       hs_dtree(n, r, w, &up, &d0, &d1);
       flows += (up >= 0) + (d0 >= 0) + (d1 >= 0);
-      if (d > *depth) *depth = d;
+      if (d[w * n + r] > *depth) *depth = d[w * n + r];
     }
     if (flows > *nic_flows) *nic_flows = flows;
   }
+  free(d);
 }

@@ -20,6 +20,10 @@ void hs_dtree(int n, int r, int which, int *up, int *down0, int *down1);
 /* Edges from node r to the root in tree `which`. O(log n). */
 int hs_dtree_depth(int n, int r, int which);
 
+/* depth[r]: edges from node r to the root in tree `which`, for every r.
+ * O(n). */
+void hs_dtree_depths(int n, int which, int *depth);
+
 /* Over both trees of n nodes: the deepest node's depth, and the most
  * messages one node sends across the network at once in steady state
  * (to its parent and children in both trees). O(n log n). */

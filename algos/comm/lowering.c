@@ -516,12 +516,15 @@ static void tree_role_of(const hs_lower_group *g, const int *order, const int *n
     if (d0 >= 0) t->down[t->n_down++] = order[node_start[d0]];
     if (d1 >= 0) t->down[t->n_down++] = order[node_start[d1]];
   }
-  t->depth = hs_dtree_depth(nodes, my_node, which) + pos;
+  int *depth = malloc((size_t)nodes * sizeof(int));
+  hs_dtree_depths(nodes, which, depth);
+  t->depth = depth[my_node] + pos;
   t->height = 0;
   for (int k = 0; k < nodes; k++) {
-    int h = hs_dtree_depth(nodes, k, which) + node_start[k + 1] - node_start[k] - 1;
+    int h = depth[k] + node_start[k + 1] - node_start[k] - 1;
     t->height = h > t->height ? h : t->height;
   }
+  free(depth);
 }
 
 /* The slice of tree t that a rank at depth d sends up (dir 0), receives
