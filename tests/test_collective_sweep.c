@@ -175,9 +175,12 @@ int main(void) {
   collective("--bytes 64MiB --set sim.collectives=ring", one, sizeof one);
   result_word(one, "schedule", sched, sizeof sched);
   tap_ok(strcmp(sched, "ring") == 0, "sim.collectives=ring: schedule=%s", sched);
-  collective("--bytes 64MiB --op broadcast", one, sizeof one);
+  collective("--bytes 64MiB --op broadcast --set sim.collectives=ring", one, sizeof one);
   result_word(one, "schedule", sched, sizeof sched);
-  tap_ok(strcmp(sched, "binomial_tree") == 0, "broadcast: schedule=%s (want binomial_tree)", sched);
+  tap_ok(strcmp(sched, "binomial_tree") == 0, "broadcast under ring: schedule=%s (want binomial_tree)", sched);
+  collective("--bytes 64MiB --op broadcast --set sim.collectives=tree", one, sizeof one);
+  result_word(one, "schedule", sched, sizeof sched);
+  tap_ok(strcmp(sched, "pipelined_tree") == 0, "broadcast under tree: schedule=%s (want pipelined_tree)", sched);
   collective("--bytes 64MiB --set sim.collectives=hierarchical", one, sizeof one);
   result_word(one, "schedule", sched, sizeof sched);
   tap_ok(strcmp(sched, "hierarchical") == 0, "sim.collectives=hierarchical: schedule=%s", sched);

@@ -23,7 +23,8 @@
  * pipelined ring pays the latencies of the hops a slice crosses, about
  * 2(nodes-1) inter-node ones, where the lock-step ring pays 2(n-1), and
  * the double binary tree 2 log2(nodes). The tree on one-GPU nodes, at 8 B
- * (latency-bound): 2 log2(n) a, n = 8 and 64.
+ * (latency-bound): 2 log2(n) a, n = 8 and 64; its rooted form, broadcast
+ * and reduce: log2(n) a.
  * These are the links' own closed forms: sim.protocol = "none". With a
  * protocol (protocol.h; NCCL 2.30.7's constants, written out here so that
  * a changed table fails), every message's hop pays the protocol's latency
@@ -228,6 +229,12 @@ int main(void) {
     snprintf(label, sizeof label, "double binary tree allreduce n=%d M=8B: 2 log2(n) a", n);
     timed_case tc = {lua, "sim.collectives=tree", {ALLREDUCE, 8, 0}, 2 * log2(n) * a, label, 0};
     hs_test_in_child(label, child, &tc, 120);
+    /* the rooted tree of broadcast and reduce: log2(n) hops one way */
+    for (int k = BROADCAST; k <= REDUCE; k++) {
+      snprintf(label, sizeof label, "pipelined tree %s n=%d M=8B: log2(n) a", kind_name[k], n);
+      timed_case tb = {lua, "sim.collectives=tree", {(kind)k, 8, 0}, log2(n) * a, label, 0};
+      hs_test_in_child(label, child, &tb, 120);
+    }
   }
   /* The protocols, on the ring allreduce of one-GPU nodes (every hop
    * across nodes): lock-step and pipelined, a latency-bound and a

@@ -201,21 +201,25 @@ int main(void) {
     compare_collective(what, two, args, 0);
   }
 
-  /* The double binary tree (sim.collectives = tree), pipelined in ticks:
+  /* The double binary tree (sim.collectives = tree; broadcast and reduce
+   * on its first tree, rooted at the root), pipelined in ticks:
    * every slice of both trees a message in step, a tick's flows sharing
    * the links in fast. */
   static const struct {
-    const char *what, *path, *bytes;
-  } trees[] = {{"flat switch, 32 ranks", "flat", "64MiB"},
-               {"fat tree 2:1, 64 ranks", "fat", "64MiB"},
-               {"two-level (NVLink, 25 Gbps), 128 ranks", "two", "100MiB"},
-               {"racks of different bandwidths (256 ranks)", "racks", "64MiB"},
-               {"two-level (NVLink, 25 Gbps), 128 ranks, LL", "two", "1MiB --set sim.protocol=ll"}};
-  for (int i = 0; i < 5; i++) {
+    const char *what, *path, *op, *bytes;
+  } trees[] = {{"flat switch, 32 ranks", "flat", "allreduce", "64MiB"},
+               {"fat tree 2:1, 64 ranks", "fat", "allreduce", "64MiB"},
+               {"two-level (NVLink, 25 Gbps), 128 ranks", "two", "allreduce", "100MiB"},
+               {"racks of different bandwidths (256 ranks)", "racks", "allreduce", "64MiB"},
+               {"two-level (NVLink, 25 Gbps), 128 ranks, LL", "two", "allreduce", "1MiB --set sim.protocol=ll"},
+               {"fat tree 2:1, 64 ranks", "fat", "broadcast", "16MiB"},
+               {"two-level (NVLink, 25 Gbps), 128 ranks", "two", "reduce", "16MiB"}};
+  for (int i = 0; i < 7; i++) {
     char what[200], path[720];
     snprintf(path, sizeof path, "%s/%s.lua", dir, trees[i].path);
-    snprintf(what, sizeof what, "%s, double binary tree allreduce %s", trees[i].what, trees[i].bytes);
-    snprintf(args, sizeof args, "--op allreduce --bytes %s --set sim.collectives=tree", trees[i].bytes);
+    snprintf(what, sizeof what, "%s, %s %s %s", trees[i].what,
+             strcmp(trees[i].op, "allreduce") ? "pipelined tree" : "double binary tree", trees[i].op, trees[i].bytes);
+    snprintf(args, sizeof args, "--op %s --bytes %s --set sim.collectives=tree", trees[i].op, trees[i].bytes);
     compare_collective(what, path, args, 0);
   }
 

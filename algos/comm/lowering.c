@@ -501,53 +501,78 @@ typedef struct {
   chunk part;                /* the elements this tree carries */
 } tree_role;
 
-/* My place in tree `which` (0 or 1). O(n) for the node order, done once. */
+/* My place in tree `which` (0 or 1), rooted at group member `root` (-1:
+ * the first member, as the allreduce's trees are). A rooted tree renumbers
+ * the nodes so that root's node is node 0 (the node trees' root) and
+ * rotates that node's chain so that root is its head. O(n). */
 static void tree_role_of(const hs_lower_group *g, const int *order, const int *node_start, int nodes, int my_node,
-                         int which, tree_role *t) {
-  int pos = 0, me = g->me;
-  while (order[node_start[my_node] + pos] != me) pos++;
-  int len = node_start[my_node + 1] - node_start[my_node], up, d0, d1;
-  hs_dtree(nodes, my_node, which, &up, &d0, &d1);
+                         int which, int root, tree_role *t) {
+  int rn = 0, rp = 0; /* root's node and place in its chain */
+  for (int k = 0; k < nodes && root >= 0; k++)
+    for (int p = node_start[k]; p < node_start[k + 1]; p++)
+      if (order[p] == root) rn = k, rp = p - node_start[k];
+#define LOGICAL(k) (((k) - rn + nodes) % nodes)
+#define PHYSICAL(l) (((l) + rn) % nodes)
+#define LEN(k) (node_start[(k) + 1] - node_start[(k)])
+#define MEMBER(k, q) order[node_start[(k)] + ((k) == rn ? ((q) + rp) % LEN(k) : (q))]
+  int len = LEN(my_node), pos = 0;
+  while (MEMBER(my_node, pos) != g->me) pos++;
+  int up, d0, d1;
+  hs_dtree(nodes, LOGICAL(my_node), which, &up, &d0, &d1);
   t->n_down = 0;
-  if (pos > 0) t->up = order[node_start[my_node] + pos - 1];
-  else t->up = up >= 0 ? order[node_start[up]] : -1;
-  if (pos + 1 < len) t->down[t->n_down++] = order[node_start[my_node] + pos + 1];
+  if (pos > 0) t->up = MEMBER(my_node, pos - 1);
+  else t->up = up >= 0 ? MEMBER(PHYSICAL(up), 0) : -1;
+  if (pos + 1 < len) t->down[t->n_down++] = MEMBER(my_node, pos + 1);
   if (pos == 0) {
-    if (d0 >= 0) t->down[t->n_down++] = order[node_start[d0]];
-    if (d1 >= 0) t->down[t->n_down++] = order[node_start[d1]];
+    if (d0 >= 0) t->down[t->n_down++] = MEMBER(PHYSICAL(d0), 0);
+    if (d1 >= 0) t->down[t->n_down++] = MEMBER(PHYSICAL(d1), 0);
   }
   int *depth = malloc((size_t)nodes * sizeof(int));
   hs_dtree_depths(nodes, which, depth);
-  t->depth = depth[my_node] + pos;
+  t->depth = depth[LOGICAL(my_node)] + pos;
   t->height = 0;
   for (int k = 0; k < nodes; k++) {
-    int h = depth[k] + node_start[k + 1] - node_start[k] - 1;
+    int h = depth[LOGICAL(k)] + LEN(k) - 1;
     t->height = h > t->height ? h : t->height;
   }
   free(depth);
+#undef LOGICAL
+#undef PHYSICAL
+#undef LEN
+#undef MEMBER
 }
+
+/* What a tree run does: reduce to the root (up), broadcast from it
+ * (down), or both, pipelined into each other (allreduce). */
+typedef enum { TREE_UP = 1, TREE_DOWN = 2, TREE_BOTH = 3 } tree_mode;
 
 /* The slice of tree t that a rank at depth d sends up (dir 0), receives
  * from its children (1), receives from its parent (2) or sends down (3)
- * at tick x; -1 for none. */
-static int tree_slice(const tree_role *t, int dir, int x, int S) {
-  int H = t->height, d = t->depth, k;
+ * at tick x; -1 for none. Up, slice k leaves depth d at tick k + H - d;
+ * down, at tick k + D + d, D = H when it follows the way up, else 0. */
+static int tree_slice(const tree_role *t, tree_mode mode, int dir, int x, int S) {
+  int H = t->height, d = t->depth, D = mode == TREE_BOTH ? H : 0, k = -1;
+  int up = (mode & TREE_UP) != 0, down = (mode & TREE_DOWN) != 0;
   switch (dir) {
-  case 0: k = t->up >= 0 ? x - (H - d) : -1; break;
-  case 1: k = t->n_down > 0 && d < H ? x - (H - d - 1) : -1; break;
-  case 2: k = t->up >= 0 ? x - (H + d - 1) : -1; break;
-  default: k = t->n_down > 0 ? x - (H + d) : -1; break;
+  case 0: k = up && t->up >= 0 ? x - (H - d) : -1; break;
+  case 1: k = up && t->n_down > 0 && d < H ? x - (H - d - 1) : -1; break;
+  case 2: k = down && t->up >= 0 ? x - (D + d - 1) : -1; break;
+  default: k = down && t->n_down > 0 ? x - (D + d) : -1; break;
   }
   return k >= 0 && k < S ? k : -1;
 }
 
-static void tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
+/* Runs `mode` over buf: on both trees, half the vector each, rooted at the
+ * first member (root < 0, the allreduce); else on tree 0 rooted at root,
+ * the whole vector (broadcast, reduce). Reductions land in buf; the root
+ * divides by avg_over (> 0) what it has fully reduced. */
+static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, tree_mode mode, int root) {
   int n = g->size;
   int *order = malloc((size_t)n * sizeof(int)), *node_start = malloc(((size_t)n + 1) * sizeof(int)), my_node;
   int nodes = node_order(g, order, node_start, &my_node);
   tree_role tr[2];
-  int trees = buf.count > 1 ? 2 : 1;
-  for (int w = 0; w < trees; w++) tree_role_of(g, order, node_start, nodes, my_node, w, &tr[w]);
+  int trees = root < 0 && buf.count > 1 ? 2 : 1;
+  for (int w = 0; w < trees; w++) tree_role_of(g, order, node_start, nodes, my_node, w, root, &tr[w]);
   free(order);
   free(node_start);
   /* halves (the first takes the odd element), sliced alike */
@@ -558,13 +583,13 @@ static void tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_o
   S = S < 1 ? 1 : S > lo ? lo : S;
   int ticks = 0;
   for (int w = 0; w < trees; w++) {
-    int x = (int)S + 2 * tr[w].height - 1;
+    int x = (int)S + (mode == TREE_BOTH ? 2 : 1) * tr[w].height - 1;
     ticks = x > ticks ? x : ticks;
   }
   hs_buf child[2][TREE_MAX_DOWN];
   size_t most = (tr[0].part.cnt + S - 1) / S;
   for (int w = 0; w < trees; w++)
-    for (int c = 0; c < TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, most);
+    for (int c = 0; c < TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, (mode & TREE_UP) ? most : 0);
   hs_lower_send snd[2 * (1 + TREE_MAX_DOWN)];
   hs_lower_recv rcv[2 * (1 + TREE_MAX_DOWN)];
   for (int x = 0; x < ticks; x++) {
@@ -572,20 +597,20 @@ static void tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_o
     for (int w = 0; w < trees; w++) {
       const tree_role *t = &tr[w];
       int k;
-      if ((k = tree_slice(t, 0, x, (int)S)) >= 0) {
+      if ((k = tree_slice(t, mode, 0, x, (int)S)) >= 0) {
         chunk c = piece(t->part, k, (int)S);
         snd[ns++] = (hs_lower_send){t->up, at(buf, c.off), c.cnt * esz(buf)};
       }
-      if ((k = tree_slice(t, 3, x, (int)S)) >= 0) {
+      if ((k = tree_slice(t, mode, 3, x, (int)S)) >= 0) {
         chunk c = piece(t->part, k, (int)S);
         for (int j = 0; j < t->n_down; j++) snd[ns++] = (hs_lower_send){t->down[j], at(buf, c.off), c.cnt * esz(buf)};
       }
-      if ((k = tree_slice(t, 1, x, (int)S)) >= 0) {
+      if ((k = tree_slice(t, mode, 1, x, (int)S)) >= 0) {
         chunk c = piece(t->part, k, (int)S);
         for (int j = 0; j < t->n_down; j++)
           rcv[nr++] = (hs_lower_recv){t->down[j], child[w][j].data, c.cnt * esz(buf), 0, buf.dtype, op};
       }
-      if ((k = tree_slice(t, 2, x, (int)S)) >= 0) {
+      if ((k = tree_slice(t, mode, 2, x, (int)S)) >= 0) {
         chunk c = piece(t->part, k, (int)S);
         rcv[nr++] = (hs_lower_recv){t->up, at(buf, c.off), c.cnt * esz(buf), 0, buf.dtype, op};
       }
@@ -593,7 +618,7 @@ static void tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_o
     g->exchange(g, snd, ns, rcv, nr);
     for (int w = 0; w < trees; w++) { /* the children's partial sums, in a fixed order */
       const tree_role *t = &tr[w];
-      int k = tree_slice(t, 1, x, (int)S);
+      int k = tree_slice(t, mode, 1, x, (int)S);
       if (k < 0) continue;
       chunk c = piece(t->part, k, (int)S);
       for (int j = 0; j < t->n_down && buf.data; j++) {
@@ -615,7 +640,7 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
   hs_redop red = op == HS_AVG ? HS_SUM : op;
   if (algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING || algo == HS_COLL_TREE) {
     if (g->size == 1) ring_allreduce_inplace(g, r, red, avg);
-    else if (algo == HS_COLL_TREE) tree_allreduce(g, r, red, avg);
+    else if (algo == HS_COLL_TREE) tree_run(g, r, red, avg, TREE_BOTH, -1);
     else if (algo == HS_COLL_HALVING_DOUBLING) halving_doubling_allreduce(g, r, red, avg);
     else recursive_doubling_allreduce(g, r, red, avg);
     return;
@@ -671,6 +696,10 @@ void hs_lower_allgather(hs_lower_group *g, hs_buf s, hs_buf r) {
 
 void hs_lower_broadcast(hs_lower_group *g, hs_buf s, hs_buf r, int root, hs_coll_algo algo) {
   if (g->me == root) copy_buf(r, s);
+  if (algo == HS_COLL_TREE && g->size > 1) {
+    tree_run(g, r, HS_SUM, 0, TREE_DOWN, root);
+    return;
+  }
   if (algo != HS_COLL_HIERARCHICAL) {
     tree_broadcast(g, r, root);
     return;
@@ -697,7 +726,9 @@ void hs_lower_reduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, int roo
   copy_buf(acc, s);
   hierarchy h = {0};
   if (algo == HS_COLL_HIERARCHICAL) hierarchy_build(&h, g, root);
-  if (algo != HS_COLL_HIERARCHICAL || !worth_hierarchy(&h, g->size)) {
+  if (algo == HS_COLL_TREE && g->size > 1) {
+    tree_run(g, acc, red, 0, TREE_UP, root);
+  } else if (algo != HS_COLL_HIERARCHICAL || !worth_hierarchy(&h, g->size)) {
     tree_reduce(g, acc, red, root);
   } else {
     int root_leader = 0;
@@ -791,7 +822,7 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
   case HS_OP_REDUCE_SCATTER:
   case HS_OP_ALLGATHER: return "ring";
   case HS_OP_BROADCAST:
-  case HS_OP_REDUCE: return hier ? "hierarchical_tree" : "binomial_tree";
+  case HS_OP_REDUCE: return hier ? "hierarchical_tree" : algo == HS_COLL_TREE ? "pipelined_tree" : "binomial_tree";
   case HS_OP_ALLTOALL: return "pairwise";
   case HS_OP_BARRIER: return "dissemination";
   default: return "direct";

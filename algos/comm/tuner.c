@@ -147,6 +147,20 @@ static double tree(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
 }
 
+/* The pipelined tree of a broadcast or reduce (lowering.c): tree 0 alone,
+ * the whole vector, S + H - 1 ticks. The first slice crosses H hops; each
+ * further one a tick of the busiest hop: a chain GPU sends one message, a
+ * head up to two across (its children nodes) and one along its chain. */
+static double tree_rooted(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
+  double slice = t->slice > 0 ? t->slice : pc->slice;
+  double S = dmax(1, ceil(M / slice)), b = M / S, g = t->per_node;
+  double across = dmin(t->bw_inter, t->nic);
+  double c_intra = hop(t, pc, 0) + pc->wire * b / t->bw_intra;
+  double c_inter = t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b * 2 / dmin(across, t->bw_intra * 2 / 3) : 0;
+  double fill = (g - 1) * c_intra + t->tree_depth * (t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b / across : 0);
+  return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
+}
+
 static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double s = 0;
   for (int d = 1; d < t->n; d *= 2)
@@ -176,7 +190,9 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   case HS_OP_ALLGATHER: s = ring_time(t, &pc, n - 1, M / n); break;
   case HS_OP_BROADCAST:
   case HS_OP_REDUCE:
-    if (a == HS_COLL_HIERARCHICAL) {
+    if (a == HS_COLL_TREE) {
+      s = tree_rooted(t, &pc, M);
+    } else if (a == HS_COLL_HIERARCHICAL) {
       hs_tuner_topo across = *t, inside = *t;
       across.n = t->nodes, across.regular = 0;  /* leaders: one per node, every hop across */
       inside.n = t->per_node, inside.nodes = 1; /* a node's tree */
@@ -201,7 +217,7 @@ unsigned hs_tuner_algos_for(hs_op_kind k) {
   unsigned ring = 1u << HS_COLL_RING, hier = 1u << HS_COLL_HIERARCHICAL;
   if (k == HS_OP_ALLREDUCE)
     return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE;
-  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier;
+  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE;
   return ring;
 }
 

@@ -54,7 +54,7 @@ double hs_tuner_pick(const hs_tuner_topo *t, hs_op_kind k, double bytes, unsigne
                      hs_coll_algo *a, int *p);
 
 /* The schedules that change operation k (the others run it as the ring
- * family does): every bit for allreduce, ring and hierarchical for
+ * family does): every bit for allreduce, ring, hierarchical and tree for
  * broadcast and reduce, ring alone for the rest. */
 unsigned hs_tuner_algos_for(hs_op_kind k);
 
