@@ -146,6 +146,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     stats->wall_time = wall_seconds() - t0;
     stats->messages = w->messages;
     stats->fast_collectives = w->fast_collectives;
+    stats->by_messages = w->by_messages;
     memcpy(stats->collectives, w->collectives, sizeof stats->collectives);
     memcpy(stats->protocols, w->protocols, sizeof stats->protocols);
     stats->actors = w->actors;

@@ -89,6 +89,7 @@ struct sim_world {
   long protocols[HS_PROTOS + 1];   /* and by protocol (hs_proto, HS_PROTO_NONE) */
   long library_collectives;
   long fast_collectives;   /* calls it timed */
+  long by_messages;        /* collectives that ran as messages (counted once, by member 0) */
   long actors;             /* actors started (hs_sim_track_actor) */
   int direct;              /* operations may run without their stream actor (stream.c) */
   sg_sem_t *spare_sems;    /* stream.c: semaphores of past waits, for the next ones */

@@ -223,6 +223,26 @@ int main(void) {
     compare_collective(what, path, args, 0);
   }
 
+  /* With the tuner (the default) and a straggler, fast runs the round
+   * schedules it picks for small buckets by messages and the rest without:
+   * the summary says both. */
+  {
+    const char *mix = write_lua("mix",
+        "cluster { nodes = 4, gpus_per_node = 8, gpu = { flops = '312TF', efficiency = 0.35 },\n"
+        "          intra = { bandwidth = '300GBps', latency = '2us' },\n"
+        "          inter = { bandwidth = '100Gbps', latency = '5us' } }\n"
+        "workload { model = 'resnet50', batch = 64 }\n"
+        "algorithm { name = 'gradient_allreduce', bucket_size = '4MiB' }\n"
+        "run { iterations = 3, seed = 1 }\nstragglers { { gpu = 9, slowdown = 3 } }\nsim { fidelity = 'fast' }\n");
+    char out[800], buf[1 << 16];
+    snprintf(out, sizeof out, "%s/mix", dir);
+    double t = run_time(mix, "", out);
+    snprintf(out, sizeof out, "%s/mix/summary.json", dir);
+    size_t got = hs_test_slurp(out, buf, sizeof buf);
+    tap_ok(got > 0 && t > 0 && strstr(buf, "\"fidelity\": \"fast+step\"") != NULL,
+           "auto with a straggler: some picks run by messages, the summary says fast+step");
+  }
+
   /* Stragglers: arrival times differ at every collective. */
   static const char *const stragglers[][2] = {{"one GPU 3x slower", "{ gpu = 9, slowdown = 3 }"},
                                               {"lognormal noise per GPU per iteration",
