@@ -109,10 +109,16 @@ static double timed_bytes(int op, double bytes, int n) {
   return bytes < n ? 0 : floor(bytes / n) * n;
 }
 
-/* The selector's plan for the world communicator of sc (n ranks). */
-static hs_plan *world_plan(const hs_scenario *sc, int n) {
+/* The world communicator's members, ranks 0..n-1 (to free). */
+static int *world_members(int n) {
   int *members = malloc((size_t)n * sizeof *members);
   for (int r = 0; r < n; r++) members[r] = r;
+  return members;
+}
+
+/* The selector's plan for the world communicator of sc (n ranks). */
+static hs_plan *world_plan(const hs_scenario *sc, int n) {
+  int *members = world_members(n);
   hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0}};
   hs_plan *p = malloc(sizeof *p);
   hs_select(&q, p);
@@ -447,8 +453,7 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   double tuned = NAN;
   for (int a = 0; a < HS_COLL_ALGOS && isnan(tuned); a++)
     if (j.collectives[a]) {
-      int *members = malloc((size_t)n * sizeof *members);
-      for (int r = 0; r < n; r++) members[r] = r;
+      int *members = world_members(n);
       hs_tuner_topo t;
       hs_tuner_topo_of(sc, members, n, &t);
       free(members);

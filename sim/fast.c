@@ -290,23 +290,24 @@ typedef struct {
   double *lat, *rate; /* where to store the result */
 } flow_ref;
 
+/* The slot holding key, or the empty one where it goes. */
+static route_entry *route_slot(const route_cache *rc, long key) {
+  long j = (long)((unsigned long)key * 0x9E3779B97F4A7C15ull % (unsigned long)rc->cap);
+  while (rc->slot[j].key && rc->slot[j].key != key) j = (j + 1) % rc->cap;
+  return &rc->slot[j];
+}
+
 static route_entry *route_of(const sim_world *w, route_cache *rc, int src, int dst) {
   long key = (long)src * w->n + dst + 1;
   if (2 * (rc->n + 1) >= rc->cap) { /* grow: rehash every entry */
-    route_cache bigger = {calloc((size_t)(rc->cap ? 2 * rc->cap : 1024), sizeof(route_entry)),
-                          rc->cap ? 2 * rc->cap : 1024, rc->n};
+    long cap = rc->cap ? 2 * rc->cap : 1024;
+    route_cache bigger = {calloc((size_t)cap, sizeof(route_entry)), cap, rc->n};
     for (long i = 0; i < rc->cap; i++)
-      if (rc->slot[i].key) {
-        long j = (long)((unsigned long)rc->slot[i].key * 0x9E3779B97F4A7C15ull % (unsigned long)bigger.cap);
-        while (bigger.slot[j].key) j = (j + 1) % bigger.cap;
-        bigger.slot[j] = rc->slot[i];
-      }
+      if (rc->slot[i].key) *route_slot(&bigger, rc->slot[i].key) = rc->slot[i];
     free(rc->slot);
     *rc = bigger;
   }
-  long j = (long)((unsigned long)key * 0x9E3779B97F4A7C15ull % (unsigned long)rc->cap);
-  while (rc->slot[j].key && rc->slot[j].key != key) j = (j + 1) % rc->cap;
-  route_entry *e = &rc->slot[j];
+  route_entry *e = route_slot(rc, key);
   if (e->key) return e;
   sg_host_t a = w->ranks[src].host, b = w->ranks[dst].host;
   xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
