@@ -229,14 +229,30 @@ int hs_collective_parse_bytes(const char *text, double *min, double *max, char *
   return 0;
 }
 
-static void nccl_predict(const hs_nccl_model *m, int op, double bytes, double *us, const char **algo,
-                         const char **proto) {
+/* NCCL's algorithm that runs hearsay's schedule a, or -1: the ring and the
+ * double binary tree are NCCL's own; the others are not. */
+static int nccl_counterpart(hs_coll_algo a) {
+  return a == HS_COLL_RING ? HS_NCCL_RING : a == HS_COLL_TREE ? HS_NCCL_TREE : -1;
+}
+
+/* What NCCL's model predicts for j: for the same algorithm and protocol
+ * when the scenario forces both and NCCL has them for this operation (a
+ * comparison of two models of one schedule), else NCCL's own pick (what
+ * NCCL would run, against what hearsay's tuner runs). */
+static void nccl_predict(const hs_scenario *sc, const hs_nccl_model *m, int op, double bytes, double *us,
+                         const char **algo, const char **proto) {
   hs_nccl_algo a;
   hs_proto p;
-  double s;
+  double s = -1;
   *us = NAN;
   *algo = *proto = "-";
-  if (hs_nccl_pick(m, kinds[op], bytes, &a, &p, &s) == 0) {
+  int same = nccl_counterpart(sc->sim.collectives);
+  if (same >= 0 && sc->sim.protocol >= 0 && sc->sim.protocol < HS_PROTOS) {
+    a = (hs_nccl_algo)same;
+    p = (hs_proto)sc->sim.protocol;
+    s = hs_nccl_time(m, kinds[op], a, p, bytes);
+  }
+  if (s >= 0 || hs_nccl_pick(m, kinds[op], bytes, &a, &p, &s) == 0) {
     *us = s * 1e6;
     *algo = hs_nccl_algo_name(a);
     *proto = hs_proto_name(p);
@@ -364,7 +380,7 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
                redop_name(op), root_of(op), t_us, algbw, busbw, how_ran(&j));
         double nus;
         const char *na, *np;
-        nccl_predict(&model, op, j.bytes, &nus, &na, &np);
+        nccl_predict(sc, &model, op, j.bytes, &nus, &na, &np);
         char nalgo[40];
         snprintf(nalgo, sizeof nalgo, "%s/%s", na, np);
         if (o->model_nccl) {
@@ -469,7 +485,7 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
   double nus;
   const char *na, *np;
-  nccl_predict(m, op, M, &nus, &na, &np);
+  nccl_predict(sc, m, op, M, &nus, &na, &np);
   if (o->model_nccl) {
     if (isnan(nus)) printf("  nccl model       (NCCL does not tune %s)\n", ops[op]);
     else {

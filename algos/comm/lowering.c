@@ -20,6 +20,7 @@
  * Numeric results: a chunk is reduced once, by its owner, in ring order, and
  * then copied, so every rank ends with the same bits. AVG is a SUM followed
  * by one exact division by the group size. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -542,6 +543,17 @@ static void tree_role_of(const hs_lower_group *g, const int *order, const int *n
 #undef MEMBER
 }
 
+/* At most 2^20 slices over all members (bigger slices beyond): every slice
+ * is a message per member in step fidelity and a record per member in
+ * fast, and 8 GiB in LL's 32 KiB slices over 1024 GPUs would be 10^8 of
+ * them. The ticks saved each pay a hop's latency that NCCL, with 8 slices
+ * in flight, mostly hides (docs/fidelity.md). */
+size_t hs_lower_tree_slices(double bytes, size_t slice, int members) {
+  double S = slice ? ceil(bytes / (double)slice) : 1, most = ldexp(1, 20) / (members > 1 ? members : 1);
+  S = S > most ? floor(most) : S;
+  return S < 1 ? 1 : (size_t)S;
+}
+
 /* What a tree run does: reduce to the root (up), broadcast from it
  * (down), or both, pipelined into each other (allreduce). */
 typedef enum { TREE_UP = 1, TREE_DOWN = 2, TREE_BOTH = 3 } tree_mode;
@@ -578,9 +590,9 @@ static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, t
   /* halves (the first takes the odd element), sliced alike */
   tr[0].part = (chunk){0, trees == 2 ? (buf.count + 1) / 2 : buf.count};
   if (trees == 2) tr[1].part = (chunk){tr[0].part.cnt, buf.count / 2};
-  size_t lo = tr[trees - 1].part.cnt, slice = g->slice ? g->slice : SIZE_MAX;
-  size_t S = (tr[0].part.cnt * esz(buf) + slice - 1) / slice;
-  S = S < 1 ? 1 : S > lo ? lo : S;
+  size_t lo = tr[trees - 1].part.cnt;
+  size_t S = hs_lower_tree_slices(tr[0].part.cnt * esz(buf), g->slice, n);
+  S = S > lo ? lo : S;
   int ticks = 0;
   for (int w = 0; w < trees; w++) {
     int x = (int)S + (mode == TREE_BOTH ? 2 : 1) * tr[w].height - 1;

@@ -108,6 +108,11 @@ int hs_lower_ring_units(hs_ring_pipeline p);
  * fills the window, else ceil(window / S) (several steps in flight). */
 int hs_lower_ring_credit_lag(hs_ring_pipeline p);
 
+/* Slices of a tree run carrying `bytes` per tree in slices of `slice`
+ * bytes (0: one) over `members` members: ceil(bytes / slice), at most
+ * 2^20 / members. */
+size_t hs_lower_tree_slices(double bytes, size_t slice, int members);
+
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);
 

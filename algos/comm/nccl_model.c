@@ -92,13 +92,18 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
         if (a == HS_NCCL_NVLS_TREE) bw = dmin(bw, nvls_tree_max[gen][index2]);
       }
       double bus = channels * bw;
-      /* NCCL's refinements, in its order */
-      if (a == HS_NCCL_RING && p == HS_PROTO_LL) bus = dmin(ll_max_bw[index1][index2], bus * .5);
-      if (a == HS_NCCL_RING && p == HS_PROTO_LL128) bus = dmin(bus * 0.92, channels * ring_ll128_max[gen][index2]);
-      if (a == HS_NCCL_TREE && allreduce) bus = dmin(bus * .92, channels * tree_max[gen][index2]);
-      if (a == HS_NCCL_TREE && p == HS_PROTO_LL) bus = dmin(bus * 1.0 / 3.8, ll_max_bw[index1][index2]);
+      /* NCCL's refinements, in its order; CAP notes where a cap in GB/s
+       * (per GPU generation and host CPU) is what binds */
+      int capped = 0;
+#define CAP(scaled, limit) (capped |= (limit) < (scaled), dmin((scaled), (limit)))
+      if (a == HS_NCCL_RING && p == HS_PROTO_LL) bus = CAP(bus * .5, ll_max_bw[index1][index2]);
+      if (a == HS_NCCL_RING && p == HS_PROTO_LL128) bus = CAP(bus * 0.92, channels * ring_ll128_max[gen][index2]);
+      if (a == HS_NCCL_TREE && allreduce) bus = CAP(bus * .92, channels * tree_max[gen][index2]);
+      if (a == HS_NCCL_TREE && p == HS_PROTO_LL) bus = CAP(bus * 1.0 / 3.8, ll_max_bw[index1][index2]);
       if (a == HS_NCCL_TREE && p == HS_PROTO_LL128)
-        bus = dmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * tree_ll128_max[gen][index2]);
+        bus = CAP(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * tree_ll128_max[gen][index2]);
+#undef CAP
+      m->capped[coll][a][p] = capped;
       if (a == HS_NCCL_PAT) bus *= .75;
       if (collnet && p != HS_PROTO_SIMPLE) bus = 0;
       if (a == HS_NCCL_COLLNET_DIRECT && p == HS_PROTO_SIMPLE) {
@@ -170,20 +175,36 @@ void hs_nccl_model_init(hs_nccl_model *m, const hs_nccl_topo *t) {
     if (tuned((hs_op_kind)k)) tune(m, (hs_op_kind)k);
 }
 
-double hs_nccl_time(const hs_nccl_model *m, hs_op_kind k, hs_nccl_algo a, hs_proto p, double bytes) {
+int hs_nccl_time_parts(const hs_nccl_model *m, hs_op_kind k, hs_nccl_algo a, hs_proto p, double bytes,
+                       double *latency, double *transfer) {
+  *latency = *transfer = -1;
   if (k >= HS_OP_KINDS || a >= HS_NCCL_ALGOS || p >= HS_PROTOS || !tuned(k)) return -1;
-  if (m->topo.ranks <= 1) return 0; /* NCCL copies locally; nothing to model */
+  if (m->topo.ranks <= 1) { /* NCCL copies locally; nothing to model */
+    *latency = *transfer = 0;
+    return 0;
+  }
   double bw = m->bw_gbs[k][a][p], lat = m->lat_us[k][a][p];
   if (bw == 0) return -1;
-  int log_size = bytes >= 64 ? log2i(floor(bytes / 64)) : -1;
-  if (a == HS_NCCL_TREE && k == HS_OP_ALLREDUCE && log_size >= 0 && log_size < 23) bw *= tree_correction[p][log_size];
+  int fitted = 0, log_size = bytes >= 64 ? log2i(floor(bytes / 64)) : -1;
+  double corr = 1;
+  if (a == HS_NCCL_TREE && k == HS_OP_ALLREDUCE && log_size >= 0 && log_size < 23) corr = tree_correction[p][log_size];
   if (a == HS_NCCL_NVLS_TREE && k == HS_OP_ALLREDUCE && log_size >= 0 && log_size < 24 &&
       m->topo.arch >= HS_GPU_BLACKWELL && !m->topo.cpu_amd)
-    bw *= tree_correction[p][log_size];
+    corr = tree_correction[p][log_size];
+  if (corr != 1) bw *= corr, fitted |= HS_NCCL_FIT_TREE_CORRECTION;
   if (a == HS_NCCL_RING && p == HS_PROTO_SIMPLE && m->topo.nodes > 1 && k == HS_OP_ALLREDUCE &&
-      bytes / ((double)m->topo.channels * m->topo.ranks) >= 64)
+      bytes / ((double)m->topo.channels * m->topo.ranks) >= 64) {
     lat *= m->topo.arch < HS_GPU_AMPERE ? 1.9 : 1.4; /* "plateau effect of ring" */
-  return (lat + bytes / (1000 * bw)) * 1e-6;
+    fitted |= HS_NCCL_FIT_RING_PLATEAU;
+  }
+  *latency = lat * 1e-6;
+  *transfer = bytes / (1000 * bw) * 1e-6;
+  return fitted;
+}
+
+double hs_nccl_time(const hs_nccl_model *m, hs_op_kind k, hs_nccl_algo a, hs_proto p, double bytes) {
+  double lat, xfer;
+  return hs_nccl_time_parts(m, k, a, p, bytes, &lat, &xfer) < 0 ? -1 : lat + xfer;
 }
 
 int hs_nccl_pick(const hs_nccl_model *m, hs_op_kind k, double bytes, hs_nccl_algo *a, hs_proto *p, double *seconds) {

@@ -55,6 +55,10 @@ typedef struct {
   hs_nccl_topo topo;
   double lat_us[HS_OP_KINDS][HS_NCCL_ALGOS][HS_PROTOS];
   double bw_gbs[HS_OP_KINDS][HS_NCCL_ALGOS][HS_PROTOS]; /* algorithm bandwidth; 0: not available */
+  /* 1 where one of NCCL's bandwidth caps in GB/s (llMaxBw, the per-channel
+   * LL128 and tree maxima: per GPU generation and host CPU) is below the
+   * protocol's share of the links and sets the bandwidth */
+  unsigned char capped[HS_OP_KINDS][HS_NCCL_ALGOS][HS_PROTOS];
 } hs_nccl_model;
 
 /* NCCL's tables for t (ncclTopoTuneModel). */
@@ -66,6 +70,15 @@ void hs_nccl_model_init(hs_nccl_model *m, const hs_nccl_topo *t);
  * (ncclTopoGetAlgoTime, numPipeOps 1). Kinds NCCL does not tune
  * (alltoall, barrier, point to point) are never available. */
 double hs_nccl_time(const hs_nccl_model *m, hs_op_kind k, hs_nccl_algo a, hs_proto p, double bytes);
+
+/* hs_nccl_time in its two terms, seconds: the latency (with the ring's
+ * plateau factor where it applies) and bytes over the bandwidth (with the
+ * tree's correction factor). Returns -1 where hs_nccl_time does, else
+ * which of NCCL's fitted, size-dependent corrections applied (bits below):
+ * these are measured fits of NCCL's kernels, not of the links. */
+enum { HS_NCCL_FIT_TREE_CORRECTION = 1, HS_NCCL_FIT_RING_PLATEAU = 2 };
+int hs_nccl_time_parts(const hs_nccl_model *m, hs_op_kind k, hs_nccl_algo a, hs_proto p, double bytes,
+                       double *latency, double *transfer);
 
 /* The (algo, proto) NCCL's model picks (the fastest available), its time
  * in *seconds; -1 when none is available. */

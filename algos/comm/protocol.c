@@ -10,14 +10,32 @@
  *          8 bytes = 600 KiB per step, 15 of every 16 words data;
  *  Simple: DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB. */
 static const double step_payload[HS_PROTOS] = {8.0 * 512 * 16 / 2, 120.0 * 640 * 8 * 15 / 16, 4194304.0 / 8};
-/* Wire bytes per payload byte: LL 16/8, LL128 128/120, Simple 1. */
-static const double wire_factor[HS_PROTOS] = {2.0, 128.0 / 120.0, 1.0};
+/* The share of a link's rate a protocol's payload gets, as NCCL's model
+ * charges it (NCCL 2.30.7, src/graph/tuning.cc, ncclTopoTuneModel, "Various
+ * model refinements", lines 327-335 at commit 5067397):
+ *  - rings: LL .5 (a 4-byte flag per 4 data bytes), LL128 .92 (NCCL's
+ *    measured figure, where the flags alone would give 120/128), Simple 1;
+ *  - trees: .92 for every protocol (the tree allreduce's), then LL 1/3.8
+ *    of that in place of LL's half, LL128 120/128 of it across nodes and
+ *    7/9 on one node.
+ * These are what NCCL's kernels reach per protocol and algorithm on any
+ * GPU. NCCL's caps in GB/s (llMaxBw, the per-channel LL128 and tree
+ * maxima) depend on the GPU generation and the host CPU: they belong to
+ * the system's description, not to the protocol, and are not charged
+ * here. */
+static double bandwidth_factor(int p, hs_proto_family f, int multi_node) {
+  if (f == HS_PROTO_FOR_RING) return p == HS_PROTO_LL ? .5 : p == HS_PROTO_LL128 ? .92 : 1.0;
+  const double tree = .92;
+  if (p == HS_PROTO_LL) return tree / 3.8;
+  if (p == HS_PROTO_LL128) return tree * (multi_node ? 120.0 / 128.0 : 7.0 / 9.0);
+  return tree;
+}
 
 hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu_amd) {
   hs_proto_cost c = {.wire = 1, .slice = step_payload[HS_PROTO_SIMPLE]};
   if (p < 0 || p >= HS_PROTOS) return c; /* none: the links alone */
   hs_nccl_algo a = f == HS_PROTO_FOR_TREE ? HS_NCCL_TREE : HS_NCCL_RING;
-  c.wire = wire_factor[p];
+  c.wire = 1 / bandwidth_factor(p, f, multi_node);
   c.slice = step_payload[p];
   c.launch = hs_nccl_base_latency(a, (hs_proto)p);
   /* hearsay's nodes are NVSwitch nodes (sim/platform.c): NVLink inside. */

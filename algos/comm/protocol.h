@@ -8,8 +8,11 @@
  *  - Simple: bulk copies, then a memory fence and a flag per step: full
  *    bandwidth, the highest latency per hop.
  * hearsay charges each as what it physically is:
- *  - wire: bytes on the wire per payload byte (the flags): every message's
- *    size on the links is multiplied by it;
+ *  - wire: link time per payload byte, in bytes at the link's rate: 1 /
+ *    NCCL's bandwidth factor for the protocol and the algorithm (the
+ *    flags, and what NCCL's kernels reach beyond them: LL 2 on rings,
+ *    LL128 1/.92, trees 1/.92 and more, protocol.c); every message's size
+ *    on the links is multiplied by it;
  *  - hop: the protocol's latency per hop (NCCL's hwLat for the kind of
  *    link), added to every message of the collective on top of the link's
  *    own latency (the scenario's link latency is what the network adds

@@ -138,7 +138,7 @@ static double doubling(const hs_tuner_topo *t, const hs_proto_cost *pc, int halv
  * node's messages across (NIC flows), which share its NIC. */
 static double tree(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double slice = t->slice > 0 ? t->slice : pc->slice, half = M / 2;
-  double S = dmax(1, ceil(half / slice)), b = half / S, g = t->per_node;
+  double S = (double)hs_lower_tree_slices(half, (size_t)slice, t->n), b = half / S, g = t->per_node;
   double across = dmin(t->bw_inter, dmin(t->nic, t->bw_intra * t->tree_nic_flows / (t->tree_nic_flows + 2)));
   double c_intra = hop(t, pc, 0) + pc->wire * b * (g > 2 ? 4 : 2) / t->bw_intra;
   double c_inter = t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b * t->tree_nic_flows / across : 0;
@@ -153,7 +153,7 @@ static double tree(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
  * head up to two across (its children nodes) and one along its chain. */
 static double tree_rooted(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double slice = t->slice > 0 ? t->slice : pc->slice;
-  double S = dmax(1, ceil(M / slice)), b = M / S, g = t->per_node;
+  double S = (double)hs_lower_tree_slices(M, (size_t)slice, t->n), b = M / S, g = t->per_node;
   double across = dmin(t->bw_inter, t->nic);
   double c_intra = hop(t, pc, 0) + pc->wire * b / t->bw_intra;
   double c_inter = t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b * 2 / dmin(across, t->bw_intra * 2 / 3) : 0;
