@@ -1,11 +1,13 @@
 /* test_bench_scale.c — scripts/bench-scale --smoke: every 1024-GPU case of
  * the scale benchmark runs to the end (2 iterations: correctness, never
  * timing), the summary says which fidelity ran, and the fast and step ring
- * allreduce of 100 MiB over 1024 GPUs agree on the simulated time. 1e-6:
+ * allreduce of 100 MiB over 1024 GPUs agree on the simulated time. 1e-5:
  * fast replays the same schedule with SimGrid's own shares, and 100 MiB
- * divides evenly over 1024 ranks, so no chunk is timed as a mean; only the
- * summation order of the step times differs. Timings are in
- * docs/performance.md. */
+ * divides evenly over 1024 ranks, so no chunk is timed as a mean; but the
+ * tuner runs it with LL128, whose messages take 1/0.92 of their payload
+ * on the wire, and step rounds each message up to a whole byte (SimGrid's
+ * sizes are integers) where fast does not: at most 1 byte in 111 305,
+ * 9e-6 of the bandwidth term. Timings are in docs/performance.md. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,6 @@ int main(void) {
          "the table has the four cases at 1024 GPUs, fast chosen by default above 128 ranks, no error");
   const char *ratio = strstr(md, "simulated time fast/step ");
   double r = ratio ? strtod(ratio + strlen("simulated time fast/step "), NULL) : 0;
-  tap_ok(r > 1 - 1e-6 && r < 1 + 1e-6, "1024-GPU ring allreduce: fast/step simulated time %.9f (1 within 1e-6)", r);
+  tap_ok(r > 1 - 1e-5 && r < 1 + 1e-5, "1024-GPU ring allreduce: fast/step simulated time %.9f (1 within 1e-5)", r);
   return tap_done(0);
 }

@@ -85,7 +85,10 @@ static int sweep(char sets[SETS][64], const char *csv, row *r) {
   snprintf(cmd + len, sizeof cmd - (size_t)len, " >/dev/null 2>&1");
   fflush(stdout);
   int status = system(cmd);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    remove(csv); /* a failed sweep writes none, but leave nothing behind either way */
+    return -1;
+  }
   FILE *f = fopen(csv, "r");
   if (!f) return -1;
   char line[1024];
