@@ -62,6 +62,15 @@ void hs_sim_track_actor(sim_rank *r, sg_actor_t a) {
   r->actors[r->n_actors++] = a;
 }
 
+void hs_sim_start_helper(hs_comm *c, const char *kind, void (*code)(int, char **), void *data) {
+  char name[64];
+  snprintf(name, sizeof name, "%s-%d-c%d", kind, c->self->w.rank, c->ctx);
+  sg_actor_t a = sg_actor_init(name, c->self->host);
+  sg_actor_set_data(a, data);
+  sg_actor_start_(a, code, 0, NULL);
+  hs_sim_track_actor(c->self, a);
+}
+
 void hs_sim_freeze_if_dead(sim_rank *r) {
   if (r->dead) sg_sem_acquire(r->world->never); /* never released */
 }

@@ -151,6 +151,10 @@ int hs_sim_stream_free(hs_comm *c);
 /* failures.c */
 void hs_sim_start_failures(sim_world *w);
 void hs_sim_track_actor(sim_rank *r, sg_actor_t a);
+/* Starts one of communicator c's helper actors on its rank's host (a send
+ * proxy, a communication stream), named "KIND-RANK-cCTX", with `data` as
+ * its actor data, and tracks it. */
+void hs_sim_start_helper(hs_comm *c, const char *kind, void (*code)(int, char **), void *data);
 /* Blocks a dead rank's actor for good (it is a daemon by then). */
 void hs_sim_freeze_if_dead(sim_rank *r);
 void hs_sim_pending_add(sim_world *w, sim_pending *p);

@@ -259,14 +259,8 @@ static sim_stream *stream_of(hs_comm *c) {
 /* The actor starts with the first operation it must run: a run whose
  * operations all go direct has no stream actors. */
 static void start_actor(sim_stream *st) {
-  hs_comm *c = st->comm;
   st->items = sg_sem_init(0);
-  char name[64];
-  snprintf(name, sizeof name, "stream-%d-c%d", c->self->w.rank, c->ctx);
-  sg_actor_t a = sg_actor_init(name, c->self->host);
-  sg_actor_set_data(a, st);
-  sg_actor_start_(a, stream_main, 0, NULL);
-  hs_sim_track_actor(c->self, a);
+  hs_sim_start_helper(st->comm, "stream", stream_main, st);
 }
 
 int hs_sim_stream_free(hs_comm *c) {

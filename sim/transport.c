@@ -296,12 +296,7 @@ static void defer_send(hs_comm *c, sim_async_set *set, sim_async *a) {
   if (!px) {
     px = set->proxy = calloc(1, sizeof *px);
     px->items = sg_sem_init(0);
-    char name[64];
-    snprintf(name, sizeof name, "proxy-%d-c%d", c->self->w.rank, c->ctx);
-    sg_actor_t actor = sg_actor_init(name, c->self->host);
-    sg_actor_set_data(actor, px);
-    sg_actor_start_(actor, proxy_main, 0, NULL);
-    hs_sim_track_actor(c->self, actor);
+    hs_sim_start_helper(c, "proxy", proxy_main, px);
   }
   if (px->tail) px->tail->next = a;
   else px->head = a;
