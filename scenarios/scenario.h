@@ -221,6 +221,7 @@ typedef enum {
   HS_COLL_HALVING_DOUBLING,   /* allreduce: Rabenseifner's recursive halving + doubling */
   HS_COLL_RECURSIVE_DOUBLING, /* allreduce: whole vectors, log2 n exchanges */
   HS_COLL_TREE,               /* allreduce: NCCL's double binary tree, pipelined */
+  HS_COLL_NVLS,               /* allreduce: the node's switch reduces (NVLink SHARP, cluster.nvls) */
   HS_COLL_ALGOS
 } hs_coll_algo;
 /* sim.collectives = "auto": the tuner picks per operation and size (algos/comm/tuner.h). */

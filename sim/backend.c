@@ -99,6 +99,7 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   hs_lower_use_protocol(&c->g, &none, self->world->sc->sim.slice);
   c->g.window = self->world->sc->sim.slices_in_flight;
   c->g.gpus_per_node = self->world->gpus_per_node;
+  hs_sim_switch_of(self->world, &c->g);
   c->lane = self->comms++;
   /* How each kind of operation runs on it: asked once per member list,
    * looked up per post. */

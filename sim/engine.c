@@ -39,6 +39,9 @@ static hs_offer sim_offer(const hs_scenario *sc) {
   int model = strcmp(sc->sim.network_model, "CM02") == 0 && !sc->sim.crosstraffic;
   int timed = model && sc->failures.n == 0 && sc->network.n == 0;
   hs_offer o = {.engines = 1u << HS_ENGINE_MESSAGES | (timed ? 1u << HS_ENGINE_TIMED : 0)};
+  /* Reducing switches (platform.c) serve collectives as participants of
+   * their own, which a failure cannot complete for them: not with failures. */
+  o.switches = sc->cluster.nvls && sc->failures.n == 0;
   return o;
 }
 
@@ -96,6 +99,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   w->next_ctx = 1;
   w->offer = sim_offer(sc);
   w->ranks = calloc(n, sizeof *w->ranks);
+  hs_sim_switches_init(w);
   sim_members *all = malloc(sizeof *all + n * sizeof(int));
   all->plan = NULL;
   all->refs = 0;

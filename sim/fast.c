@@ -78,8 +78,11 @@ typedef struct fast_sched {
   hs_coll_algo algo; /* the schedule the selector chose */
   hs_exec how;       /* all it chose: the schedule, the protocol and its costs */
   /* schedule */
-  int n;
-  int *index_of; /* world rank -> member index (-1: not a member) */
+  int n;         /* participants: the members, then a reducing switch if the communicator has one */
+  int members;   /* the communicator's members */
+  int *world_of; /* participant -> world id (a rank, or a switch: ranks + node) */
+  int *index_of; /* world id -> participant (-1: none) */
+  double *ext_arrival, *ext_finish; /* timed(): every participant's, when a switch takes part */
   fast_rec **recs;
   int *n_recs, *cap_recs, *rings_seen;
   char *has; /* member i recorded its part */
@@ -298,7 +301,7 @@ static route_entry *route_slot(const route_cache *rc, long key) {
 }
 
 static route_entry *route_of(const sim_world *w, route_cache *rc, int src, int dst) {
-  long key = (long)src * w->n + dst + 1;
+  long key = (long)src * (w->n + w->n_switches) + dst + 1;
   if (2 * (rc->n + 1) >= rc->cap) { /* grow: rehash every entry */
     long cap = rc->cap ? 2 * rc->cap : 1024;
     route_cache bigger = {calloc((size_t)cap, sizeof(route_entry)), cap, rc->n};
@@ -309,7 +312,7 @@ static route_entry *route_of(const sim_world *w, route_cache *rc, int src, int d
   }
   route_entry *e = route_slot(rc, key);
   if (e->key) return e;
-  sg_host_t a = w->ranks[src].host, b = w->ranks[dst].host;
+  sg_host_t a = hs_sim_host_of(w, src), b = hs_sim_host_of(w, dst);
   xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
   sg_host_get_route(a, b, route);
   e->key = key;
@@ -430,18 +433,22 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf) 
   free(count), free(first), free(fill), free(through), free(fixed), free(tight);
 }
 
-/* The protocol's latency on the hop between two world ranks (protocol.h). */
+/* The node of a world id: a rank's, or the one a switch serves (switch.c). */
+static int node_of_id(const sim_world *w, int id) {
+  return id >= w->n ? id - w->n : id / (w->gpus_per_node > 0 ? w->gpus_per_node : 1);
+}
+
+/* The protocol's latency on the hop between two world ids (protocol.h). */
 static double hop_cost(const sim_world *w, const fast_sched *s, int src, int dst) {
-  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
-  return src / gpn == dst / gpn ? s->how.cost.hop_intra : s->how.cost.hop_net;
+  return node_of_id(w, src) == node_of_id(w, dst) ? s->how.cost.hop_intra : s->how.cost.hop_net;
 }
 
 /* Flows at the same record index of the members' schedules run at the
  * same time (the lowerings are lock-step): they share bandwidth. A
  * protocol adds its hop latency to each flow's and moves `wire` bytes per
  * payload byte (protocol.h), as the step fidelity's messages do. */
-/* world_of: the communicator's members (world ranks). */
-static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s, const int *world_of) {
+static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
+  const int *world_of = s->world_of;
   match_ends(s);
   double wire = s->how.cost.wire > 1 ? s->how.cost.wire : 1;
   int depth = 0;
@@ -715,7 +722,7 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
  * a call whose arrivals are the last call's shifted (a training run whose
  * ranks reach each bucket together, iteration after iteration) gets the
  * last finishes shifted, in O(n) instead of O(records). */
-static void timed(fast_sched *s, const double *arrival, double *finish) {
+static void timed_all(fast_sched *s, const double *arrival, double *finish) {
   double t0 = INFINITY;
   for (int i = 0; i < s->n; i++) t0 = dmin(t0, arrival[i]);
   int same = s->memo_arrival != NULL;
@@ -733,6 +740,21 @@ static void timed(fast_sched *s, const double *arrival, double *finish) {
     s->memo_arrival[i] = arrival[i] - t0;
     s->memo_finish[i] = finish[i] - t0;
   }
+}
+
+/* The members' finish times from their arrivals; a switch taking part is
+ * ready from the first arrival on (it serves whoever comes). */
+static void timed(fast_sched *s, const double *arrival, double *finish) {
+  if (s->n == s->members) {
+    timed_all(s, arrival, finish);
+    return;
+  }
+  double first = INFINITY;
+  for (int i = 0; i < s->members; i++) first = dmin(first, arrival[i]);
+  memcpy(s->ext_arrival, arrival, (size_t)s->members * sizeof *arrival);
+  for (int i = s->members; i < s->n; i++) s->ext_arrival[i] = first;
+  timed_all(s, s->ext_arrival, s->ext_finish);
+  memcpy(finish, s->ext_finish, (size_t)s->members * sizeof *finish);
 }
 
 /* ---- the backend's entry points ---------------------------------------------------- */
@@ -763,10 +785,18 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   s->root = o->root;
   s->algo = algo;
   s->how = *how;
-  s->n = c->g.size;
-  s->index_of = malloc((size_t)w->n * sizeof(int));
-  for (int r = 0; r < w->n; r++) s->index_of[r] = -1;
-  for (int i = 0; i < s->n; i++) s->index_of[c->g.members[i]] = i;
+  s->members = c->g.size;
+  s->n = s->members + (c->g.run_switch ? 1 : 0);
+  s->world_of = malloc((size_t)s->n * sizeof(int));
+  memcpy(s->world_of, c->g.members, (size_t)s->members * sizeof(int));
+  if (s->n > s->members) {
+    s->world_of[s->members] = c->g.switch_id;
+    s->ext_arrival = malloc((size_t)s->n * sizeof(double));
+    s->ext_finish = malloc((size_t)s->n * sizeof(double));
+  }
+  s->index_of = malloc((size_t)(w->n + w->n_switches) * sizeof(int));
+  for (int r = 0; r < w->n + w->n_switches; r++) s->index_of[r] = -1;
+  for (int i = 0; i < s->n; i++) s->index_of[s->world_of[i]] = i;
   s->recs = calloc((size_t)s->n, sizeof *s->recs);
   s->n_recs = calloc((size_t)s->n, sizeof(int));
   s->cap_recs = calloc((size_t)s->n, sizeof(int));
@@ -778,11 +808,22 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   return s;
 }
 
+/* The switch's part of an in-switch collective (inswitch.c), recorded as
+ * one more participant's when the member that starts it records. */
+static void record_switch(const hs_lower_group *sw, const hs_switch_job *job) {
+  const recorder *member = sw->ctx;
+  recorder rc = {member->s, member->s->index_of[sw->members[sw->me]]};
+  hs_lower_group g = *sw;
+  g.ctx = &rc;
+  hs_lower_switch_serve(&g, job);
+}
+
 static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   recorder rc = {s, c->g.me};
   hs_lower_group g = hs_sim_group_for(c, &s->how);
   g.exchange = record_exchange;
   g.ring = record_ring;
+  if (g.run_switch) g.run_switch = record_switch;
   g.post = NULL;
   g.complete = NULL;
   g.ctx = &rc;
@@ -819,7 +860,7 @@ static void settle(sim_world *w, sim_fast *f) {
     fast_call *k = f->ready;
     f->ready = k->next;
     fast_sched *s = k->sched;
-    if (!s->compiled) compile(w, f, s, k->world_of);
+    if (!s->compiled) compile(w, f, s);
     timed(s, k->arrival, k->finish);
     w->fast_collectives++;
     for (int i = 0; i < k->n; i++) hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);

@@ -58,6 +58,13 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
       link(&wr, HS_NETLINK_GPU, r, id, intra.bandwidth, intra.latency / 2);
       fprintf(f, "    <host_link id=\"gpu%d\" up=\"gpu%d_link_UP\" down=\"gpu%d_link_DOWN\"/>\n", r, r, r);
     }
+    if (c->nvls) { /* the NVSwitch that reduces (algos/comm/inswitch.c): between the GPUs' links */
+      fprintf(f, "    <host id=\"node%d_nvswitch\" speed=\"1f\"/>\n", n);
+      fprintf(f, "    <link id=\"node%d_nvswitch_link\" bandwidth=\"1e15Bps\" latency=\"0s\" "
+                 "sharing_policy=\"SPLITDUPLEX\"/>\n", n);
+      fprintf(f, "    <host_link id=\"node%d_nvswitch\" up=\"node%d_nvswitch_link_UP\" "
+                 "down=\"node%d_nvswitch_link_DOWN\"/>\n", n, n, n);
+    }
     if (has_traffic(net, n)) {
       fprintf(f, "    <host id=\"node%d_background\" speed=\"1f\"/>\n", n);
       fprintf(f, "    <link id=\"node%d_background_link\" bandwidth=\"1e15Bps\" latency=\"0s\" "

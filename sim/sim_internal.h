@@ -94,7 +94,17 @@ struct sim_world {
   int direct;              /* operations may run without their stream actor (stream.c) */
   sg_sem_t *spare_sems;    /* stream.c: semaphores of past waits, for the next ones */
   int n_spare_sems, cap_spare_sems;
+  sim_rank *switches;      /* switch.c: the nodes' reducing switches (cluster.nvls), ids n + node */
+  int n_switches;
 };
+
+/* switch.c: the switches of w (when its offer has them); the host of a
+ * rank or switch id; g's switch, when every member shares one node that
+ * has one (else g->run_switch NULL); the step fidelity's run_switch. */
+void hs_sim_switches_init(sim_world *w);
+sg_host_t hs_sim_host_of(const sim_world *w, int id);
+void hs_sim_switch_of(const sim_world *w, hs_lower_group *g);
+void hs_sim_run_switch(const hs_lower_group *sw, const hs_switch_job *job);
 
 /* backend.c: rank `self`'s world communicator over `all` members. */
 hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all);

@@ -15,6 +15,11 @@
  *   recursive doubling    log2(n) (a + M/B)
  * and for n = 12, which folds 4 ranks into 8 and back (two whole-vector
  * exchanges around the 8-rank core): 2(a + M/B) + the core's form for 8.
+ * The in-switch allreduce (sim.collectives = "nvls", one node of 8 whose
+ * switch reduces): U = ceil(M / 2 MiB) units, 8 at a time with
+ * sim.slices_in_flight = 8, in U + 1 lock-step ticks, each a GPU link's
+ * latency (half the GPU-to-GPU route's) and one unit over a GPU link:
+ *   (U + 1)(a/2 + M/(U B)).
  * The pipelined ring (sim.slices_in_flight = 8, slices of 512 KiB): a
  * chunk of M/n is S = ceil(M/n / 512 KiB) slices, rounded up to a multiple
  * of 8 above 8, moved in G = S/8 windows (1 when S <= 8), each paying the
@@ -173,6 +178,25 @@ int main(void) {
           timed_case tc = {lua, set, {ALLREDUCE, Ms[j], 0}, want, label, 0};
           hs_test_in_child(label, child, &tc, 120);
         }
+  }
+  /* The in-switch allreduce, one node of 8 GPUs, a GPU link 300 GB/s and
+   * 1 us each way (2 us GPU to GPU). */
+  {
+    const char *lua = "cluster { nodes = 1, gpus_per_node = 8, nvls = true, gpu = { flops = \"100TF\" },\n"
+                      "  intra = { bandwidth = \"300GBps\", latency = \"2us\" }, inter = { bandwidth = \"400Gbps\" } }\n"
+                      "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
+                      "run { iterations = 1 }\nsim { collectives = \"nvls\", protocol = \"none\" }\n";
+    const size_t sizes[] = {8, 1u << 20, 100u << 20, 1u << 30};
+    for (int j = 0; j < 4; j++)
+      for (int w = 0; w < 2; w++) {
+        double M = (double)sizes[j], unit = 2097152.0 * (w ? 8 : 1), U = ceil(M / unit);
+        double want = (U + 1) * (1e-6 + M / U / 300e9);
+        char label[128];
+        snprintf(label, sizeof label, "in-switch allreduce 1x8 M=%zu B (%g units%s)", sizes[j], U,
+                 w ? ", 8 in flight" : "");
+        timed_case tc = {lua, w ? "sim.slices_in_flight=8" : NULL, {ALLREDUCE, sizes[j], 0}, want, label, 0};
+        hs_test_in_child(label, child, &tc, 120);
+      }
   }
   /* The pipelined ring. */
   for (int i = 0; i < 2; i++)

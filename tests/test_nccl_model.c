@@ -64,12 +64,13 @@ int main(void) {
   near(hs_nccl_time(&mh, HS_OP_ALLREDUCE, HS_NCCL_RING, HS_PROTO_LL128, 1048576), 65.6001089918256,
        "1x8 Hopper ring/LL128 1 MiB");
   tap_ok(hs_nccl_time(&mh, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, GiB) < 0, "NVLS absent when not declared");
-  /* With NVLS (16 channels): busBw min(150*.85*15/16*2, inter 150) = 150
-   * ... per channel, x16 channels = 2400, algBw x8/14; lat = NVLINK NVLS
-   * Simple 25. The 1 GiB time: 25 + 2^30/(1000*2400*8/14). */
-  h.nvls_channels = 16;
+  /* With NVLS (the graph's 8 channels, one per GPU, sharing its 300 GB/s
+   * of NVLink): per channel min(300/8*.85*7/8*2, inter 150), x8 channels
+   * = 446.25, algBw x8/14; lat = NVLINK NVLS Simple 25. The 1 GiB time:
+   * 25 + 2^30/(1000*446.25*8/14). */
+  h.nvls_channels = 8;
   hs_nccl_model_init(&mh, &h);
-  near(hs_nccl_time(&mh, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, GiB), 25 + GiB / (1000 * 2400.0 * 8 / 14),
+  near(hs_nccl_time(&mh, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, GiB), 25 + GiB / (1000 * 446.25 * 8 / 14),
        "1x8 Hopper NVLS/simple 1 GiB");
   picked = hs_nccl_pick(&mh, HS_OP_ALLREDUCE, GiB, &a, &p, &s);
   tap_ok(picked == 0 && a == HS_NCCL_NVLS,

@@ -421,6 +421,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->wire = parent->wire;
   out->hop_intra = parent->hop_intra;
   out->hop_net = parent->hop_net;
+  out->run_switch = NULL; /* a part of the group: the switch serves the whole (inswitch.c) */
   out->ctx = parent->ctx;
 }
 
@@ -650,6 +651,11 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
   copy_buf(r, s);
   int avg = op == HS_AVG ? g->size : 0;
   hs_redop red = op == HS_AVG ? HS_SUM : op;
+  if (algo == HS_COLL_NVLS) { /* no switch here (the MPI transport): the ring */
+    if (g->size > 1 && hs_lower_has_switch(g)) hs_lower_switch_allreduce(g, r, red, avg);
+    else ring_allreduce_inplace(g, r, red, avg);
+    return;
+  }
   if (algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING || algo == HS_COLL_TREE) {
     if (g->size == 1) ring_allreduce_inplace(g, r, red, avg);
     else if (algo == HS_COLL_TREE) tree_run(g, r, red, avg, TREE_BOTH, -1);
@@ -828,7 +834,7 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
   int hier = algo == HS_COLL_HIERARCHICAL;
   switch (k) {
   case HS_OP_ALLREDUCE:
-    return hier ? "hierarchical" : algo == HS_COLL_TREE ? "double_binary_tree"
+    return hier ? "hierarchical" : algo == HS_COLL_TREE ? "double_binary_tree" : algo == HS_COLL_NVLS ? "in_switch"
                  : algo == HS_COLL_HALVING_DOUBLING ? "halving_doubling"
                                  : algo == HS_COLL_RECURSIVE_DOUBLING ? "recursive_doubling" : "ring";
   case HS_OP_REDUCE_SCATTER:

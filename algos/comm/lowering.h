@@ -66,6 +66,21 @@ typedef void (*hs_ring_fn)(const hs_lower_group *g, int first, int steps, const 
 typedef void *(*hs_post_fn)(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r);
 typedef void (*hs_complete_fn)(const hs_lower_group *g, void *posted);
 
+/* In-switch reduction (inswitch.c): what the switch's part of one
+ * collective does, and the backend's way to run it beside the members:
+ * `sw` is the group with the switch as its last member (sw->me); the
+ * backend runs hs_lower_switch_serve(sw, job) on the switch's host,
+ * concurrently with the members (a SimGrid actor; a recorded participant
+ * in fast fidelity). */
+typedef struct {
+  size_t count;
+  hs_dtype dtype;
+  hs_redop op; /* SUM, MIN or MAX */
+  size_t units;
+  int timing_only;
+} hs_switch_job;
+typedef void (*hs_switch_fn)(const hs_lower_group *sw, const hs_switch_job *job);
+
 struct hs_lower_group {
   char tag[48];
   int size, me;
@@ -82,6 +97,11 @@ struct hs_lower_group {
    * and leaves hop_intra (same node) or hop_net (across nodes) seconds
    * after it is posted. 0: none. */
   double wire, hop_intra, hop_net;
+  /* A switch that reduces for this group (inswitch.c): its id among
+   * world ranks and switches (>= the run's ranks), and how the backend
+   * runs its part. run_switch NULL: none (switch_id is then meaningless). */
+  int switch_id;
+  hs_switch_fn run_switch;
   void *ctx; /* the backend's per-rank state */
 };
 
@@ -112,6 +132,18 @@ int hs_lower_ring_credit_lag(hs_ring_pipeline p);
  * bytes (0: one) over `members` members: ceil(bytes / slice), at most
  * 2^20 / members. */
 size_t hs_lower_tree_slices(double bytes, size_t slice, int members);
+
+/* Whether g has a switch that reduces (g->run_switch set). */
+int hs_lower_has_switch(const hs_lower_group *g);
+
+/* Units of an in-switch collective moving `bytes` in units of `unit`
+ * bytes, never more than count or 2^20 / (members + 1). */
+size_t hs_lower_switch_units(double bytes, size_t unit, size_t count, int members);
+
+/* The in-switch allreduce on g (needs hs_lower_has_switch), and the
+ * switch's part of it (what run_switch runs). */
+void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over);
+void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job);
 
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);

@@ -85,7 +85,12 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
       double bw = nodes <= 2 || collnet ? t->bw_intra_gbs : t->bw_inter_gbs;
       if (a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) {
         if (channels < 2) continue; /* NVLS needs at least 2 channels */
-        double intra = t->bw_intra_gbs * nvls_eff[gen] * (channels - 1) / channels;
+        /* the NVLS graph's channels share the GPU's NVLink as the ring's
+         * do: per channel, the whole over their count. The network's
+         * figure stays the ring graph's per channel (bwInter: the NIC a
+         * head's channel crosses). */
+        double share = (double)t->channels / channels;
+        double intra = t->bw_intra_gbs * share * nvls_eff[gen] * (channels - 1) / channels;
         intra *= allreduce ? 2.0 : (ppn - 1) / ppn; /* allreduce pipelines two operations */
         double inter = t->bw_inter_gbs * (nodes <= 2 && a == HS_NCCL_NVLS_TREE ? 2 : 1);
         bw = dmin(intra, inter);
@@ -244,7 +249,10 @@ void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
   t->nvlink = 1; /* hearsay's nodes are NVSwitch nodes (sim/platform.c) */
   t->arch = c->gpu_arch;
   t->cpu_amd = c->cpu == HS_CPU_AMD;
-  t->nvls_channels = c->nvls ? (t->channels > 16 ? t->channels : 16) : 0; /* NCCL_NVLS_NCHANNELS default 16 */
+  /* The NVLS graph has a channel per GPU pulling from the switch, at most
+   * NCCL_MAX_NVLS_ARITY 32 (search.cc, ncclTopoCompute; NCCL 2.30.7): what
+   * the tuning counts, not the 16 channels NVLS kernels run on. */
+  t->nvls_channels = c->nvls ? (c->gpus_per_node < 32 ? c->gpus_per_node : 32) : 0;
   t->collnet = c->in_network_reduction;
 }
 

@@ -31,9 +31,25 @@ static double bandwidth_factor(int p, hs_proto_family f, int multi_node) {
   return tree;
 }
 
+/* NVLS moves its data in chunks of NCCL_NVLS_CHUNKSIZE, 128 KiB by
+ * default (NCCL 2.30.7, src/transport/nvls.cc), on NCCL_NVLS_NCHANNELS
+ * channels at once, 16 by default (src/transport/nvls.cc): 2 MiB a round,
+ * what the in-switch schedule moves per unit (inswitch.c). */
+static const double nvls_chunk = 128.0 * 1024 * 16;
+
 hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu_amd) {
-  hs_proto_cost c = {.wire = 1, .slice = step_payload[HS_PROTO_SIMPLE]};
+  hs_proto_cost c = {.wire = 1, .slice = f == HS_PROTO_FOR_SWITCH ? nvls_chunk : step_payload[HS_PROTO_SIMPLE]};
   if (p < 0 || p >= HS_PROTOS) return c; /* none: the links alone */
+  if (f == HS_PROTO_FOR_SWITCH) {
+    /* NVLS runs Simple only. NCCL's model charges its NVLink latency once
+     * per collective and no base latency (tuning.cc: lat = intraLat for
+     * NVLS): the launch. Its hops are the links' own. NCCL's NVLS
+     * efficiency (.85 Ampere, .74 Hopper: nvlsEfficiency) is a figure per
+     * GPU generation, left to the system's description as the other caps
+     * in GB/s are. */
+    c.launch = hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, HS_NCCL_NVLS, HS_PROTO_SIMPLE);
+    return c;
+  }
   hs_nccl_algo a = f == HS_PROTO_FOR_TREE ? HS_NCCL_TREE : HS_NCCL_RING;
   c.wire = 1 / bandwidth_factor(p, f, multi_node);
   c.slice = step_payload[p];

@@ -36,13 +36,14 @@ typedef struct {
 } hs_proto_cost;
 
 /* Which NCCL algorithm's constants a schedule pays: the tree's for trees,
- * the ring's for everything else (rings, hierarchical rings, the
- * doubling exchanges, which run with the same primitives). */
-typedef enum { HS_PROTO_FOR_RING, HS_PROTO_FOR_TREE } hs_proto_family;
+ * NVLS's for the in-switch reduction, the ring's for everything else
+ * (rings, hierarchical rings, the doubling exchanges, which run with the
+ * same primitives). */
+typedef enum { HS_PROTO_FOR_RING, HS_PROTO_FOR_TREE, HS_PROTO_FOR_SWITCH, HS_PROTO_FAMILIES } hs_proto_family;
 
-/* The family schedule a pays: the tree's for the tree, the ring's else. */
+/* The family schedule a pays. */
 static inline hs_proto_family hs_proto_family_of(hs_coll_algo a) {
-  return a == HS_COLL_TREE ? HS_PROTO_FOR_TREE : HS_PROTO_FOR_RING;
+  return a == HS_COLL_TREE ? HS_PROTO_FOR_TREE : a == HS_COLL_NVLS ? HS_PROTO_FOR_SWITCH : HS_PROTO_FOR_RING;
 }
 
 /* The costs of protocol p (or HS_PROTO_NONE) for a collective of family

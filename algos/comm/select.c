@@ -14,7 +14,7 @@ const char *hs_engine_name(hs_engine e) {
 
 const char *hs_coll_algo_name(hs_coll_algo a) {
   static const char *const names[HS_COLL_ALGOS + 1] = {"ring", "hierarchical", "halving_doubling",
-                                                       "recursive_doubling", "tree", "auto"};
+                                                       "recursive_doubling", "tree", "nvls", "auto"};
   return a <= HS_COLL_AUTO ? names[a] : "?";
 }
 
@@ -49,19 +49,27 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   hs_coll_algo algo = sc->sim.collectives == HS_COLL_AUTO ? HS_COLL_RING : sc->sim.collectives;
   int proto = sc->sim.protocol == HS_PROTO_AUTO ? HS_PROTO_SIMPLE : sc->sim.protocol;
   int gpn = sc->cluster.gpus_per_node > 0 ? sc->cluster.gpus_per_node : 1, multi_node = 0;
-  for (int i = 1; i < q->size && !multi_node; i++) multi_node = q->members[i] / gpn != q->members[0] / gpn;
-  for (int f = 0; f < 2; f++)
+  for (int i = 1; q->members && i < q->size && !multi_node; i++) multi_node = q->members[i] / gpn != q->members[0] / gpn;
+  for (int f = 0; f < HS_PROTO_FAMILIES; f++)
     for (int x = 0; x <= HS_PROTOS; x++)
       p->cost[f][x] = hs_proto_cost_of(x, (hs_proto_family)f, multi_node, sc->cluster.cpu == HS_CPU_AMD);
+  /* The in-switch reduction needs the node's switch to reduce, the
+   * backend to run its part, and every member on that one node (NVLS
+   * across nodes is NCCL's NVLS tree or CollNet: not modelled here). It
+   * runs the ring where it cannot run. */
+  int switch_here = sc->cluster.nvls && q->offer.switches && !multi_node && q->size > 1;
+  if (algo == HS_COLL_NVLS && !switch_here) algo = HS_COLL_RING;
   hs_proto_cost cost = p->cost[hs_proto_family_of(algo)][proto];
   /* The tuner, when either choice is left to it: it picks among every
    * schedule (or the one forced) and every protocol (or the one forced). */
   p->tuned = sc->sim.collectives == HS_COLL_AUTO || sc->sim.protocol == HS_PROTO_AUTO;
   p->algos = sc->sim.collectives == HS_COLL_AUTO ? (1u << HS_COLL_ALGOS) - 1 : 1u << sc->sim.collectives;
+  if (!switch_here) p->algos &= ~(1u << HS_COLL_NVLS);
+  if (!p->algos) p->algos = 1u << HS_COLL_RING;
   p->protos = sc->sim.protocol == HS_PROTO_AUTO ? (1u << HS_PROTOS) - 1 : 1u << sc->sim.protocol;
   p->doubling_by_messages = !stragglers_free(sc);
   memset(p->pick, 0, sizeof p->pick);
-  if (p->tuned) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
+  if (p->tuned && q->members) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
   hs_exec by_messages = {HS_ENGINE_MESSAGES, algo, proto, cost}, timed = {HS_ENGINE_TIMED, algo, proto, cost},
           by_library = {HS_ENGINE_LIBRARY, algo, proto, cost};
   /* The library's own collectives when it is the only way, or when the
@@ -77,6 +85,9 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
     int collective = k != HS_OP_P2P;
     p->exec[k] = collective && time_them ? timed : collective && prefer_library ? by_library : fallback;
     p->fallback[k] = fallback;
+    /* a kind the schedule does not change (a reduce-scatter under "tree")
+     * runs the ring and pays the ring family's costs */
+    p->exec[k].cost = p->fallback[k].cost = p->cost[hs_plan_family(k, algo)][proto];
   }
   p->library_types = q->offer.library_types;
 }

@@ -43,6 +43,7 @@ typedef struct {
   unsigned engines;       /* bit 1u << e for every engine e it has */
   unsigned library_types; /* LIBRARY: bit 1u << t for every dtype t whose reductions
                              the library computes (MPI has no 16-bit floats) */
+  int switches;           /* it runs a reducing switch's part (sim.collectives "nvls") */
 } hs_offer;
 
 /* A communicator, as the selector sees it. */
@@ -76,7 +77,7 @@ typedef struct {
   unsigned algos, protos;
   int doubling_by_messages; /* the round schedules may not be timed here (hs_select_timed) */
   hs_tuner_topo topo;
-  hs_proto_cost cost[2][HS_PROTOS + 1]; /* [hs_proto_family][protocol] */
+  hs_proto_cost cost[HS_PROTO_FAMILIES][HS_PROTOS + 1]; /* [hs_proto_family][protocol] */
   hs_tuned pick[HS_OP_KINDS][HS_SIZE_CLASSES];
 } hs_plan;
 
@@ -98,7 +99,13 @@ int hs_size_class(double bytes);
  * running together (the doubling exchanges, the tree's ticks): timed
  * without messages only when the ranks arrive together (select.c). */
 static inline int hs_coll_by_rounds(hs_coll_algo a) {
-  return a == HS_COLL_HALVING_DOUBLING || a == HS_COLL_RECURSIVE_DOUBLING || a == HS_COLL_TREE;
+  return a == HS_COLL_HALVING_DOUBLING || a == HS_COLL_RECURSIVE_DOUBLING || a == HS_COLL_TREE || a == HS_COLL_NVLS;
+}
+
+/* The protocol family kind k pays under schedule a: a's when a changes
+ * how k runs, the ring's else. */
+static inline hs_proto_family hs_plan_family(int k, hs_coll_algo a) {
+  return (hs_tuner_algos_for((hs_op_kind)k) & (1u << a)) ? hs_proto_family_of(a) : HS_PROTO_FOR_RING;
 }
 
 /* The tuner's pick for kind k in class cls on plan p (cached in p). */
@@ -112,7 +119,7 @@ static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
     hs_tuned t = hs_plan_tuned(p, o->kind, hs_size_class((double)count * (double)hs_dtype_size(o->send.dtype)));
     x.algo = (hs_coll_algo)t.algo;
     x.proto = t.proto;
-    x.cost = p->cost[hs_proto_family_of(x.algo)][t.proto];
+    x.cost = p->cost[hs_plan_family(o->kind, x.algo)][t.proto];
     if (hs_coll_by_rounds(x.algo) && p->doubling_by_messages && x.engine == HS_ENGINE_TIMED)
       x.engine = p->fallback[o->kind].engine;
   }

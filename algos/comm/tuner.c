@@ -75,6 +75,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
     }
   }
   hs_dtree_shape(t->nodes, &t->tree_depth, &t->tree_nic_flows);
+  t->nvls = c->nvls && t->nodes == 1 && size > 1;
   if (t->ring_intra == 0) { /* one GPU per node: node 0's own links stand for a node */
     hs_link_spec intra, inter;
     hs_links_of_node(c, members[0] / gpn, &intra, &inter);
@@ -161,6 +162,16 @@ static double tree_rooted(const hs_tuner_topo *t, const hs_proto_cost *pc, doubl
   return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
 }
 
+/* The in-switch allreduce (inswitch.c): U units of slice x window bytes,
+ * U + 1 lock-step ticks, each one GPU link's latency (half a GPU-to-GPU
+ * route: the switch sits between the two links) and one unit over a GPU
+ * link, up and down at once on its two directions. */
+static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
+  double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->window > 0 ? t->window : 1);
+  double U = (double)hs_lower_switch_units(M, (size_t)unit, (size_t)dmax(1, M), t->n);
+  return (U + 1) * (t->lat_intra / 2 + pc->hop_intra + pc->wire * M / U / t->bw_intra);
+}
+
 static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double s = 0;
   for (int d = 1; d < t->n; d *= 2)
@@ -181,6 +192,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   case HS_OP_ALLREDUCE:
     if (a == HS_COLL_RING) s = ring_time(t, &pc, 2 * (n - 1), M / n);
     else if (a == HS_COLL_TREE) s = tree(t, &pc, M);
+    else if (a == HS_COLL_NVLS) s = t->nvls && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_switch(t, &pc, M) : -1;
     else if (a == HS_COLL_HIERARCHICAL)
       s = 2 * sub_ring(g, 1, hop(t, &pc, 0), t->bw_intra, pc.wire, M) +
           sub_ring(N, 2, hop(t, &pc, 1), rail_bw, pc.wire, M / g);
@@ -210,13 +222,14 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     break;
   default: return -1;
   }
-  return s + pc.launch;
+  return s < 0 ? -1 : s + pc.launch;
 }
 
 unsigned hs_tuner_algos_for(hs_op_kind k) {
   unsigned ring = 1u << HS_COLL_RING, hier = 1u << HS_COLL_HIERARCHICAL;
   if (k == HS_OP_ALLREDUCE)
-    return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE;
+    return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE |
+           1u << HS_COLL_NVLS;
   if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE;
   return ring;
 }

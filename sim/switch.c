@@ -1,0 +1,81 @@
+/* switch.c — the switches that reduce (cluster.nvls) as participants.
+ *
+ * An in-switch collective (algos/comm/inswitch.c) has a participant
+ * without a rank: the node's NVSwitch, a host of its own between the GPUs'
+ * links (platform.c). Its id follows the ranks' (ranks + node), so
+ * mailboxes and fast's routes tell it apart. In step fidelity its part
+ * runs as a short-lived actor on that host, started by the collective's
+ * first member, exchanging messages with the members as they do with each
+ * other; its bytes count as no rank's. */
+#include <simgrid/actor.h>
+#include <simgrid/host.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+void hs_sim_switches_init(sim_world *w) {
+  if (!w->offer.switches) return;
+  int nodes = w->gpus_per_node > 0 ? (w->n + w->gpus_per_node - 1) / w->gpus_per_node : w->n;
+  w->switches = calloc((size_t)nodes, sizeof *w->switches);
+  w->n_switches = nodes;
+  for (int k = 0; k < nodes; k++) {
+    char host[48];
+    snprintf(host, sizeof host, "node%d_nvswitch", k);
+    w->switches[k].host = sg_host_by_name(host);
+    w->switches[k].world = w;
+    w->switches[k].w.rank = w->n + k;
+  }
+}
+
+sg_host_t hs_sim_host_of(const sim_world *w, int id) {
+  return id < w->n ? w->ranks[id].host : w->switches[id - w->n].host;
+}
+
+void hs_sim_switch_of(const sim_world *w, hs_lower_group *g) {
+  g->run_switch = NULL;
+  if (!w->offer.switches || g->size < 2) return;
+  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1, node = g->members[0] / gpn;
+  for (int i = 1; i < g->size; i++)
+    if (g->members[i] / gpn != node) return;
+  g->switch_id = w->n + node;
+  g->run_switch = hs_sim_run_switch;
+}
+
+typedef struct {
+  hs_comm comm; /* the switch's view of the members' communicator */
+  hs_switch_job job;
+  int members[];
+} switch_part;
+
+static void switch_main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  switch_part *p = sg_actor_self_get_data();
+  hs_lower_switch_serve(&p->comm.g, &p->job);
+  hs_sim_mailbox_cache_free(p->comm.mailboxes);
+  free(p);
+}
+
+void hs_sim_run_switch(const hs_lower_group *sw, const hs_switch_job *job) {
+  const hs_comm *c = sw->ctx;
+  sim_world *w = c->self->world;
+  sim_rank *self = &w->switches[sw->members[sw->me] - w->n];
+  switch_part *p = calloc(1, sizeof *p + (size_t)sw->size * sizeof(int));
+  p->comm.self = self;
+  p->comm.ctx = c->ctx;
+  p->comm.members = c->members;
+  p->comm.g = *sw;
+  memcpy(p->members, sw->members, (size_t)sw->size * sizeof(int));
+  p->comm.g.members = p->members;
+  p->comm.g.ctx = &p->comm;
+  p->comm.g.run_switch = NULL;
+  p->job = *job;
+  char name[64];
+  snprintf(name, sizeof name, "switch-%d-c%d", self->w.rank, c->ctx);
+  sg_actor_t a = sg_actor_init(name, self->host);
+  sg_actor_set_data(a, p);
+  sg_actor_start_(a, switch_main, 0, NULL);
+  w->actors++;
+}
