@@ -53,6 +53,8 @@ static const bad_case cases[] = {
     {"missing declaration", 6, "-- no run", NULL, {"scenario.lua:6: run:", "missing declaration: run", NULL}},
     {"bad --set value", 0, NULL, "cluster.nodes=0", {"--set cluster.nodes=0", "cluster.nodes", "at least 1"}},
     {"--set of an unknown key", 0, NULL, "cluster.gpu.speed=3", {"--set cluster.gpu.speed=3", "unknown key", NULL}},
+    {"in-switch reduction without a reducing switch", 0, NULL, "sim.collectives=nvls",
+     {"--set sim.collectives=nvls", "sim.collectives", "set cluster { nvls = true }"}},
     {"impossible data partition", 4, "workload { model = \"softmax\", dataset = { samples = 2 }, batch = 8 }", NULL,
      {"scenario.lua:4:", "workload.dataset.samples", "2 samples are fewer than the 4 workers"}},
     /* Numbers the simulator, SimGrid or memory cannot honour (issue 16's
