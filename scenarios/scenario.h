@@ -222,6 +222,8 @@ typedef enum {
   HS_COLL_RECURSIVE_DOUBLING, /* allreduce: whole vectors, log2 n exchanges */
   HS_COLL_TREE,               /* allreduce: NCCL's double binary tree, pipelined */
   HS_COLL_NVLS,               /* allreduce: the node's switch reduces (NVLink SHARP, cluster.nvls) */
+  HS_COLL_COLLNET,            /* allreduce: hierarchical, the fabric reducing across nodes (SHARP,
+                                 cluster.inter.in_network_reduction; NCCL's CollNet) */
   HS_COLL_ALGOS
 } hs_coll_algo;
 /* sim.collectives = "auto": the tuner picks per operation and size (algos/comm/tuner.h). */

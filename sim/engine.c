@@ -41,7 +41,7 @@ static hs_offer sim_offer(const hs_scenario *sc) {
   hs_offer o = {.engines = 1u << HS_ENGINE_MESSAGES | (timed ? 1u << HS_ENGINE_TIMED : 0)};
   /* Reducing switches (platform.c) serve collectives as participants of
    * their own, which a failure cannot complete for them: not with failures. */
-  o.switches = sc->cluster.nvls && sc->failures.n == 0;
+  o.switches = (sc->cluster.nvls || sc->cluster.in_network_reduction) && sc->failures.n == 0;
   return o;
 }
 

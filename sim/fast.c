@@ -78,7 +78,7 @@ typedef struct fast_sched {
   hs_coll_algo algo; /* the schedule the selector chose */
   hs_exec how;       /* all it chose: the schedule, the protocol and its costs */
   /* schedule */
-  int n;         /* participants: the members, then a reducing switch if the communicator has one */
+  int n;         /* participants: the members, then the switches that may reduce for them (switch.c) */
   int members;   /* the communicator's members */
   int *world_of; /* participant -> world id (a rank, or a switch: ranks + node) */
   int *index_of; /* world id -> participant (-1: none) */
@@ -786,11 +786,15 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   s->algo = algo;
   s->how = *how;
   s->members = c->g.size;
-  s->n = s->members + (c->g.run_switch ? 1 : 0);
+  /* the node's switch, or the fabric's participant per rail */
+  int node_sw = c->g.run_switch && c->g.switch_id >= 0, rails = c->g.run_switch && c->g.fabric_switch_id >= 0
+                                                                   ? (w->gpus_per_node > 0 ? w->gpus_per_node : 1) : 0;
+  s->n = s->members + node_sw + rails;
   s->world_of = malloc((size_t)s->n * sizeof(int));
   memcpy(s->world_of, c->g.members, (size_t)s->members * sizeof(int));
+  if (node_sw) s->world_of[s->members] = c->g.switch_id;
+  for (int k = 0; k < rails; k++) s->world_of[s->members + node_sw + k] = c->g.fabric_switch_id + k;
   if (s->n > s->members) {
-    s->world_of[s->members] = c->g.switch_id;
     s->ext_arrival = malloc((size_t)s->n * sizeof(double));
     s->ext_finish = malloc((size_t)s->n * sizeof(double));
   }

@@ -77,9 +77,19 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
   if (c->nodes > 1) {
     int flat = c->topology == HS_TOPO_FLAT;
     int racks = flat ? 0 : (c->nodes + c->rack_size - 1) / c->rack_size;
-    if (flat) fprintf(f, "  <zone id=\"fabric\" routing=\"Full\"><router id=\"fabric_sw\"/></zone>\n");
-    else {
-      fprintf(f, "  <zone id=\"spine\" routing=\"Full\"><router id=\"spine_sw\"/></zone>\n");
+    /* A fabric that reduces (SHARP) gets a host beside its top switch, on
+     * a link that constrains nothing (algos/comm/inswitch.c). */
+    const char *top = flat ? "fabric" : "spine";
+    if (c->in_network_reduction) {
+      fprintf(f, "  <zone id=\"%s\" routing=\"Full\">\n    <router id=\"%s_sw\"/>\n", top, top);
+      fprintf(f, "    <host id=\"fabric_sharp\" speed=\"1f\"/>\n");
+      fprintf(f, "    <link id=\"fabric_sharp_link\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n");
+      fprintf(f, "    <route src=\"fabric_sharp\" dst=\"%s_sw\"><link_ctn id=\"fabric_sharp_link\"/></route>\n", top);
+      fprintf(f, "  </zone>\n");
+    } else {
+      fprintf(f, "  <zone id=\"%s\" routing=\"Full\"><router id=\"%s_sw\"/></zone>\n", top, top);
+    }
+    if (!flat) {
       for (int k = 0; k < racks; k++)
         fprintf(f, "  <zone id=\"leaf%d\" routing=\"Full\"><router id=\"leaf%d_sw\"/></zone>\n", k, k);
     }

@@ -94,7 +94,8 @@ struct sim_world {
   int direct;              /* operations may run without their stream actor (stream.c) */
   sg_sem_t *spare_sems;    /* stream.c: semaphores of past waits, for the next ones */
   int n_spare_sems, cap_spare_sems;
-  sim_rank *switches;      /* switch.c: the nodes' reducing switches (cluster.nvls), ids n + node */
+  sim_rank *switches;      /* switch.c: the nodes' reducing switches (cluster.nvls), ids n + node,
+                              then the fabric's per rail (SHARP), ids n + nodes + rail */
   int n_switches;
 };
 

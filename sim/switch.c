@@ -1,9 +1,12 @@
-/* switch.c — the switches that reduce (cluster.nvls) as participants.
+/* switch.c — the switches that reduce (cluster.nvls, SHARP) as participants.
  *
  * An in-switch collective (algos/comm/inswitch.c) has a participant
  * without a rank: the node's NVSwitch, a host of its own between the GPUs'
- * links (platform.c). Its id follows the ranks' (ranks + node), so
- * mailboxes and fast's routes tell it apart. In step fidelity its part
+ * links, or the fabric's reducing switch, a host beside the fabric's top
+ * switch (platform.c). Ids follow the ranks': ranks + node for the nodes'
+ * switches, then ranks + nodes + k for the fabric serving rail k (one
+ * reduction per rail, all on the fabric's host), so mailboxes and fast's
+ * routes tell them apart. In step fidelity its part
  * runs as a short-lived actor on that host, started by the collective's
  * first member, exchanging messages with the members as they do with each
  * other; its bytes count as no rank's. */
@@ -15,15 +18,22 @@
 
 #include "sim/sim_internal.h"
 
+static int nodes_of(const sim_world *w) {
+  return w->gpus_per_node > 0 ? (w->n + w->gpus_per_node - 1) / w->gpus_per_node : w->n;
+}
+
 void hs_sim_switches_init(sim_world *w) {
   if (!w->offer.switches) return;
-  int nodes = w->gpus_per_node > 0 ? (w->n + w->gpus_per_node - 1) / w->gpus_per_node : w->n;
-  w->switches = calloc((size_t)nodes, sizeof *w->switches);
-  w->n_switches = nodes;
-  for (int k = 0; k < nodes; k++) {
+  const hs_cluster_spec *c = &w->sc->cluster;
+  int nodes = nodes_of(w), rails = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
+  w->n_switches = nodes + rails;
+  w->switches = calloc((size_t)w->n_switches, sizeof *w->switches);
+  for (int k = 0; k < w->n_switches; k++) {
     char host[48];
-    snprintf(host, sizeof host, "node%d_nvswitch", k);
-    w->switches[k].host = sg_host_by_name(host);
+    if (k < nodes) snprintf(host, sizeof host, "node%d_nvswitch", k);
+    else snprintf(host, sizeof host, "fabric_sharp");
+    int exists = k < nodes ? c->nvls : c->in_network_reduction && c->nodes > 1;
+    w->switches[k].host = exists ? sg_host_by_name(host) : NULL;
     w->switches[k].world = w;
     w->switches[k].w.rank = w->n + k;
   }
@@ -35,12 +45,14 @@ sg_host_t hs_sim_host_of(const sim_world *w, int id) {
 
 void hs_sim_switch_of(const sim_world *w, hs_lower_group *g) {
   g->run_switch = NULL;
+  g->switch_id = g->fabric_switch_id = -1;
   if (!w->offer.switches || g->size < 2) return;
-  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1, node = g->members[0] / gpn;
-  for (int i = 1; i < g->size; i++)
-    if (g->members[i] / gpn != node) return;
-  g->switch_id = w->n + node;
-  g->run_switch = hs_sim_run_switch;
+  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1, node = g->members[0] / gpn, one_node = 1;
+  for (int i = 1; i < g->size && one_node; i++) one_node = g->members[i] / gpn == node;
+  const hs_cluster_spec *c = &w->sc->cluster;
+  if (one_node && c->nvls) g->switch_id = w->n + node;
+  if (!one_node && c->in_network_reduction) g->fabric_switch_id = w->n + nodes_of(w);
+  if (g->switch_id >= 0 || g->fabric_switch_id >= 0) g->run_switch = hs_sim_run_switch;
 }
 
 typedef struct {

@@ -20,6 +20,13 @@
  * sim.slices_in_flight = 8, in U + 1 lock-step ticks, each a GPU link's
  * latency (half the GPU-to-GPU route's) and one unit over a GPU link:
  *   (U + 1)(a/2 + M/(U B)).
+ * The allreduce through a fabric that reduces (sim.collectives = "collnet"):
+ * on one-GPU nodes, every member through the fabric's switch, U =
+ * ceil(M / 512 KiB) units in U + 1 ticks of half a route and a unit over
+ * the NIC: (U + 1)(a/2 + M/(U B)); on 8 x 8 (a NIC per GPU), a ring
+ * reduce-scatter and allgather in each node and each GPU's M/8 through the
+ * fabric on its rail: 2((g-1)a_i + (g-1)/g M/B_i) + (U + 1)(a_e/2 +
+ * M/(g U B_e)), U = ceil(M/g / 512 KiB).
  * The pipelined ring (sim.slices_in_flight = 8, slices of 512 KiB): a
  * chunk of M/n is S = ceil(M/n / 512 KiB) slices, rounded up to a multiple
  * of 8 above 8, moved in G = S/8 windows (1 when S <= 8), each paying the
@@ -197,6 +204,36 @@ int main(void) {
         timed_case tc = {lua, w ? "sim.slices_in_flight=8" : NULL, {ALLREDUCE, sizes[j], 0}, want, label, 0};
         hs_test_in_child(label, child, &tc, 120);
       }
+  }
+  /* Through the fabric's reduction: one-GPU nodes, then 8 x 8. */
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      int n = ns[i];
+      double M = (double)Ms[j], U = ceil(M / 524288);
+      double want = (U + 1) * (a / 2 + M / U / B);
+      char lua[1024], label[128];
+      snprintf(lua, sizeof lua,
+               "cluster { nodes = %d, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
+               "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
+               "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", in_network_reduction = true } }\n"
+               "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
+               "run { iterations = 1 }\nsim { protocol = \"none\" }\n", n);
+      snprintf(label, sizeof label, "in-network allreduce n=%d M=%s (%g units)", n, j ? "100MiB" : "1MiB", U);
+      timed_case tc = {lua, "sim.collectives=collnet", {ALLREDUCE, Ms[j], 0}, want, label, 0};
+      hs_test_in_child(label, child, &tc, 120);
+    }
+  {
+    int g = 8;
+    double M = 100.0 * 1048576, Bi = 300e9, ai = 2e-6, Be = 12.5e9, ae = 2e-6 + 5e-6, U = ceil(M / g / 524288);
+    double want = 2 * ((g - 1) * ai + (double)(g - 1) / g * M / Bi) + (U + 1) * (ae / 2 + M / g / U / Be);
+    const char *lua = "cluster { nodes = 8, gpus_per_node = 8, gpu = { flops = \"100TF\" },\n"
+                      "  intra = { bandwidth = \"300GBps\", latency = \"2us\" },\n"
+                      "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8,\n"
+                      "            in_network_reduction = true } }\n"
+                      "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
+                      "run { iterations = 1 }\nsim { collectives = \"collnet\", protocol = \"none\" }\n";
+    timed_case tc = {lua, NULL, {ALLREDUCE, 100u << 20, 0}, want, "in-network allreduce 8x8 M=100MiB", 0};
+    hs_test_in_child(tc.label, child, &tc, 120);
   }
   /* The pipelined ring. */
   for (int i = 0; i < 2; i++)

@@ -5,7 +5,9 @@
  * hierarchical lowerings meet both uniform and ragged nodes), with ring and
  * hierarchical lowering (and every other schedule; "nvls" on a cluster whose
  * node switches reduce: communicators inside one node run in the switch,
- * the others the ring), on the world communicator and on a sub-communicator
+ * the others the ring; "collnet" on a fabric that reduces: communicators
+ * across nodes reduce there, per rail on uniform nodes, through the
+ * leaders on ragged ones), on the world communicator and on a sub-communicator
  * (odd/even ranks, reversed order), for counts {1, m-1, m+1, 1000003}.
  * Inputs are small integers, so sums are exact in float and the expected
  * result is known bit for bit; AVG is checked as sum / m, one division. */
@@ -36,10 +38,14 @@ static void child(void *arg, FILE *report) {
       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n";
   char set[64];
   snprintf(set, sizeof set, "sim.collectives=%s", j->algo);
-  int nvls = strcmp(j->algo, "nvls") == 0;
-  const char *sets[] = {set, nvls ? "cluster.nvls=true" : "sim.slices_in_flight=3", "sim.slice=256KiB"};
+  int nvls = strcmp(j->algo, "nvls") == 0, collnet = strcmp(j->algo, "collnet") == 0;
+  const char *sets[] = {set,
+                        nvls      ? "cluster.nvls=true"
+                        : collnet ? "cluster.inter.in_network_reduction=true"
+                                  : "sim.slices_in_flight=3",
+                        "sim.slice=256KiB"};
   hs_scenario sc;
-  if (hs_test_load_sets(lua, sets, j->pipelined ? 3 : nvls ? 2 : 1, &sc)) {
+  if (hs_test_load_sets(lua, sets, j->pipelined ? 3 : nvls || collnet ? 2 : 1, &sc)) {
     hs_report(report, 0, "scenario loads");
     return;
   }
@@ -49,6 +55,10 @@ static void child(void *arg, FILE *report) {
    * switch, not in the ring the others fall back to. */
   if (nvls && j->n >= 2 && j->n <= 4)
     hs_report(report, st.collectives[HS_COLL_NVLS] > 0, "allreduces ran in the switch (%ld)", st.collectives[HS_COLL_NVLS]);
+  /* From 5 ranks on the world spans nodes: its allreduces reduce in the fabric. */
+  if (collnet && j->n >= 5)
+    hs_report(report, st.collectives[HS_COLL_COLLNET] > 0, "allreduces ran in the fabric (%ld)",
+              st.collectives[HS_COLL_COLLNET]);
   for (int i = 0; i < hs_check_n_cases; i++)
     hs_report(report, hs_check_cases[i].failures == 0, "%s%s%s", hs_check_cases[i].name,
               hs_check_cases[i].failures ? ": " : "", hs_check_cases[i].first);
@@ -57,8 +67,8 @@ static void child(void *arg, FILE *report) {
 
 int main(void) {
   const int ns[] = {1, 2, 3, 4, 5, 7, 8, 16, 17};
-  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree", "nvls"};
-  for (int a = 0; a < 6; a++)
+  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree", "nvls", "collnet"};
+  for (int a = 0; a < 7; a++)
     for (int k = 0; k < 9; k++) {
       job j = {NULL, ns[k], algos[a], 0};
       char what[64];

@@ -24,6 +24,8 @@
 #include "tests/tap.h"
 
 static char dir[600];
+/* What compare_collective allows between step and fast: 2%, unless a case says why not. */
+static double tolerance = 0.02;
 
 static const char *write_lua(const char *name, const char *text) {
   static char path[700];
@@ -59,8 +61,8 @@ static void compare_collective(const char *what, const char *scenario, const cha
   snprintf(a, sizeof a, "%s --set sim.fidelity=fast", args);
   int rf = collective(scenario, a, &fast, &bf, ff);
   double err = fabs(fast - step) / step;
-  tap_ok(rs == 0 && rf == 0 && !strcmp(fs, "step") && !strcmp(ff, "fast") && err <= 0.02,
-         "%s: step %.6g s, fast %.6g s, error %.2g (<= 2%%)", what, step, fast, err);
+  tap_ok(rs == 0 && rf == 0 && !strcmp(fs, "step") && !strcmp(ff, "fast") && err <= tolerance,
+         "%s: step %.6g s, fast %.6g s, error %.2g (<= %g%%)", what, step, fast, err, 100 * tolerance);
   if (closed_form)
     tap_ok(fabs(step - bs) <= 0.01 * bs && fabs(fast - bf) <= 0.01 * bf,
            "%s: closed form %.6g s; step off by %.2g, fast by %.2g (<= 1%%)", what, bs, fabs(step - bs) / bs,
@@ -246,6 +248,37 @@ int main(void) {
     compare_training("one NVLS node, 8 ranks, one GPU 3x slower, in-switch allreduce training", nv_slow, "");
   }
 
+  /* Through a fabric that reduces (sim.collectives = collnet): the
+   * fabric's switch a participant per rail beside the top switch, on the
+   * reference clusters that span nodes; a training run; and one with a 3x
+   * straggler (by messages in fast, as the other round schedules). */
+  {
+    static const struct {
+      const char *what, *path, *bytes;
+    } nets[] = {{"flat switch, 32 ranks", "flat", "64MiB"},
+                {"fat tree 2:1, 64 ranks", "fat", "64MiB"},
+                {"two-level (NVLink, 25 Gbps), 128 ranks", "two", "100MiB"},
+                {"racks of different bandwidths (256 ranks)", "racks", "64MiB"}};
+    const char *sharp = "--set cluster.inter.in_network_reduction=true --set sim.collectives=collnet";
+    for (int i = 0; i < 4; i++) {
+      char what[200], path[720];
+      snprintf(path, sizeof path, "%s/%s.lua", dir, nets[i].path);
+      snprintf(what, sizeof what, "%s, in-network allreduce %s", nets[i].what, nets[i].bytes);
+      snprintf(args, sizeof args, "--op allreduce --bytes %s %s", nets[i].bytes, sharp);
+      /* Racks: node 5's 50 us NIC shares its rack's oversubscribed uplink
+       * with 63 flows whose 512 KiB units take ~80 us there. In step its
+       * flows start late and the others, done first, leave it the uplink;
+       * fast shares a tick's flows for their whole length (4.1% slower,
+       * measured; docs/fidelity.md). Within 5%. */
+      tolerance = i == 3 ? 0.05 : 0.02;
+      compare_collective(what, path, args, 0);
+      tolerance = 0.02;
+    }
+    char path[720];
+    snprintf(path, sizeof path, "%s/two.lua", dir);
+    compare_training("two-level (NVLink, 25 Gbps), 128 ranks, in-network allreduce training", path, sharp);
+  }
+
   /* With the tuner (the default) and a straggler, fast runs the round
    * schedules it picks for small buckets by messages and the rest without:
    * the summary says both. */
@@ -282,11 +315,12 @@ int main(void) {
     /* halving_doubling and tree: with stragglers fast runs them message by message
      * (select.c), so both sides are step and agree exactly; the check is
      * that the summary says so. */
-    static const char *const lowerings[] = {"ring", "hierarchical", "halving_doubling", "tree"};
-    for (int h = 0; h < (i == 0 ? 4 : 3); h++) { /* the tree, like halving_doubling, once is enough */
-      char set[64];
+    static const char *const lowerings[] = {"ring", "hierarchical", "halving_doubling", "tree", "collnet"};
+    for (int h = 0; h < (i == 0 ? 5 : 3); h++) { /* the tree and collnet, like halving_doubling, once is enough */
+      char set[160];
       snprintf(what, sizeof what, "%s, 128 ranks, %s lowering", stragglers[i][0], lowerings[h]);
-      snprintf(set, sizeof set, "--set sim.collectives=%s", lowerings[h]);
+      snprintf(set, sizeof set, "--set sim.collectives=%s%s", lowerings[h],
+               h == 4 ? " --set cluster.inter.in_network_reduction=true" : "");
       compare_training(what, path, set);
       if (h >= 2) {
         char summary[900], buf[1 << 16];

@@ -58,7 +58,9 @@ static hs_lower_group with_switch(const hs_lower_group *g, int *members) {
   return s;
 }
 
-int hs_lower_has_switch(const hs_lower_group *g) { return g->switch_id >= 0 && g->run_switch != NULL; }
+int hs_lower_has_switch(const hs_lower_group *g) { return g->run_switch != NULL && g->switch_id >= 0; }
+
+int hs_lower_has_fabric_switch(const hs_lower_group *g) { return g->run_switch != NULL && g->fabric_switch_id >= 0; }
 
 void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
   int n = g->size;

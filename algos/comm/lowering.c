@@ -663,13 +663,20 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
     else recursive_doubling_allreduce(g, r, red, avg);
     return;
   }
-  if (algo != HS_COLL_HIERARCHICAL) {
+  /* collnet: the hierarchical schedule with the fabric reducing across
+   * nodes, where it does (else the ring) */
+  int collnet = algo == HS_COLL_COLLNET && g->size > 1 && hs_lower_has_fabric_switch(g);
+  if (algo != HS_COLL_HIERARCHICAL && !collnet) {
     ring_allreduce_inplace(g, r, red, avg);
     return;
   }
   hierarchy h;
   hierarchy_build(&h, g, 0);
-  if (!worth_hierarchy(&h, g->size)) {
+  if (collnet && h.n_nodes == g->size) { /* one member per node: all of them through the fabric */
+    hs_lower_group all = *g;
+    all.switch_id = g->fabric_switch_id;
+    hs_lower_switch_allreduce(&all, r, red, avg);
+  } else if (!worth_hierarchy(&h, g->size)) {
     ring_allreduce_inplace(g, r, red, avg);
   } else if (h.uniform) {
     int k = h.node.size;
@@ -677,13 +684,25 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
     split_even(r.count, k, ch);
     ring_rs_phase(&h.node, r, ch, red);
     hs_buf mine = hs_buf_slice(r, ch[h.node.me].off, ch[h.node.me].cnt);
-    ring_allreduce_inplace(&h.rail, mine, red, avg);
+    if (collnet) { /* rail k through the fabric's participant k */
+      h.rail.switch_id = g->fabric_switch_id + h.node.me;
+      h.rail.run_switch = g->run_switch;
+      hs_lower_switch_allreduce(&h.rail, mine, red, avg);
+    } else {
+      ring_allreduce_inplace(&h.rail, mine, red, avg);
+    }
     ring_ag_phase(&h.node, r, ch);
     free(ch);
   } else {
     int lead = node_leader_index(&h);
     tree_reduce(&h.node, r, red, lead);
-    if (h.leaders.me >= 0) ring_allreduce_inplace(&h.leaders, r, red, avg);
+    if (h.leaders.me >= 0 && collnet) {
+      h.leaders.switch_id = g->fabric_switch_id;
+      h.leaders.run_switch = g->run_switch;
+      hs_lower_switch_allreduce(&h.leaders, r, red, avg);
+    } else if (h.leaders.me >= 0) {
+      ring_allreduce_inplace(&h.leaders, r, red, avg);
+    }
     tree_broadcast(&h.node, r, lead);
   }
   free(h.buf);
@@ -835,6 +854,7 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
   switch (k) {
   case HS_OP_ALLREDUCE:
     return hier ? "hierarchical" : algo == HS_COLL_TREE ? "double_binary_tree" : algo == HS_COLL_NVLS ? "in_switch"
+                 : algo == HS_COLL_COLLNET ? "in_network"
                  : algo == HS_COLL_HALVING_DOUBLING ? "halving_doubling"
                                  : algo == HS_COLL_RECURSIVE_DOUBLING ? "recursive_doubling" : "ring";
   case HS_OP_REDUCE_SCATTER:

@@ -97,10 +97,16 @@ struct hs_lower_group {
    * and leaves hop_intra (same node) or hop_net (across nodes) seconds
    * after it is posted. 0: none. */
   double wire, hop_intra, hop_net;
-  /* A switch that reduces for this group (inswitch.c): its id among
+  /* Switches that reduce for this group (inswitch.c), by their ids among
    * world ranks and switches (>= the run's ranks), and how the backend
-   * runs its part. run_switch NULL: none (switch_id is then meaningless). */
-  int switch_id;
+   * runs a switch's part. run_switch NULL: none (the ids are then
+   * meaningless). switch_id: the node's switch, when every member shares
+   * one node whose switch reduces (NVLS), else -1; fabric_switch_id: the
+   * fabric's, when members span nodes and the fabric reduces (SHARP),
+   * else -1. The fabric serves rail k (the members of local index k, one
+   * per node) as participant fabric_switch_id + k: one reduction tree per
+   * rail, as SHARP runs one per communicator. */
+  int switch_id, fabric_switch_id;
   hs_switch_fn run_switch;
   void *ctx; /* the backend's per-rank state */
 };
@@ -133,8 +139,9 @@ int hs_lower_ring_credit_lag(hs_ring_pipeline p);
  * 2^20 / members. */
 size_t hs_lower_tree_slices(double bytes, size_t slice, int members);
 
-/* Whether g has a switch that reduces (g->run_switch set). */
+/* Whether g's node switch reduces for it; whether the fabric does. */
 int hs_lower_has_switch(const hs_lower_group *g);
+int hs_lower_has_fabric_switch(const hs_lower_group *g);
 
 /* Units of an in-switch collective moving `bytes` in units of `unit`
  * bytes, never more than count or 2^20 / (members + 1). */

@@ -50,6 +50,16 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu
     c.launch = hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, HS_NCCL_NVLS, HS_PROTO_SIMPLE);
     return c;
   }
+  if (f == HS_PROTO_FOR_COLLNET) {
+    /* CollNet runs Simple only. NCCL's CollNet Direct model charges the
+     * network's reduction its latency once (hwLat[NET][CollNet Direct],
+     * 31 us, beside the links' own) and each NVLink hop inside a node
+     * CollNet's 3.7 us; its base latency is 0 (tuning.cc). */
+    c.launch = hs_nccl_base_latency(HS_NCCL_COLLNET_DIRECT, HS_PROTO_SIMPLE) +
+               hs_nccl_hop_latency(HS_NCCL_HW_NET, HS_NCCL_COLLNET_DIRECT, HS_PROTO_SIMPLE);
+    c.hop_intra = hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, HS_NCCL_COLLNET_DIRECT, HS_PROTO_SIMPLE);
+    return c;
+  }
   hs_nccl_algo a = f == HS_PROTO_FOR_TREE ? HS_NCCL_TREE : HS_NCCL_RING;
   c.wire = 1 / bandwidth_factor(p, f, multi_node);
   c.slice = step_payload[p];

@@ -39,11 +39,20 @@ typedef struct {
  * NVLS's for the in-switch reduction, the ring's for everything else
  * (rings, hierarchical rings, the doubling exchanges, which run with the
  * same primitives). */
-typedef enum { HS_PROTO_FOR_RING, HS_PROTO_FOR_TREE, HS_PROTO_FOR_SWITCH, HS_PROTO_FAMILIES } hs_proto_family;
+typedef enum {
+  HS_PROTO_FOR_RING,
+  HS_PROTO_FOR_TREE,
+  HS_PROTO_FOR_SWITCH,  /* NVLS */
+  HS_PROTO_FOR_COLLNET, /* the fabric's reduction (SHARP), between node rings */
+  HS_PROTO_FAMILIES
+} hs_proto_family;
 
 /* The family schedule a pays. */
 static inline hs_proto_family hs_proto_family_of(hs_coll_algo a) {
-  return a == HS_COLL_TREE ? HS_PROTO_FOR_TREE : a == HS_COLL_NVLS ? HS_PROTO_FOR_SWITCH : HS_PROTO_FOR_RING;
+  return a == HS_COLL_TREE      ? HS_PROTO_FOR_TREE
+         : a == HS_COLL_NVLS    ? HS_PROTO_FOR_SWITCH
+         : a == HS_COLL_COLLNET ? HS_PROTO_FOR_COLLNET
+                                : HS_PROTO_FOR_RING;
 }
 
 /* The costs of protocol p (or HS_PROTO_NONE) for a collective of family

@@ -14,7 +14,8 @@ const char *hs_engine_name(hs_engine e) {
 
 const char *hs_coll_algo_name(hs_coll_algo a) {
   static const char *const names[HS_COLL_ALGOS + 1] = {"ring", "hierarchical", "halving_doubling",
-                                                       "recursive_doubling", "tree", "nvls", "auto"};
+                                                       "recursive_doubling", "tree", "nvls", "collnet",
+                                                       "auto"};
   return a <= HS_COLL_AUTO ? names[a] : "?";
 }
 
@@ -59,12 +60,16 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
    * runs the ring where it cannot run. */
   int switch_here = sc->cluster.nvls && q->offer.switches && !multi_node && q->size > 1;
   if (algo == HS_COLL_NVLS && !switch_here) algo = HS_COLL_RING;
+  /* The fabric's reduction, likewise, needs members on several nodes. */
+  int fabric_here = sc->cluster.in_network_reduction && q->offer.switches && multi_node;
+  if (algo == HS_COLL_COLLNET && !fabric_here) algo = HS_COLL_RING;
   hs_proto_cost cost = p->cost[hs_proto_family_of(algo)][proto];
   /* The tuner, when either choice is left to it: it picks among every
    * schedule (or the one forced) and every protocol (or the one forced). */
   p->tuned = sc->sim.collectives == HS_COLL_AUTO || sc->sim.protocol == HS_PROTO_AUTO;
   p->algos = sc->sim.collectives == HS_COLL_AUTO ? (1u << HS_COLL_ALGOS) - 1 : 1u << sc->sim.collectives;
   if (!switch_here) p->algos &= ~(1u << HS_COLL_NVLS);
+  if (!fabric_here) p->algos &= ~(1u << HS_COLL_COLLNET);
   if (!p->algos) p->algos = 1u << HS_COLL_RING;
   p->protos = sc->sim.protocol == HS_PROTO_AUTO ? (1u << HS_PROTOS) - 1 : 1u << sc->sim.protocol;
   p->doubling_by_messages = !stragglers_free(sc);

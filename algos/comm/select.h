@@ -99,7 +99,8 @@ int hs_size_class(double bytes);
  * running together (the doubling exchanges, the tree's ticks): timed
  * without messages only when the ranks arrive together (select.c). */
 static inline int hs_coll_by_rounds(hs_coll_algo a) {
-  return a == HS_COLL_HALVING_DOUBLING || a == HS_COLL_RECURSIVE_DOUBLING || a == HS_COLL_TREE || a == HS_COLL_NVLS;
+  return a == HS_COLL_HALVING_DOUBLING || a == HS_COLL_RECURSIVE_DOUBLING || a == HS_COLL_TREE || a == HS_COLL_NVLS ||
+         a == HS_COLL_COLLNET;
 }
 
 /* The protocol family kind k pays under schedule a: a's when a changes

@@ -76,6 +76,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   }
   hs_dtree_shape(t->nodes, &t->tree_depth, &t->tree_nic_flows);
   t->nvls = c->nvls && t->nodes == 1 && size > 1;
+  t->collnet = c->in_network_reduction && t->nodes > 1;
   if (t->ring_intra == 0) { /* one GPU per node: node 0's own links stand for a node */
     hs_link_spec intra, inter;
     hs_links_of_node(c, members[0] / gpn, &intra, &inter);
@@ -172,6 +173,20 @@ static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, double 
   return (U + 1) * (t->lat_intra / 2 + pc->hop_intra + pc->wire * M / U / t->bw_intra);
 }
 
+/* The hierarchical allreduce with the fabric reducing across nodes
+ * (lowering.c, "collnet"): a ring reduce-scatter and allgather inside each
+ * node, and each GPU's M/g through the fabric's switch, U units in U + 1
+ * ticks, each half a route across nodes (the switch sits at its middle)
+ * and a unit over the rail's share of the NIC. Regular placements only
+ * (leaders otherwise). */
+static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
+  double g = t->per_node, Mr = M / g, rail_bw = dmin(t->bw_inter, t->nic / g);
+  double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->window > 0 ? t->window : 1);
+  double U = (double)hs_lower_switch_units(Mr, (size_t)unit, (size_t)dmax(1, Mr), t->nodes);
+  return 2 * sub_ring(g, 1, hop(t, pc, 0), t->bw_intra, pc->wire, M) +
+         (U + 1) * (t->lat_inter / 2 + pc->hop_net + pc->wire * Mr / U / rail_bw);
+}
+
 static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double s = 0;
   for (int d = 1; d < t->n; d *= 2)
@@ -193,6 +208,8 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     if (a == HS_COLL_RING) s = ring_time(t, &pc, 2 * (n - 1), M / n);
     else if (a == HS_COLL_TREE) s = tree(t, &pc, M);
     else if (a == HS_COLL_NVLS) s = t->nvls && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_switch(t, &pc, M) : -1;
+    else if (a == HS_COLL_COLLNET)
+      s = t->collnet && t->regular && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_network(t, &pc, M) : -1;
     else if (a == HS_COLL_HIERARCHICAL)
       s = 2 * sub_ring(g, 1, hop(t, &pc, 0), t->bw_intra, pc.wire, M) +
           sub_ring(N, 2, hop(t, &pc, 1), rail_bw, pc.wire, M / g);
@@ -229,7 +246,7 @@ unsigned hs_tuner_algos_for(hs_op_kind k) {
   unsigned ring = 1u << HS_COLL_RING, hier = 1u << HS_COLL_HIERARCHICAL;
   if (k == HS_OP_ALLREDUCE)
     return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE |
-           1u << HS_COLL_NVLS;
+           1u << HS_COLL_NVLS | 1u << HS_COLL_COLLNET;
   if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE;
   return ring;
 }

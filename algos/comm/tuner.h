@@ -37,8 +37,9 @@ typedef struct {
   /* the pipelined ring (sim.slices_in_flight, sim.slice) */
   int window;
   double slice;
-  /* the node's switch reduces (cluster.nvls) and every member is on that node */
-  int nvls;
+  /* the node's switch reduces (cluster.nvls) and every member is on that
+   * node; the fabric reduces (in_network_reduction) and members span nodes */
+  int nvls, collnet;
 } hs_tuner_topo;
 
 /* The communicator of `size` members (world ranks) of scenario sc. O(size). */
