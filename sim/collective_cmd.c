@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <simgrid/host.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,15 +71,12 @@ static void rank_main(hs_worker *w, void *arg) {
     j->hop_bandwidth = INFINITY;
     j->mean_hop_latency = 0;
     for (int r = 0; r < w->size; r++) {
-      char a[32], b[32];
-      snprintf(a, sizeof a, "gpu%d", r);
-      snprintf(b, sizeof b, "gpu%d", (r + 1) % w->size);
-      sg_host_t ha = sg_host_by_name(a), hb = sg_host_by_name(b);
-      if (ha == hb) continue;
+      if (w->size < 2) continue;
       /* the link's latency and the protocol's on that kind of hop */
       int same_node = r / j->gpus_per_node == ((r + 1) % w->size) / j->gpus_per_node;
-      double lat = sg_host_get_route_latency(ha, hb) + (same_node ? j->cost.hop_intra : j->cost.hop_net);
-      double bw = sg_host_get_route_bandwidth(ha, hb);
+      double lat, bw;
+      hs_sim_route(w, r, (r + 1) % w->size, &lat, &bw);
+      lat += same_node ? j->cost.hop_intra : j->cost.hop_net;
       j->mean_hop_latency += lat / w->size;
       if (lat > j->hop_latency) j->hop_latency = lat;
       if (bw < j->hop_bandwidth) j->hop_bandwidth = bw;
@@ -393,7 +389,7 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
       }
     }
   }
-  remove(platform);
+  hs_platform_temp_release(platform);
   if (csv) {
     int bad = ferror(csv) | fclose(csv);
     if (rc == 0 && !bad && rename(tmp_csv, o->csv) == 0) return 0;

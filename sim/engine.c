@@ -45,6 +45,33 @@ static hs_offer sim_offer(const hs_scenario *sc) {
   return o;
 }
 
+/* The platform's hosts by what they are, in one pass over SimGrid's list:
+ * SimGrid 3.32 finds a host by name by walking every zone, which over
+ * 2048 nodes made the ranks' lookups alone cost seconds. gpu[r] for rank
+ * r, nvswitch[k] for node k's switch (platform.c), *fabric the fabric's;
+ * NULL where the platform has none. */
+static void find_hosts(int n, int nodes, sg_host_t *gpu, sg_host_t *nvswitch, sg_host_t *fabric) {
+  size_t count = sg_host_count();
+  sg_host_t *all = sg_host_list();
+  *fabric = NULL;
+  for (size_t i = 0; i < count; i++) {
+    const char *name = sg_host_get_name(all[i]);
+    int id, end = 0;
+    if (sscanf(name, "gpu%d%n", &id, &end) == 1 && name[end] == '\0' && id >= 0 && id < n) gpu[id] = all[i];
+    else if (sscanf(name, "node%d_nvswitch%n", &id, &end) == 1 && name[end] == '\0' && id >= 0 && id < nodes)
+      nvswitch[id] = all[i];
+    else if (strcmp(name, "fabric_sharp") == 0) *fabric = all[i];
+  }
+  free(all); /* xbt_malloc is malloc */
+}
+
+void hs_sim_route(const hs_worker *w, int a, int b, double *latency, double *bandwidth) {
+  const sim_rank *self = w->impl;
+  sg_host_t ha = self->world->ranks[a].host, hb = self->world->ranks[b].host;
+  *latency = sg_host_get_route_latency(ha, hb);
+  *bandwidth = sg_host_get_route_bandwidth(ha, hb);
+}
+
 const char *hs_sim_fidelity(const hs_scenario *sc, int n) {
   return hs_select_timed(sc, n, sim_offer(sc).engines) ? "fast" : "step";
 }
@@ -89,7 +116,6 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   simgrid_load_platform(cfg->platform_file);
   /* Read: a temporary platform goes now, so no crash or kill later can
    * leave it behind in /tmp. */
-  if (cfg->platform_temp) remove(cfg->platform_file);
 
   int n = cfg->n_ranks > 0 && cfg->n_ranks < hs_scenario_gpus(sc) ? cfg->n_ranks : hs_scenario_gpus(sc);
   sim_world *w = calloc(1, sizeof *w);
@@ -99,7 +125,11 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   w->next_ctx = 1;
   w->offer = sim_offer(sc);
   w->ranks = calloc(n, sizeof *w->ranks);
-  hs_sim_switches_init(w);
+  int nodes = (n + w->gpus_per_node - 1) / w->gpus_per_node;
+  sg_host_t *gpu = calloc((size_t)n, sizeof *gpu), *nvswitch = calloc((size_t)nodes, sizeof *nvswitch), fabric;
+  find_hosts(n, nodes, gpu, nvswitch, &fabric);
+  hs_sim_switches_init(w, nvswitch, fabric);
+  free(nvswitch);
   sim_members *all = malloc(sizeof *all + n * sizeof(int));
   all->plan = NULL;
   all->refs = 0;
@@ -109,9 +139,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   rank_boot *boots = calloc(n, sizeof *boots);
   for (int r = 0; r < n; r++) {
     sim_rank *sr = &w->ranks[r];
-    char host[32];
-    snprintf(host, sizeof host, "gpu%d", r);
-    sr->host = sg_host_by_name(host);
+    sr->host = gpu[r];
     sr->world = w;
     sr->w.be = &hs_sim_backend;
     sr->w.impl = sr;
@@ -132,6 +160,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     sg_actor_start_(act, rank_main, 0, NULL);
     hs_sim_track_actor(sr, act);
   }
+  free(gpu);
   w->stats = stats;
   /* Operations may skip their stream actor unless a failure could strike:
    * failures.c must find every exchange under way (stream.c).

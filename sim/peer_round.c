@@ -61,10 +61,10 @@ int hs_peer_rounds_simulate(const hs_scenario *sc, int rounds, double bytes, hs_
   j.start = malloc(rounds * sizeof(double));
   j.end = malloc(rounds * sizeof(double));
   for (int r = 0; r < rounds; r++) j.start[r] = INFINITY, j.end[r] = -INFINITY;
-  hs_sim_config cfg = {.sc = sc, .platform_file = platform, .platform_temp = 1, .main = round_main, .arg = &j};
+  hs_sim_config cfg = {.sc = sc, .platform_file = platform, .main = round_main, .arg = &j};
   hs_sim_stats st = {0};
   hs_sim_run(&cfg, &st);
-  remove(platform);
+  hs_platform_temp_release(platform);
   for (int r = 0; r < rounds; r++) out->time[r] = j.end[r] - j.start[r];
   out->wall_time = st.wall_time;
   free(j.start), free(j.end);

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scenarios/links.h"
 #include "sim/link_profiles.h"
@@ -15,7 +16,7 @@ typedef struct {
 } writer;
 
 /* A split-duplex link, with the profiles of its network { } events. */
-static void link(writer *w, hs_netlink_kind kind, int index, const char *id, double bw, double lat) {
+static void write_link(writer *w, hs_netlink_kind kind, int index, const char *id, double bw, double lat) {
   char attrs[9000] = "";
   if (w->net && hs_link_profile_attrs(w->net, kind, index, bw, lat, w->dir, attrs, sizeof attrs)) w->failed = 1;
   fprintf(w->f, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"%s/>\n",
@@ -55,7 +56,7 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
       char id[64];
       fprintf(f, "    <host id=\"gpu%d\" speed=\"%.17gf\"/>\n", r, speed * hs_links_speed_factor(c, r));
       snprintf(id, sizeof id, "gpu%d_link", r);
-      link(&wr, HS_NETLINK_GPU, r, id, intra.bandwidth, intra.latency / 2);
+      write_link(&wr, HS_NETLINK_GPU, r, id, intra.bandwidth, intra.latency / 2);
       fprintf(f, "    <host_link id=\"gpu%d\" up=\"gpu%d_link_UP\" down=\"gpu%d_link_DOWN\"/>\n", r, r, r);
     }
     if (c->nvls) { /* the NVSwitch that reduces (algos/comm/inswitch.c): between the GPUs' links */
@@ -104,7 +105,7 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
         snprintf(gw, sizeof gw, "node%d_sw", n);
         snprintf(up_zone, sizeof up_zone, flat ? "fabric" : "leaf%d", n / c->rack_size);
         snprintf(up_gw, sizeof up_gw, flat ? "fabric_sw" : "leaf%d_sw", n / c->rack_size);
-        if (pass == 0) link(&wr, HS_NETLINK_NIC, n, id, inter.bandwidth, inter.latency / 2);
+        if (pass == 0) write_link(&wr, HS_NETLINK_NIC, n, id, inter.bandwidth, inter.latency / 2);
         else edge(f, zone, gw, up_zone, up_gw, id);
       }
       for (int k = 0; k < racks; k++) {
@@ -113,7 +114,7 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
         snprintf(id, sizeof id, "leaf%d_uplink", k);
         snprintf(zone, sizeof zone, "leaf%d", k);
         snprintf(gw, sizeof gw, "leaf%d_sw", k);
-        if (pass == 0) link(&wr, HS_NETLINK_UPLINK, k, id, up.bandwidth, up.latency);
+        if (pass == 0) write_link(&wr, HS_NETLINK_UPLINK, k, id, up.bandwidth, up.latency);
         else edge(f, zone, gw, "spine", "spine_sw", id);
       }
     }
@@ -123,12 +124,23 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
 }
 
 int hs_platform_write_temp(const hs_cluster_spec *c, const char *who, char *path) {
-  strcpy(path, "/tmp/hearsay-platform-XXXXXX");
-  int fd = mkstemp(path);
+  char name[] = "/tmp/hearsay-platform-XXXXXX";
+  int fd = mkstemp(name);
+  if (fd >= 0) unlink(name); /* from here on only the descriptor holds it */
+  int keep = fd >= 0 ? dup(fd) : -1;
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f || hs_platform_write(c, NULL, NULL, f) || fclose(f)) {
+  int failed = !f || keep < 0 || hs_platform_write(c, NULL, NULL, f);
+  if (f ? fclose(f) : fd >= 0 ? close(fd) : 0) failed = 1;
+  if (failed) {
+    if (keep >= 0) close(keep);
     fprintf(stderr, "%s: cannot write a platform file\n", who);
     return -1;
   }
+  snprintf(path, HS_PLATFORM_TEMP_LEN, "/proc/self/fd/%d", keep);
   return 0;
+}
+
+void hs_platform_temp_release(const char *path) {
+  int fd;
+  if (sscanf(path, "/proc/self/fd/%d", &fd) == 1) close(fd);
 }

@@ -27,11 +27,14 @@
  * profile_dir (the folder the platform file is written to), and nodes with background traffic get a
  * host "node<n>_background" for it. */
 int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, const char *profile_dir, FILE *out);
-/* Writes it to a fresh temporary file for commands that keep no outputs
- * (`hearsay collective`, `hearsay peers`' rounds): its path goes into
- * path[HS_PLATFORM_TEMP_LEN]; the caller removes it. 0, or -1 with a message
- * naming `who`. */
+/* Writes it to a temporary file for commands that keep no outputs
+ * (`hearsay collective`, `hearsay peers`' rounds), unlinked at once and
+ * read through its open descriptor: path[HS_PLATFORM_TEMP_LEN] gets
+ * "/proc/self/fd/N", which children forked after it read too, and a
+ * process killed at any point leaves nothing in /tmp. The caller releases
+ * it (hs_platform_temp_release). 0, or -1 with a message naming `who`. */
 #define HS_PLATFORM_TEMP_LEN 32
 int hs_platform_write_temp(const hs_cluster_spec *c, const char *who, char *path);
+void hs_platform_temp_release(const char *path);
 
 #endif

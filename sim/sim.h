@@ -15,7 +15,6 @@ typedef void (*hs_rank_main)(hs_worker *w, void *arg);
 typedef struct {
   const hs_scenario *sc;
   const char *platform_file; /* written by hs_platform_write */
-  int platform_temp;         /* remove the file once SimGrid has read it (a temporary) */
   hs_rank_main main;
   void *arg;
   int n_ranks; /* ranks on GPUs 0..n_ranks-1; 0: one per GPU */
@@ -48,6 +47,11 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats);
  * needs CM02 without crosstraffic and links that stay put (no failures, no
  * network events); otherwise it is step. */
 const char *hs_sim_fidelity(const hs_scenario *sc, int n);
+
+/* The route between ranks a and b of the running simulation, as SimGrid
+ * has it (w: any of its workers): its latency (s) and its narrowest
+ * bandwidth (bytes/s). */
+void hs_sim_route(const hs_worker *w, int a, int b, double *latency, double *bandwidth);
 
 /* The comm-op table of this backend. */
 extern const hs_backend hs_sim_backend;

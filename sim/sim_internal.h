@@ -99,10 +99,11 @@ struct sim_world {
   int n_switches;
 };
 
-/* switch.c: the switches of w (when its offer has them); the host of a
+/* switch.c: the switches of w (when its offer has them), from the hosts of
+ * the nodes' switches and the fabric's (NULL where none); the host of a
  * rank or switch id; g's switch, when every member shares one node that
  * has one (else g->run_switch NULL); the step fidelity's run_switch. */
-void hs_sim_switches_init(sim_world *w);
+void hs_sim_switches_init(sim_world *w, const sg_host_t *nvswitch, sg_host_t fabric);
 sg_host_t hs_sim_host_of(const sim_world *w, int id);
 void hs_sim_switch_of(const sim_world *w, hs_lower_group *g);
 void hs_sim_run_switch(const hs_lower_group *sw, const hs_switch_job *job);

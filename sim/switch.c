@@ -22,18 +22,13 @@ static int nodes_of(const sim_world *w) {
   return w->gpus_per_node > 0 ? (w->n + w->gpus_per_node - 1) / w->gpus_per_node : w->n;
 }
 
-void hs_sim_switches_init(sim_world *w) {
+void hs_sim_switches_init(sim_world *w, const sg_host_t *nvswitch, sg_host_t fabric) {
   if (!w->offer.switches) return;
-  const hs_cluster_spec *c = &w->sc->cluster;
   int nodes = nodes_of(w), rails = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
   w->n_switches = nodes + rails;
   w->switches = calloc((size_t)w->n_switches, sizeof *w->switches);
   for (int k = 0; k < w->n_switches; k++) {
-    char host[48];
-    if (k < nodes) snprintf(host, sizeof host, "node%d_nvswitch", k);
-    else snprintf(host, sizeof host, "fabric_sharp");
-    int exists = k < nodes ? c->nvls : c->in_network_reduction && c->nodes > 1;
-    w->switches[k].host = exists ? sg_host_by_name(host) : NULL;
+    w->switches[k].host = k < nodes ? nvswitch[k] : fabric;
     w->switches[k].world = w;
     w->switches[k].w.rank = w->n + k;
   }
