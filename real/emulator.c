@@ -86,10 +86,10 @@ void hs_emulator_free(hs_emulator *e) {
   free(e);
 }
 
-double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes) {
+double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart) {
   hs_hop hop[HS_ROUTE_MAX];
   int k = hs_links_route(e->cluster, src, dst, hop);
-  double now = hs_clock_now();
+  double now = fmax(hs_clock_now(), depart);
   if (k == 0) return now;
   double latency = 0, narrowest = INFINITY;
   for (int i = 0; i < k; i++) {

@@ -32,7 +32,9 @@ hs_emulator *hs_emulator_create(const hs_scenario *sc, MPI_Comm world, char *err
 void hs_emulator_free(hs_emulator *e);
 
 /* When a message of `bytes` posted now (hs_clock_now) from world rank src
- * to world rank dst arrives, in hs_clock_now seconds (real/clock.h). Reserves the links. */
-double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes);
+ * to world rank dst, leaving no earlier than `depart` (a protocol's hop
+ * after now), arrives, in hs_clock_now seconds (real/clock.h). Reserves
+ * the links. */
+double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart);
 
 #endif
