@@ -72,6 +72,7 @@ static void rendezvous_done(sim_world *w, sim_rendezvous *r) {
 
 void hs_sim_members_free(sim_members *m) {
   free(m->plan);
+  hs_lower_cache_free(m->cache);
   free(m);
 }
 
@@ -100,6 +101,10 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.window = self->world->sc->sim.slices_in_flight;
   c->g.gpus_per_node = self->world->gpus_per_node;
   hs_sim_switch_of(self->world, &c->g);
+  /* the members run in this one process: what each would compute alike from
+   * the member list is computed once (lowering.h) */
+  if (!m->cache) m->cache = hs_lower_cache_new();
+  c->g.cache = m->cache;
   c->lane = self->comms++;
   /* How each kind of operation runs on it: asked once per member list,
    * looked up per post. */
@@ -137,6 +142,7 @@ static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
       for (int i = 0; i < r->size; i++) n += r->color[i] == color;
       sim_members *m = malloc(sizeof *m + n * sizeof(int));
       m->plan = NULL;
+      m->cache = NULL;
       /* The rendezvous holds a reference until every member of the parent
        * has left it: a member that takes the group, uses and frees it at
        * once must not free it under one that has not read it yet. */

@@ -132,6 +132,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   free(nvswitch);
   sim_members *all = malloc(sizeof *all + n * sizeof(int));
   all->plan = NULL;
+  all->cache = NULL;
   all->refs = 0;
   all->n = n;
   for (int r = 0; r < n; r++) all->ranks[r] = r;

@@ -101,6 +101,7 @@ static void recovery_check(sim_world *w) {
   if (alive_arrived < w->alive) return;
   sim_members *m = malloc(sizeof *m + (size_t)w->alive * sizeof(int));
   m->plan = NULL;
+  m->cache = NULL;
   m->refs = 0;
   m->n = 0;
   for (int r = 0; r < w->n; r++)

@@ -422,7 +422,46 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->hop_intra = parent->hop_intra;
   out->hop_net = parent->hop_net;
   out->run_switch = NULL; /* a part of the group: the switch serves the whole (inswitch.c) */
+  out->cache = NULL;      /* its members are not the communicator's */
   out->ctx = parent->ctx;
+}
+
+struct hs_lower_cache {
+  int n, nodes;
+  int *order, *node_start, *node_index; /* node_order's, and each member's node in that order */
+};
+
+hs_lower_cache *hs_lower_cache_new(void) { return calloc(1, sizeof(hs_lower_cache)); }
+
+void hs_lower_cache_free(hs_lower_cache *c) {
+  if (!c) return;
+  free(c->order);
+  free(c->node_start);
+  free(c->node_index);
+  free(c);
+}
+
+/* node_order, from the communicator's cache when it has one: a copy of
+ * n ints instead of the allocations and passes of node_order per member. */
+static int node_order_of(const hs_lower_group *g, int *order, int *node_start, int *my_node) {
+  hs_lower_cache *c = g->cache;
+  if (!c) return node_order(g, order, node_start, my_node);
+  int n = g->size;
+  if (!c->order || c->n != n) {
+    free(c->order), free(c->node_start), free(c->node_index);
+    c->n = n;
+    c->order = malloc((size_t)n * sizeof(int));
+    c->node_start = malloc(((size_t)n + 1) * sizeof(int));
+    c->node_index = malloc((size_t)n * sizeof(int));
+    int mine;
+    c->nodes = node_order(g, c->order, c->node_start, &mine);
+    for (int k = 0; k < c->nodes; k++)
+      for (int p = c->node_start[k]; p < c->node_start[k + 1]; p++) c->node_index[c->order[p]] = k;
+  }
+  memcpy(order, c->order, (size_t)n * sizeof(int));
+  memcpy(node_start, c->node_start, ((size_t)c->nodes + 1) * sizeof(int));
+  *my_node = c->node_index[g->me];
+  return c->nodes;
 }
 
 /* Leader of a node: `prefer` (a group index) if it is on that node, else
@@ -433,7 +472,7 @@ static void hierarchy_build(hierarchy *h, const hs_lower_group *g, int prefer) {
   h->buf = malloc(3 * n * sizeof(int));
   int *node_m = h->buf, *rail_m = h->buf + n, *lead_m = h->buf + 2 * n;
   int *order = malloc((size_t)n * sizeof(int)), *node_start = malloc(((size_t)n + 1) * sizeof(int)), my_node;
-  int n_nodes = node_order(g, order, node_start, &my_node);
+  int n_nodes = node_order_of(g, order, node_start, &my_node);
   int k = node_start[my_node + 1] - node_start[my_node], local = 0;
   for (int j = 0; j < k; j++) {
     int i = order[node_start[my_node] + j];
@@ -582,7 +621,7 @@ static int tree_slice(const tree_role *t, tree_mode mode, int dir, int x, int S)
 static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, tree_mode mode, int root) {
   int n = g->size;
   int *order = malloc((size_t)n * sizeof(int)), *node_start = malloc(((size_t)n + 1) * sizeof(int)), my_node;
-  int nodes = node_order(g, order, node_start, &my_node);
+  int nodes = node_order_of(g, order, node_start, &my_node);
   tree_role tr[2];
   int trees = root < 0 && buf.count > 1 ? 2 : 1;
   for (int w = 0; w < trees; w++) tree_role_of(g, order, node_start, nodes, my_node, w, root, &tr[w]);

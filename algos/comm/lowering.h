@@ -35,6 +35,15 @@ typedef struct {
 
 typedef struct hs_lower_group hs_lower_group;
 
+/* What every member of a communicator computes alike from its member
+ * list (which members share a node, in what order): computed once by the
+ * first member that needs it and kept with the communicator, where a
+ * backend runs all members in one process (the simulator). Without it
+ * each member computes it for itself: O(n) each, O(n^2) in all. */
+typedef struct hs_lower_cache hs_lower_cache;
+hs_lower_cache *hs_lower_cache_new(void);
+void hs_lower_cache_free(hs_lower_cache *c);
+
 /* Posts every send and receive of one round, waits for all, then copies or
  * reduces what arrived (hs_lower_deliver). Sends and receives between one
  * pair of members match in posting order. */
@@ -108,6 +117,7 @@ struct hs_lower_group {
    * rail, as SHARP runs one per communicator. */
   int switch_id, fabric_switch_id;
   hs_switch_fn run_switch;
+  hs_lower_cache *cache; /* NULL: none (see hs_lower_cache) */
   void *ctx; /* the backend's per-rank state */
 };
 
