@@ -438,6 +438,62 @@ static int node_of_id(const sim_world *w, int id) {
   return id >= w->n ? id - w->n : id / (w->gpus_per_node > 0 ? w->gpus_per_node : 1);
 }
 
+/* Shares already found, by the flows they were found for: the rounds of
+ * a schedule repeat the same flows (a tree's steady ticks, a pipeline's
+ * units), and max-min sharing depends on nothing else, so a repeated set
+ * copies its rates instead of solving again. A few sets at a time, the
+ * oldest replaced first. */
+enum { SHARE_MEMO = 8 };
+typedef struct {
+  int nf;
+  uint64_t hash;
+  int *pairs; /* src, dst per flow */
+  double *lat, *rate;
+} share_entry;
+typedef struct {
+  share_entry e[SHARE_MEMO];
+  int next;
+} share_memo;
+
+static uint64_t flows_hash(const flow_ref *fl, int nf) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a over the (src, dst) pairs */
+  for (int i = 0; i < nf; i++) {
+    h = (h ^ (uint64_t)(uint32_t)fl[i].src) * 1099511628211ull;
+    h = (h ^ (uint64_t)(uint32_t)fl[i].dst) * 1099511628211ull;
+  }
+  return h;
+}
+
+static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m, flow_ref *fl, int nf) {
+  uint64_t h = flows_hash(fl, nf);
+  for (int j = 0; j < SHARE_MEMO; j++) {
+    share_entry *e = &m->e[j];
+    if (!e->pairs || e->nf != nf || e->hash != h) continue;
+    int same = 1;
+    for (int i = 0; i < nf && same; i++) same = e->pairs[2 * i] == fl[i].src && e->pairs[2 * i + 1] == fl[i].dst;
+    if (!same) continue;
+    for (int i = 0; i < nf; i++) *fl[i].lat = e->lat[i], *fl[i].rate = e->rate[i];
+    return;
+  }
+  share(w, f, fl, nf);
+  share_entry *e = &m->e[m->next];
+  m->next = (m->next + 1) % SHARE_MEMO;
+  free(e->pairs), free(e->lat), free(e->rate);
+  e->nf = nf;
+  e->hash = h;
+  e->pairs = malloc(2 * (size_t)nf * sizeof(int) + 1);
+  e->lat = malloc((size_t)nf * sizeof(double) + 1);
+  e->rate = malloc((size_t)nf * sizeof(double) + 1);
+  for (int i = 0; i < nf; i++) {
+    e->pairs[2 * i] = fl[i].src, e->pairs[2 * i + 1] = fl[i].dst;
+    e->lat[i] = *fl[i].lat, e->rate[i] = *fl[i].rate;
+  }
+}
+
+static void share_memo_free(share_memo *m) {
+  for (int j = 0; j < SHARE_MEMO; j++) free(m->e[j].pairs), free(m->e[j].lat), free(m->e[j].rate);
+}
+
 /* The protocol's latency on the hop between two world ids (protocol.h). */
 static double hop_cost(const sim_world *w, const fast_sched *s, int src, int dst) {
   return node_of_id(w, src) == node_of_id(w, dst) ? s->how.cost.hop_intra : s->how.cost.hop_net;
@@ -454,6 +510,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
   int depth = 0;
   for (int i = 0; i < s->n; i++) depth = s->n_recs[i] > depth ? s->n_recs[i] : depth;
   char *ring_done = calloc((size_t)s->n_rings + 1, 1);
+  share_memo memo = {0};
   for (int k = 0; k < depth; k++) {
     int nf = 0, total = 0, n_scratch = 0;
     for (int i = 0; i < s->n; i++)
@@ -487,7 +544,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
       for (int j = 0; j < r->n_send; j++, q++)
         fl[nf++] = (flow_ref){world_of[i], world_of[r->flows[j].peer], &scratch_lat[q], &scratch_rate[q]};
     }
-    share(w, f, fl, nf);
+    share_memoized(w, f, &memo, fl, nf);
     q = 0;
     for (int i = 0; i < s->n; i++) {
       if (k >= s->n_recs[i] || s->recs[i][k].ring >= 0) continue;
@@ -506,6 +563,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
     free(scratch_rate);
   }
   free(ring_done);
+  share_memo_free(&memo);
   for (int r = 0; r < s->n_rings; r++) {
     fast_ring *ring = s->rings[r];
     for (int j = 0; j < ring->n && ring->n > 1; j++) {
