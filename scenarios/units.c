@@ -54,11 +54,21 @@ const char *hs_unit_kind_name(hs_unit_kind kind) {
   return "a quantity";
 }
 
+/* Whether text starts with a decimal number (strtod also reads hex,
+ * "0x10" = 16, and "inf"/"nan", which no scenario means). */
+static int decimal(const char *text) {
+  const char *p = text;
+  while (isspace((unsigned char)*p)) p++;
+  if (*p == '+' || *p == '-') p++;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return 0;
+  return isdigit((unsigned char)p[0]) || (p[0] == '.' && isdigit((unsigned char)p[1]));
+}
+
 int hs_parse_unit(const char *text, hs_unit_kind kind, double *out, char *err, size_t errlen) {
   char *end;
   errno = 0;
   double v = strtod(text, &end);
-  if (end == text || errno != 0 || !isfinite(v)) {
+  if (end == text || errno != 0 || !isfinite(v) || !decimal(text)) {
     snprintf(err, errlen, "'%s' is not %s", text, hs_unit_kind_name(kind));
     return -1;
   }

@@ -35,5 +35,10 @@ int main(void) {
   reject("fast", HS_UNIT_BANDWIDTH);
   reject("5 parsecs", HS_UNIT_TIME);
   reject("10mb", HS_UNIT_BYTES); /* millibits: case matters */
+  reject("0x10Gbps", HS_UNIT_BANDWIDTH); /* strtod reads hex: 16 Gbps nobody wrote */
+  reject("-0X1p3us", HS_UNIT_TIME);
+  reject("infGbps", HS_UNIT_BANDWIDTH);
+  check(".5us", HS_UNIT_TIME, 0.5e-6);
+  check("1e3MB", HS_UNIT_BYTES, 1e9);
   return tap_done(0);
 }
