@@ -16,7 +16,8 @@
  *  - on one node of 8 whose switch reduces (cluster.nvls), the tuner picks
  *    the in-switch allreduce for large messages and not for small ones,
  *    its prediction is the simulated time within 1%, a run runs its pick,
- *    and each pick is within 15% of the fastest pair; where nodes do not
+ *    and each pick is within 15% of the fastest pair, and at 64 MiB and
+ *    1 GiB it is within 10% of NCCL's own NVLS model; where nodes do not
  *    reduce, or a communicator spans nodes, it never picks it;
  *  - on 16 x 8 GPUs whose fabric reduces (in_network_reduction), the
  *    in-network allreduce is predicted within 1% of step (on one-GPU
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "algos/comm/nccl_model.h"
 #include "algos/comm/select.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
@@ -264,6 +266,25 @@ static void nvls_picks(void) {
   tap_ok(large.algo == HS_COLL_NVLS && large.proto == HS_PROTO_SIMPLE, "one NVLS node, 256 MiB: in the switch (%s/%s)",
          algo_names[large.algo], hs_proto_name(large.proto));
   tap_diag("the in-switch allreduce from 2^%d B on", first_nvls);
+  /* Against NCCL's model for NVLS (Hopper), where bandwidth dominates: the
+   * tuner's prediction is the simulated time (checked below). Within 10%:
+   * hearsay's ticks pay a GPU link's latency per 2 MiB unit, and it does
+   * not charge NCCL's NVLS efficiency (.85 on Hopper, a system figure:
+   * docs/fidelity.md); measured 1.03-1.06. */
+  {
+    hs_nccl_topo nt;
+    hs_nccl_topo_of(&sc, &nt);
+    hs_nccl_model m;
+    hs_nccl_model_init(&m, &nt);
+    const double big[] = {64.0 * 1048576, 1073741824.0};
+    for (int s = 0; s < 2; s++) {
+      double ours = predict(&sc, HS_COLL_NVLS, HS_PROTO_SIMPLE, big[s]);
+      double nccl = hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, big[s]);
+      tap_ok(nccl > 0 && fabs(ours / nccl - 1) <= 0.10,
+             "one NVLS node, %.0f B: hearsay %.6g s, NCCL's NVLS model %.6g s, ratio %.3f (bound 1 +- 10%%)", big[s], ours,
+             nccl, ours / nccl);
+    }
+  }
   /* its closed form against the step fidelity, and each pick against every pair */
   const size_t sizes[] = {4096, 1u << 20, 64u << 20};
   for (int s = 0; s < 3; s++) {
