@@ -25,20 +25,11 @@
 #include "algos/comm/lowering.h"
 #include "kernels/kernels.h"
 
-static size_t esize(hs_dtype t) { return hs_dtype_size(t); }
-
 size_t hs_lower_switch_units(double bytes, size_t unit, size_t count, int members) {
   double U = unit ? ceil(bytes / (double)unit) : 1, most = ldexp(1, 20) / (members > 0 ? members + 1 : 1);
   U = U > most ? floor(most) : U;
   U = U > (double)count ? (double)count : U;
   return U < 1 ? 1 : (size_t)U;
-}
-
-/* Elements [off, off + cnt) of unit k of U over count elements. */
-static void unit_of(size_t count, size_t k, size_t U, size_t *off, size_t *cnt) {
-  size_t a = count / U * k + count % U * k / U, b = count / U * (k + 1) + count % U * (k + 1) / U;
-  *off = a;
-  *cnt = b - a;
 }
 
 static size_t unit_bytes(const hs_lower_group *g) {
@@ -66,7 +57,7 @@ void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int a
   int n = g->size;
   int *members = malloc(((size_t)n + 1) * sizeof(int));
   hs_lower_group sg = with_switch(g, members);
-  size_t es = esize(buf.dtype);
+  size_t es = hs_dtype_size(buf.dtype);
   size_t U = hs_lower_switch_units((double)buf.count * (double)es, unit_bytes(g), buf.count, n);
   if (g->me == 0) { /* one member starts the switch's part, for all */
     hs_switch_job job = {buf.count, buf.dtype, op, U, buf.data == NULL};
@@ -80,12 +71,12 @@ void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int a
     int ns = 0, nr = 0;
     size_t off, cnt;
     if (x < U) {
-      unit_of(buf.count, x, U, &off, &cnt);
+      hs_lower_part(buf.count, x, U, &off, &cnt);
       s = (hs_lower_send){n, buf.data ? (char *)buf.data + off * es : NULL, cnt * es};
       ns = 1;
     }
     if (x >= 1) {
-      unit_of(buf.count, x - 1, U, &off, &cnt);
+      hs_lower_part(buf.count, x - 1, U, &off, &cnt);
       r = (hs_lower_recv){n, buf.data ? (char *)buf.data + off * es : NULL, cnt * es, 0, buf.dtype, HS_SUM};
       nr = 1;
     }
@@ -97,12 +88,8 @@ void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int a
 
 void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job) {
   int n = sw->size - 1;
-  size_t es = esize(job->dtype), U = job->units, most = 0;
-  for (size_t k = 0; k < U; k++) {
-    size_t off, cnt;
-    unit_of(job->count, k, U, &off, &cnt);
-    most = cnt > most ? cnt : most;
-  }
+  size_t es = hs_dtype_size(job->dtype), U = job->units;
+  size_t most = job->count / U + (job->count % U != 0); /* the largest unit (hs_lower_part) */
   int data = !job->timing_only;
   /* what each member sent of the unit now going up, and the results of
    * the last two units (one going down while the next is reduced) */
@@ -114,13 +101,13 @@ void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job) {
     int ns = 0, nr = 0;
     size_t off = 0, cnt = 0;
     if (x < U) {
-      unit_of(job->count, x, U, &off, &cnt);
+      hs_lower_part(job->count, x, U, &off, &cnt);
       for (int i = 0; i < n; i++)
         r[nr++] = (hs_lower_recv){i, data ? in + (size_t)i * most * es : NULL, cnt * es, 0, job->dtype, HS_SUM};
     }
     if (x >= 1) {
       size_t o2, c2;
-      unit_of(job->count, x - 1, U, &o2, &c2);
+      hs_lower_part(job->count, x - 1, U, &o2, &c2);
       for (int i = 0; i < n; i++) s[ns++] = (hs_lower_send){i, data ? acc + (x - 1) % 2 * most * es : NULL, c2 * es};
     }
     g.exchange(&g, s, ns, r, nr);

@@ -147,9 +147,17 @@ static hs_ring_pipeline ring_pipeline(const hs_lower_group *g, const chunk *ch, 
 }
 
 /* Piece k of S of chunk c. */
+void hs_lower_part(size_t count, size_t k, size_t parts, size_t *off, size_t *cnt) {
+  size_t a = count / parts * k + count % parts * k / parts;
+  size_t b = count / parts * (k + 1) + count % parts * (k + 1) / parts;
+  *off = a;
+  *cnt = b - a;
+}
+
 static chunk piece(chunk c, int k, int S) {
-  size_t a = c.cnt / S * k + c.cnt % S * k / S, b = c.cnt / S * (k + 1) + c.cnt % S * (k + 1) / S;
-  return (chunk){c.off + a, b - a};
+  size_t off, cnt;
+  hs_lower_part(c.cnt, (size_t)k, (size_t)S, &off, &cnt);
+  return (chunk){c.off + off, cnt};
 }
 
 typedef struct {
@@ -422,6 +430,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->hop_intra = parent->hop_intra;
   out->hop_net = parent->hop_net;
   out->run_switch = NULL; /* a part of the group: the switch serves the whole (inswitch.c) */
+  out->switch_id = out->fabric_switch_id = -1;
   out->cache = NULL;      /* its members are not the communicator's */
   out->ctx = parent->ctx;
 }

@@ -149,6 +149,11 @@ int hs_lower_ring_credit_lag(hs_ring_pipeline p);
  * 2^20 / members. */
 size_t hs_lower_tree_slices(double bytes, size_t slice, int members);
 
+/* Part k of `parts` near-equal parts of count elements (the first
+ * count % parts get one more): elements [*off, *off + *cnt). The slices of
+ * the ring and the tree and the units of the in-switch schedule. */
+void hs_lower_part(size_t count, size_t k, size_t parts, size_t *off, size_t *cnt);
+
 /* Whether g's node switch reduces for it; whether the fabric does. */
 int hs_lower_has_switch(const hs_lower_group *g);
 int hs_lower_has_fabric_switch(const hs_lower_group *g);

@@ -51,7 +51,9 @@ typedef struct {
   const hs_scenario *sc; /* the policy, and the cluster a tuner would model */
   int ranks;             /* ranks in the whole run */
   int size;              /* members of this communicator */
-  const int *members;    /* their world ranks, in communicator order */
+  const int *members;    /* their world ranks, in communicator order; NULL where the backend has none
+                            (NCCL's): then nothing placement-dependent is decided (one node assumed
+                            for the protocol's costs, no tuner topology: LIBRARY picks its own) */
   hs_offer offer;
 } hs_select_query;
 
