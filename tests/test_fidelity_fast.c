@@ -231,20 +231,18 @@ int main(void) {
    * bucketed allreduces through it; and the same with a 3x straggler,
    * where fast runs its rounds by messages (select.c). */
   {
-    const char *nv = write_lua("nvls",
+    static const char node[] =
         "cluster { nodes = 1, gpus_per_node = 8, nvls = true, gpu = { flops = '312TF', efficiency = 0.35 },\n"
         "          intra = { bandwidth = '300GBps', latency = '2us' }, inter = { bandwidth = '400Gbps' } }\n"
         "workload { model = 'resnet50', batch = 64 }\nalgorithm { name = 'gradient_allreduce' }\n"
-        "run { iterations = 3, seed = 1 }\nsim { collectives = 'nvls', protocol = 'simple' }\n");
+        "run { iterations = 3, seed = 1 }\nsim { collectives = 'nvls', protocol = 'simple' }\n";
+    const char *nv = write_lua("nvls", node);
     compare_collective("one NVLS node, 8 ranks, in-switch allreduce 64 MiB", nv, "--op allreduce --bytes 64MiB", 0);
     compare_collective("one NVLS node, 8 ranks, in-switch allreduce 1 MiB", nv, "--op allreduce --bytes 1MiB", 0);
     compare_training("one NVLS node, 8 ranks, in-switch allreduce training", nv, "");
-    const char *nv_slow = write_lua("nvls-slow",
-        "cluster { nodes = 1, gpus_per_node = 8, nvls = true, gpu = { flops = '312TF', efficiency = 0.35 },\n"
-        "          intra = { bandwidth = '300GBps', latency = '2us' }, inter = { bandwidth = '400Gbps' } }\n"
-        "workload { model = 'resnet50', batch = 64 }\nalgorithm { name = 'gradient_allreduce' }\n"
-        "run { iterations = 3, seed = 1 }\nsim { collectives = 'nvls', protocol = 'simple' }\n"
-        "stragglers { { gpu = 3, slowdown = 3 } }\n");
+    char slow[sizeof node + 64];
+    snprintf(slow, sizeof slow, "%sstragglers { { gpu = 3, slowdown = 3 } }\n", node);
+    const char *nv_slow = write_lua("nvls-slow", slow);
     compare_training("one NVLS node, 8 ranks, one GPU 3x slower, in-switch allreduce training", nv_slow, "");
   }
 

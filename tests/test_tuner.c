@@ -145,6 +145,58 @@ static void closed_forms(void) {
   hs_scenario_free(&sc);
 }
 
+/* The tuner's allreduce picks over the size classes, as hearsay collective
+ * prints them; returns the first size (log2 B) at which it picks `watch`,
+ * -1 if none. */
+static int print_crossovers(hs_plan *plan, const char *where, hs_coll_algo watch) {
+  hs_tuned last = {0, 0, 0};
+  int first = -1;
+  for (int c = 1; c <= 34; c++) {
+    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, c);
+    if (c == 1 || t.algo != last.algo || t.proto != last.proto)
+      tap_diag("allreduce over %s from 2^%d B: %s/%s", where, c - 1, algo_names[t.algo], hs_proto_name(t.proto));
+    if (t.algo == watch && first < 0) first = c - 1;
+    last = t;
+  }
+  return first;
+}
+
+/* A run with sim.collectives = sim.protocol = "auto" at `bytes` runs
+ * exactly the tuner's pick, and that pick is within 15% of the fastest of
+ * the (schedule, protocol) pairs `runs` allows, each simulated. */
+static void check_pick(const char *lua, const char *where, hs_plan *plan, size_t bytes, int (*runs)(int a, int p)) {
+  hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class((double)bytes));
+  double picked = simulate(lua, "sim.collectives=auto", "sim.protocol=auto", NULL, bytes);
+  tap_ok(shared[1 + t.algo] == 1 && shared[1 + HS_COLL_ALGOS + t.proto] == 1,
+         "%s, %zu B with auto: the run counts one %s/%s collective, the tuner's pick", where, bytes, algo_names[t.algo],
+         hs_proto_name(t.proto));
+  double best = INFINITY;
+  char best_name[64] = "";
+  for (int a = 0; a < HS_COLL_ALGOS; a++)
+    for (int p = 0; p < HS_PROTOS; p++) {
+      if (!runs(a, p)) continue;
+      char set_a[64], set_p[64];
+      snprintf(set_a, sizeof set_a, "sim.collectives=%s", algo_names[a]);
+      snprintf(set_p, sizeof set_p, "sim.protocol=%s", proto_names[p]);
+      double x = simulate(lua, set_a, set_p, NULL, bytes);
+      if (x < best) best = x, snprintf(best_name, sizeof best_name, "%s/%s", algo_names[a], proto_names[p]);
+    }
+  tap_ok(picked <= 1.15 * best, "%s, %zu B: the pick %s/%s takes %.6g s, the fastest (%s) %.6g s: ratio %.3f (bound 1.15)",
+         where, bytes, algo_names[t.algo], hs_proto_name(t.proto), picked, best_name, best, picked / best);
+}
+
+/* Pairs that run on 16 x 8 GPUs whose switches do not reduce. */
+static int runs_on_16x8(int a, int p) {
+  (void)p;
+  return a != HS_COLL_NVLS && a != HS_COLL_COLLNET;
+}
+
+/* Pairs that run on one NVLS node: no nodes to be hierarchical or to
+ * reduce across; NVLS carries Simple only. */
+static int runs_on_nvls_node(int a, int p) {
+  return a != HS_COLL_HIERARCHICAL && a != HS_COLL_COLLNET && (a != HS_COLL_NVLS || p == HS_PROTO_SIMPLE);
+}
+
 static void picks(void) {
   hs_scenario sc;
   const char *autos[] = {"sim.collectives=auto", "sim.protocol=auto"};
@@ -159,14 +211,7 @@ static void picks(void) {
   hs_plan *plan = malloc(sizeof *plan);
   hs_select(&q, plan);
   tap_ok(plan->tuned, "sim.collectives = sim.protocol = \"auto\": the plan is tuned");
-  /* The crossovers, as hearsay collective prints them. */
-  hs_tuned last = {0, 0, 0};
-  for (int c = 1; c <= 34; c++) {
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, c);
-    if (c == 1 || t.algo != last.algo || t.proto != last.proto)
-      tap_diag("allreduce over 16 x 8 from 2^%d B: %s/%s", c - 1, algo_names[t.algo], hs_proto_name(t.proto));
-    last = t;
-  }
+  print_crossovers(plan, "16 x 8", HS_COLL_RING);
   hs_tuned small = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(4096));
   hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(256.0 * 1048576));
   tap_ok(small.proto == HS_PROTO_LL, "4 KiB: LL (%s/%s)", algo_names[small.algo], hs_proto_name(small.proto));
@@ -177,26 +222,7 @@ static void picks(void) {
          "cached per size class: 5000 B gets 4 KiB's pick");
   /* Each pick against every pair, simulated. */
   const size_t sizes[] = {4096, 64u << 10, 4u << 20, 256u << 20};
-  for (int s = 0; s < 4; s++) {
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class((double)sizes[s]));
-    double picked = simulate(cluster_16x8, autos[0], autos[1], NULL, sizes[s]);
-    tap_ok(shared[1 + t.algo] == 1 && shared[1 + HS_COLL_ALGOS + t.proto] == 1,
-           "%zu B with auto: the run counts one %s/%s collective, the tuner's pick", sizes[s], algo_names[t.algo],
-           hs_proto_name(t.proto));
-    double best = INFINITY;
-    char best_name[64] = "";
-    for (int a = 0; a < HS_COLL_ALGOS; a++)
-      for (int p = 0; p < HS_PROTOS; p++) {
-        if (a == HS_COLL_NVLS || a == HS_COLL_COLLNET) continue; /* these switches do not reduce */
-        char set_a[64], set_p[64];
-        snprintf(set_a, sizeof set_a, "sim.collectives=%s", algo_names[a]);
-        snprintf(set_p, sizeof set_p, "sim.protocol=%s", proto_names[p]);
-        double x = simulate(cluster_16x8, set_a, set_p, NULL, sizes[s]);
-        if (x < best) best = x, snprintf(best_name, sizeof best_name, "%s/%s", algo_names[a], proto_names[p]);
-      }
-    tap_ok(picked <= 1.15 * best, "%zu B: the pick %s/%s takes %.6g s, the fastest (%s) %.6g s: ratio %.3f (bound 1.15)",
-           sizes[s], algo_names[t.algo], hs_proto_name(t.proto), picked, best_name, best, picked / best);
-  }
+  for (int s = 0; s < 4; s++) check_pick(cluster_16x8, "16 x 8", plan, sizes[s], runs_on_16x8);
   free(plan);
   /* Forcing one choice leaves the other to the tuner. */
   const char *ring_auto[] = {"sim.collectives=ring", "sim.protocol=auto"};
@@ -250,15 +276,7 @@ static void nvls_picks(void) {
     tap_ok(0, "NVLS node scenario loads");
     return;
   }
-  hs_tuned last = {0, 0, 0};
-  int first_nvls = -1;
-  for (int c = 1; c <= 34; c++) {
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, c);
-    if (c == 1 || t.algo != last.algo || t.proto != last.proto)
-      tap_diag("allreduce over one NVLS node of 8 from 2^%d B: %s/%s", c - 1, algo_names[t.algo], hs_proto_name(t.proto));
-    if (t.algo == HS_COLL_NVLS && first_nvls < 0) first_nvls = c - 1;
-    last = t;
-  }
+  int first_nvls = print_crossovers(plan, "one NVLS node of 8", HS_COLL_NVLS);
   hs_tuned small = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(4096));
   hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(256.0 * 1048576));
   tap_ok(small.algo != HS_COLL_NVLS, "one NVLS node, 4 KiB: not in the switch (%s/%s): NVLS's 25 us latency",
@@ -292,25 +310,7 @@ static void nvls_picks(void) {
     double want = predict(&sc, HS_COLL_NVLS, HS_PROTO_SIMPLE, (double)sizes[s]), err = fabs(sim - want) / want;
     tap_ok(err <= 0.01, "one NVLS node, nvls/simple, %zu B: simulated %.6g s, tuner %.6g s, error %.3g%% (bound 1%%)",
            sizes[s], sim, want, 100 * err);
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class((double)sizes[s]));
-    double picked = simulate(nvls_node, autos[0], autos[1], NULL, sizes[s]);
-    tap_ok(shared[1 + t.algo] == 1 && shared[1 + HS_COLL_ALGOS + t.proto] == 1,
-           "one NVLS node, %zu B with auto: the run counts one %s/%s collective, the tuner's pick", sizes[s],
-           algo_names[t.algo], hs_proto_name(t.proto));
-    double best = INFINITY;
-    char best_name[64] = "";
-    for (int a = 0; a < HS_COLL_ALGOS; a++)
-      for (int p = 0; p < HS_PROTOS; p++) {
-        if (a == HS_COLL_HIERARCHICAL || a == HS_COLL_COLLNET || (a == HS_COLL_NVLS && p != HS_PROTO_SIMPLE))
-          continue; /* not on one node */
-        char set_a[64], set_p[64];
-        snprintf(set_a, sizeof set_a, "sim.collectives=%s", algo_names[a]);
-        snprintf(set_p, sizeof set_p, "sim.protocol=%s", proto_names[p]);
-        double x = simulate(nvls_node, set_a, set_p, NULL, sizes[s]);
-        if (x < best) best = x, snprintf(best_name, sizeof best_name, "%s/%s", algo_names[a], proto_names[p]);
-      }
-    tap_ok(picked <= 1.15 * best, "one NVLS node, %zu B: the pick %s/%s takes %.6g s, the fastest (%s) %.6g s: ratio %.3f "
-           "(bound 1.15)", sizes[s], algo_names[t.algo], hs_proto_name(t.proto), picked, best_name, best, picked / best);
+    check_pick(nvls_node, "one NVLS node", plan, sizes[s], runs_on_nvls_node);
   }
   free(plan);
   hs_scenario_free(&sc);
@@ -348,13 +348,7 @@ static void collnet_picks(void) {
     tap_ok(0, "16 x 8 SHARP scenario loads");
     return;
   }
-  hs_tuned last = {0, 0, 0};
-  for (int c = 1; c <= 34; c++) {
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, c);
-    if (c == 1 || t.algo != last.algo || t.proto != last.proto)
-      tap_diag("allreduce over 16 x 8 with SHARP from 2^%d B: %s/%s", c - 1, algo_names[t.algo], hs_proto_name(t.proto));
-    last = t;
-  }
+  print_crossovers(plan, "16 x 8 with SHARP", HS_COLL_COLLNET);
   hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(256.0 * 1048576));
   tap_ok(large.algo == HS_COLL_COLLNET, "16 x 8 with SHARP, 256 MiB: through the fabric (%s/%s)", algo_names[large.algo],
          hs_proto_name(large.proto));
