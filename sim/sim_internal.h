@@ -165,7 +165,7 @@ int hs_sim_stream_free(hs_comm *c);
 void hs_sim_start_failures(sim_world *w);
 void hs_sim_track_actor(sim_rank *r, sg_actor_t a);
 /* Starts one of communicator c's helper actors on its rank's host (a send
- * proxy, a communication stream), named "KIND-RANK-cCTX", with `data` as
+ * communication stream), named "KIND-RANK-cCTX", with `data` as
  * its actor data, and tracks it. */
 void hs_sim_start_helper(hs_comm *c, const char *kind, void (*code)(int, char **), void *data);
 /* Blocks a dead rank's actor for good (it is a daemon by then). */

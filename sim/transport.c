@@ -17,7 +17,6 @@
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
-#include <simgrid/semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,33 +237,33 @@ typedef struct sim_async {
   int is_recv, slot;
   hs_lower_recv recv;
   void *got;
-  /* a deferred send: what the proxy posts at `due` */
+  /* a deferred send: what is posted at `due` */
   double due;
   sg_mailbox_t mb;
   void *payload;
   long size;
-  sg_sem_t waiter; /* someone completes it before the proxy posted it */
   struct sim_async *next;
 } sim_async;
 
-/* The protocol's hop defers each send (protocol.h); the rank must go on
- * receiving and forwarding meanwhile, so a proxy actor per communicator
- * posts them when due, as NCCL's proxy thread drives its network sends.
- * A ring sends to one peer, so sends fall due in the order they are
- * deferred: a queue. The proxy is a daemon blocked on its semaphore when
- * idle; like a stream actor, it and its state last as long as the run. */
-typedef struct {
-  sg_sem_t items;
-  sim_async *head, *tail;
-} sim_proxy;
-
+/* The protocol's hop defers each send (protocol.h) while the rank goes on
+ * receiving and forwarding. The rank posts its deferred sends itself when
+ * they fall due: whenever it waits (hs_sim_complete_one), it wakes at the
+ * next due time (a timeout that leaves the comm it waits for running),
+ * posts what is due and waits again, as NCCL's proxy thread drives its
+ * network sends between progress checks. A ring sends to one peer, so
+ * sends fall due in the order they are deferred: a queue. Not a helper
+ * actor posting them for the rank, as before: the rank then waited on
+ * comms another actor had started, and SimGrid 3.32 keeps one waiter's
+ * timeout action per side of a comm, so a sender rank and its receiver
+ * waiting on one comm leaked an action, which SimGrid reported as a
+ * "probable bug" at the end of the run (dozens per collective). */
 struct sim_async_set {
   sim_pending pending; /* registered while n > 0 */
   sg_mailbox_t *mailbox;
   char *is_recv;
   sim_async **posted;
   int n, cap;
-  sim_proxy *proxy; /* started with the first deferred send */
+  sim_async *due_head, *due_tail; /* deferred sends, in due order */
 };
 
 void hs_sim_async_free(sim_async_set *set) {
@@ -275,33 +274,39 @@ void hs_sim_async_free(sim_async_set *set) {
   free(set);
 }
 
-static void proxy_main(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  sim_proxy *px = sg_actor_self_get_data();
-  sg_actor_daemonize(sg_actor_self());
-  for (;;) {
-    sg_sem_acquire(px->items);
-    sim_async *a = px->head;
-    px->head = a->next;
-    if (!px->head) px->tail = NULL;
-    if (a->due > simgrid_get_clock()) sg_actor_sleep_until(a->due);
+static void defer_send(sim_async_set *set, sim_async *a) {
+  if (set->due_tail) set->due_tail->next = a;
+  else set->due_head = a;
+  set->due_tail = a;
+}
+
+/* Posts every deferred send due by now. */
+static void post_due(sim_async_set *set) {
+  double now = simgrid_get_clock();
+  while (set->due_head && set->due_head->due <= now) {
+    sim_async *a = set->due_head;
+    set->due_head = a->next;
+    if (!set->due_head) set->due_tail = NULL;
     a->comm = sg_mailbox_put_async(a->mb, a->payload, a->size);
-    if (a->waiter) sg_sem_release(a->waiter);
   }
 }
 
-static void defer_send(hs_comm *c, sim_async_set *set, sim_async *a) {
-  sim_proxy *px = set->proxy;
-  if (!px) {
-    px = set->proxy = calloc(1, sizeof *px);
-    px->items = sg_sem_init(0);
-    hs_sim_start_helper(c, "proxy", proxy_main, px);
+/* Waits for a's comm, posting deferred sends as they fall due meanwhile. */
+static void wait_posting(sim_async_set *set, sim_async *a) {
+  for (;;) {
+    post_due(set);
+    if (!a->comm) { /* a itself is deferred: nothing of mine moves before it is due */
+      sg_actor_sleep_until(set->due_head->due);
+      continue;
+    }
+    if (!set->due_head) break;
+    double wait = set->due_head->due - simgrid_get_clock();
+    /* wait_all_for, not wait_for (which fails the comm on timeout) nor
+     * wait_any_for (whose C binding drops the comm's reference on
+     * timeout, SimGrid 3.32) */
+    if (sg_comm_wait_all_for(&a->comm, 1, wait) == 1) return;
   }
-  if (px->tail) px->tail->next = a;
-  else px->head = a;
-  px->tail = a;
-  sg_sem_release(px->items);
+  sg_comm_wait(a->comm);
 }
 
 void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r) {
@@ -337,7 +342,7 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
       a->mb = mb;
       a->payload = payload;
       a->size = wire_size(g, s->bytes);
-      defer_send(c, set, a);
+      defer_send(set, a);
     } else {
       a->comm = sg_mailbox_put_async(mb, payload, wire_size(g, s->bytes));
     }
@@ -370,12 +375,7 @@ void hs_sim_complete_one(const hs_lower_group *g, void *posted) {
   sim_world *world = c->self->world;
   sim_async_set *set = c->async;
   sim_async *a = posted;
-  if (!a->comm) { /* a send the proxy has not posted yet */
-    a->waiter = sg_sem_init(0);
-    sg_sem_acquire(a->waiter);
-    sg_sem_destroy(a->waiter);
-  }
-  sg_comm_wait(a->comm);
+  wait_posting(set, a);
   int last = --set->n;
   set->mailbox[a->slot] = set->mailbox[last];
   set->is_recv[a->slot] = set->is_recv[last];

@@ -164,39 +164,59 @@ typedef struct {
   hs_lower_group *g;
   hs_buf work;
   const chunk *ch;
-  int first, S;
+  int first;
+  hs_ring_pipeline p;
+  int G; /* units per step */
   hs_redop op;
 } ring_run;
 
-/* Slice i of the run (step first + i / S, piece i % S), as a send or a receive. */
-static void *post_slice(const ring_run *x, long i, int recv) {
-  int n = x->g->size, r = x->g->me, s = x->first + (int)(i / x->S), k = (int)(i % x->S);
+/* Unit u of a step's chunk c: the slices [u W, (u + 1) W) of its S, or
+ * all S when they fit the window (hs_lower_ring_units). */
+static chunk unit_piece(const ring_run *x, chunk c, int u) {
+  int S = x->p.slices, W = x->p.window;
+  int lo = x->G > 1 ? u * W : 0, hi = x->G > 1 && (u + 1) * W < S ? (u + 1) * W : S;
+  size_t a, b, cnt;
+  hs_lower_part(c.cnt, (size_t)lo, (size_t)S, &a, &cnt);
+  hs_lower_part(c.cnt, (size_t)hi - 1, (size_t)S, &b, &cnt);
+  return (chunk){c.off + a, b + cnt - a};
+}
+
+/* Unit i of the run (step first + i / G, unit i % G), as a send or a receive. */
+static void *post_unit(const ring_run *x, long i, int recv) {
+  int n = x->g->size, r = x->g->me, s = x->first + (int)(i / x->G), u = (int)(i % x->G);
   if (!recv) {
-    chunk c = piece(x->ch[ring_chunk(r, s, n)], k, x->S);
+    chunk c = unit_piece(x, x->ch[ring_chunk(r, s, n)], u);
     hs_lower_send snd = {mod(r + 1, n), at(x->work, c.off), c.cnt * esz(x->work)};
     return x->g->post(x->g, &snd, NULL);
   }
-  chunk c = piece(x->ch[ring_chunk(r - 1, s, n)], k, x->S);
+  chunk c = unit_piece(x, x->ch[ring_chunk(r - 1, s, n)], u);
   hs_lower_recv rcv = {mod(r - 1, n), at(x->work, c.off), c.cnt * esz(x->work), s < n - 1, x->work.dtype, x->op};
   return x->g->post(x->g, NULL, &rcv);
 }
 
-static void ring_pipelined(const ring_run *x, int steps, int window, int avg_over) {
+/* One message per unit, not per slice: the slices of a unit travel side
+ * by side and arrive together, so a unit is what a connection carries at
+ * once, and a link shared by several connections is shared between them,
+ * one message each, whatever their slicing (real NICs arbitrate between
+ * connections, queue pairs, not between the slices they carry). The
+ * receiver holds the units covering `window` slices posted ahead: one
+ * when a step fills the window, else the credit lag's worth of steps. */
+static void ring_pipelined(const ring_run *x, int steps, int avg_over) {
   hs_lower_group *g = x->g;
-  int n = g->size, S = x->S;
-  long total = (long)steps * S;
+  int n = g->size, G = x->G, ahead = hs_lower_ring_credit_lag(x->p);
+  long total = (long)steps * G;
   void **recv = malloc((size_t)total * sizeof *recv), **send = malloc((size_t)total * sizeof *send);
-  for (long i = 0; i < total && i < window; i++) recv[i] = post_slice(x, i, 1);
-  for (long i = 0; i < total && i < S; i++) send[i] = post_slice(x, i, 0); /* the first step's data is here */
+  for (long i = 0; i < total && i < ahead; i++) recv[i] = post_unit(x, i, 1);
+  for (long i = 0; i < total && i < G; i++) send[i] = post_unit(x, i, 0); /* the first step's data is here */
   for (long i = 0; i < total; i++) {
     g->complete(g, recv[i]);
-    int s = x->first + (int)(i / S);
-    if (avg_over > 0 && s == n - 2) { /* the slice just completed is my own chunk's, reduced over all */
-      chunk c = piece(x->ch[g->me], (int)(i % S), S);
+    int s = x->first + (int)(i / G);
+    if (avg_over > 0 && s == n - 2) { /* the unit just completed is my own chunk's, reduced over all */
+      chunk c = unit_piece(x, x->ch[g->me], (int)(i % G));
       divide(x->work, c.off, c.cnt, avg_over);
     }
-    if (i + window < total) recv[i + window] = post_slice(x, i + window, 1);
-    if (i + S < total) send[i + S] = post_slice(x, i + S, 0); /* forwards what just arrived */
+    if (i + ahead < total) recv[i + ahead] = post_unit(x, i + ahead, 1);
+    if (i + G < total) send[i + G] = post_unit(x, i + G, 0); /* forwards what just arrived */
   }
   for (long i = 0; i < total; i++) g->complete(g, send[i]);
   free(recv);
@@ -217,8 +237,8 @@ static void ring_steps(hs_lower_group *g, hs_buf work, const chunk *ch, int firs
     return;
   }
   if (p.window > 0 && g->post && g->complete) {
-    ring_run x = {g, work, ch, first, p.slices, op};
-    ring_pipelined(&x, steps, p.window, avg_over);
+    ring_run x = {g, work, ch, first, p, hs_lower_ring_units(p), op};
+    ring_pipelined(&x, steps, avg_over);
     return;
   }
   for (int s = first; s < first + steps; s++) {
