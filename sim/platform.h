@@ -1,9 +1,15 @@
 /* platform.h — the SimGrid platform (XML 4.1) built from a scenario's cluster.
  *
  * Shape (docs/scenarios.md has the picture):
- *  - one zone per node, routing "Cluster": each GPU is a host with a private
- *    split-duplex link (intra.bandwidth, intra.latency/2) to the node's
- *    NVSwitch, which is non-blocking (no backbone);
+ *  - each GPU is a host with a private split-duplex link (intra.bandwidth,
+ *    intra.latency/2) to its node's NVSwitch (a router), which is
+ *    non-blocking;
+ *  - zones: one node alone is a "Cluster" zone; several nodes are grouped
+ *    into pods of up to 16 nodes (never across a rack), each a
+ *    "DijkstraCache" zone whose gateway reaches the leaf switch (or the
+ *    flat fabric) through a trunk that constrains nothing (FATPIPE, 0 s):
+ *    SimGrid 3.32 walks every zone to check each new name, so fewer zones
+ *    load faster (docs/performance.md);
  *  - a node's NICs are one split-duplex link (inter.bandwidth *
  *    nics_per_node, inter.latency/2) from the node's switch to the fabric;
  *  - fabric "flat": one non-blocking switch; "fat_tree": leaf switches of
