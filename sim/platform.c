@@ -40,10 +40,21 @@ static void edge(FILE *f, const char *src_zone, const char *src_gw, const char *
           src_zone, dst_zone, src_gw, dst_gw, link_id);
 }
 
-/* A node's hosts (its GPUs, its reducing switch, its background host)
- * and their links to the node's switch, `sw`. In a Cluster zone (one
- * node) they hang off the zone's router through host_link; in a pod
- * (several nodes) the routes are written apart (node_routes). */
+/* Node n's extra hosts, each on a link that constrains nothing to the
+ * node's switch: the NVSwitch that reduces (algos/comm/inswitch.c), and
+ * the host of its background traffic (network { }). Host "node<n>_KIND",
+ * link "node<n>_KIND_link". */
+static int extra_hosts(const writer *w, const hs_cluster_spec *c, int n, const char *kind[2]) {
+  int k = 0;
+  if (c->nvls) kind[k++] = "nvswitch";
+  if (has_traffic(w->net, n)) kind[k++] = "background";
+  return k;
+}
+
+/* A node's hosts (its GPUs and extra hosts) and their links to the node's
+ * switch. In a Cluster zone (one node) they hang off the zone's router
+ * through host_link; in a pod (several nodes) the routes are written
+ * apart (node_routes). */
 static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_zone) {
   FILE *f = w->f;
   int g = c->gpus_per_node;
@@ -59,21 +70,15 @@ static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_z
     if (cluster_zone)
       fprintf(f, "    <host_link id=\"gpu%d\" up=\"gpu%d_link_UP\" down=\"gpu%d_link_DOWN\"/>\n", r, r, r);
   }
-  if (c->nvls) { /* the NVSwitch that reduces (algos/comm/inswitch.c): between the GPUs' links */
-    fprintf(f, "    <host id=\"node%d_nvswitch\" speed=\"1f\"/>\n", n);
-    fprintf(f, "    <link id=\"node%d_nvswitch_link\" bandwidth=\"1e15Bps\" latency=\"0s\" "
-               "sharing_policy=\"SPLITDUPLEX\"/>\n", n);
+  const char *kind[2];
+  for (int k = 0, nk = extra_hosts(w, c, n, kind); k < nk; k++) {
+    const char *x = kind[k];
+    fprintf(f, "    <host id=\"node%d_%s\" speed=\"1f\"/>\n", n, x);
+    fprintf(f, "    <link id=\"node%d_%s_link\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+            n, x);
     if (cluster_zone)
-      fprintf(f, "    <host_link id=\"node%d_nvswitch\" up=\"node%d_nvswitch_link_UP\" "
-                 "down=\"node%d_nvswitch_link_DOWN\"/>\n", n, n, n);
-  }
-  if (has_traffic(w->net, n)) {
-    fprintf(f, "    <host id=\"node%d_background\" speed=\"1f\"/>\n", n);
-    fprintf(f, "    <link id=\"node%d_background_link\" bandwidth=\"1e15Bps\" latency=\"0s\" "
-               "sharing_policy=\"SPLITDUPLEX\"/>\n", n);
-    if (cluster_zone)
-      fprintf(f, "    <host_link id=\"node%d_background\" up=\"node%d_background_link_UP\" "
-                 "down=\"node%d_background_link_DOWN\"/>\n", n, n, n);
+      fprintf(f, "    <host_link id=\"node%d_%s\" up=\"node%d_%s_link_UP\" down=\"node%d_%s_link_DOWN\"/>\n", n, x, n,
+              x, n, x);
   }
 }
 
@@ -94,14 +99,10 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
     snprintf(link, sizeof link, "gpu%d_link", r);
     hop(f, src, dst, link);
   }
-  if (c->nvls) {
-    snprintf(src, sizeof src, "node%d_nvswitch", n);
-    snprintf(link, sizeof link, "node%d_nvswitch_link", n);
-    hop(f, src, dst, link);
-  }
-  if (has_traffic(w->net, n)) {
-    snprintf(src, sizeof src, "node%d_background", n);
-    snprintf(link, sizeof link, "node%d_background_link", n);
+  const char *kind[2];
+  for (int k = 0, nk = extra_hosts(w, c, n, kind); k < nk; k++) {
+    snprintf(src, sizeof src, "node%d_%s", n, kind[k]);
+    snprintf(link, sizeof link, "node%d_%s_link", n, kind[k]);
     hop(f, src, dst, link);
   }
   snprintf(link, sizeof link, "node%d_nic", n);
