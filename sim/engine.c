@@ -1,7 +1,9 @@
 /* engine.c — starts SimGrid for a scenario and runs one actor per GPU. */
+#include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +70,19 @@ static void find_hosts(int n, int nodes, sg_host_t *gpu, sg_host_t *nvswitch, sg
 void hs_sim_route(const hs_worker *w, int a, int b, double *latency, double *bandwidth) {
   const sim_rank *self = w->impl;
   sg_host_t ha = self->world->ranks[a].host, hb = self->world->ranks[b].host;
-  *latency = sg_host_get_route_latency(ha, hb);
-  *bandwidth = sg_host_get_route_bandwidth(ha, hb);
+  /* One route computation, not one per figure: the sum of its links'
+   * latencies and the least of their bandwidths, as SimGrid's own
+   * route_latency and route_bandwidth compute them. */
+  xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  sg_host_get_route(ha, hb, route);
+  *latency = 0;
+  *bandwidth = INFINITY;
+  for (unsigned long i = 0; i < xbt_dynar_length(route); i++) {
+    sg_link_t l = xbt_dynar_get_as(route, i, sg_link_t);
+    *latency += sg_link_get_latency(l);
+    if (sg_link_get_bandwidth(l) < *bandwidth) *bandwidth = sg_link_get_bandwidth(l);
+  }
+  xbt_dynar_free(&route);
 }
 
 const char *hs_sim_fidelity(const hs_scenario *sc, int n) {

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <xbt/dynar.h>
 
+#include "sim/fast_tree.h"
 #include "sim/sim_internal.h"
 
 static inline double dmax(double a, double b) { return a > b ? a : b; }
@@ -51,6 +52,7 @@ typedef struct {
 
 typedef struct {
   int ring;     /* -1: an exchange; else the ring phase's index */
+  int tree;     /* -1: none; else the tree run's index (fast_tree.h) */
   int n_send, n_recv;
   fast_flow *flows; /* sends, then receives */
 } fast_rec;
@@ -89,6 +91,9 @@ typedef struct fast_sched {
   double *sent; /* bytes each member sends */
   fast_ring **rings;
   int n_rings, cap_rings;
+  int *ring_slot, ring_slots; /* rings by (tag, seq): open addressing, -1 empty */
+  hs_fast_tree **trees;        /* a tree run per tree collective: few, looked up in order */
+  int n_trees, *trees_seen;
   int compiled;
   double **start; /* evaluation scratch: start[i][k] of member i's record k */
   int *pos;
@@ -113,10 +118,11 @@ struct fast_call {
  * pairs at every round (a tree's ticks, a ring's steps), and fast runs
  * only where links do not change. Open addressing on (src, dst). */
 typedef struct {
-  long key; /* src * ranks + dst + 1; 0: empty */
+  long key;    /* src * ranks + dst + 1; 0: empty */
   double lat;
-  int n_links;
-  sg_link_t *links;
+  double cap;  /* the least bandwidth of its links that no flow shares (fatpipes); INFINITY: none */
+  int n_links; /* its shared links, */
+  int *links;  /* by their ids in the link table */
 } route_entry;
 
 typedef struct {
@@ -124,8 +130,22 @@ typedef struct {
   long cap, n;
 } route_cache;
 
+/* Dense ids for SimGrid's link objects (open addressing on the pointer),
+ * with what sharing needs of each, read from SimGrid once. */
+typedef struct {
+  const void **key;
+  int *val;
+  int cap, n;
+  double *bw; /* id -> bandwidth times the bandwidth factor */
+  char *shared;
+  int cap_ids;
+  int *local;              /* share(): a call's own dense numbering, by first sight, */
+  unsigned *stamp, gen;    /* valid where stamp == gen */
+} link_table;
+
 struct sim_fast {
   route_cache routes;
+  link_table links;
   fast_sched *scheds;
   fast_call *calls; /* open: some arrival unknown */
   fast_call *ready; /* every arrival known, to be timed */
@@ -145,7 +165,7 @@ static fast_rec *rec_new(fast_sched *s, int me) {
   }
   fast_rec *r = &s->recs[me][s->n_recs[me]++];
   memset(r, 0, sizeof *r);
-  r->ring = -1;
+  r->ring = r->tree = -1;
   return r;
 }
 
@@ -167,12 +187,35 @@ static void record_exchange(const hs_lower_group *g, const hs_lower_send *snd, i
   }
 }
 
+static uint64_t ring_hash(const char *tag, int seq) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)(uint32_t)seq; /* FNV-1a */
+  for (; *tag; tag++) h = (h ^ (uint8_t)*tag) * 1099511628211ull;
+  return h;
+}
+
+/* The slot of the ring phase (tag, seq) in s->ring_slot, or the empty
+ * one where it goes: a hierarchical allreduce over 16 384 ranks runs 2048
+ * node rings, and each member looks its own up. */
+static int *ring_slot_of(const fast_sched *s, const char *tag, int seq) {
+  int j = (int)(ring_hash(tag, seq) % (uint64_t)s->ring_slots);
+  while (s->ring_slot[j] >= 0 &&
+         (s->rings[s->ring_slot[j]]->seq != seq || strcmp(s->rings[s->ring_slot[j]]->tag, tag) != 0))
+    j = (j + 1) % s->ring_slots;
+  return &s->ring_slot[j];
+}
+
 static void record_ring(const hs_lower_group *g, int first, int steps, const size_t *bytes, hs_ring_pipeline pipe) {
   recorder *rc = g->ctx;
   fast_sched *s = rc->s;
-  int seq = s->rings_seen[rc->me]++, id = -1;
-  for (int i = 0; i < s->n_rings && id < 0; i++)
-    if (s->rings[i]->seq == seq && strcmp(s->rings[i]->tag, g->tag) == 0) id = i;
+  int seq = s->rings_seen[rc->me]++;
+  if (2 * (s->n_rings + 1) >= s->ring_slots) { /* grow: rehash every phase */
+    free(s->ring_slot);
+    s->ring_slots = s->ring_slots ? 2 * s->ring_slots : 64;
+    s->ring_slot = malloc((size_t)s->ring_slots * sizeof(int));
+    for (int j = 0; j < s->ring_slots; j++) s->ring_slot[j] = -1;
+    for (int i = 0; i < s->n_rings; i++) *ring_slot_of(s, s->rings[i]->tag, s->rings[i]->seq) = i;
+  }
+  int *slot = ring_slot_of(s, g->tag, seq), id = *slot;
   if (id < 0) {
     if (s->n_rings == s->cap_rings) {
       s->cap_rings = s->cap_rings ? 2 * s->cap_rings : 8;
@@ -194,7 +237,7 @@ static void record_ring(const hs_lower_group *g, int first, int steps, const siz
     for (int j = 0; j < g->size; j++) ring->members[j] = s->index_of[g->members[j]];
     memcpy(ring->bytes, bytes, (size_t)g->size * sizeof(size_t));
     for (int j = 0; j < g->size; j++) ring->total += (double)bytes[j];
-    id = s->n_rings;
+    id = *slot = s->n_rings;
     s->rings[s->n_rings++] = ring;
   }
   fast_ring *ring = s->rings[id];
@@ -208,6 +251,24 @@ static void record_ring(const hs_lower_group *g, int first, int steps, const siz
   int t = first;
   for (; t + (n - 1) <= first + steps; t += n - 1) s->sent[rc->me] += total - (double)bytes[(((g->me - t) % n) + n) % n];
   for (; t < first + steps; t++) s->sent[rc->me] += (double)bytes[(((g->me - 1 - t) % n) + n) % n];
+}
+
+/* A tree run, whole (the lowering's tree hook): this member's roles. */
+static void record_tree(const hs_lower_group *g, const hs_tree_run *run) {
+  recorder *rc = g->ctx;
+  fast_sched *s = rc->s;
+  int seq = s->trees_seen[rc->me]++, id = -1;
+  for (int i = 0; i < s->n_trees && id < 0; i++)
+    if (s->trees[i]->seq == seq && strcmp(s->trees[i]->tag, g->tag) == 0) id = i;
+  if (id < 0) {
+    s->trees = realloc(s->trees, ((size_t)s->n_trees + 1) * sizeof *s->trees);
+    id = s->n_trees++;
+    s->trees[id] = hs_fast_tree_new(g->tag, seq, g->size, run);
+  }
+  hs_fast_tree *t = s->trees[id];
+  hs_fast_tree_add(t, g->me, s->index_of[g->members[g->me]], s->n_recs[rc->me], run);
+  rec_new(s, rc->me)->tree = id;
+  s->sent[rc->me] += hs_fast_tree_sent(t, g->me);
 }
 
 /* ---- compiling: matching ends, sharing bandwidth --------------------------------- */
@@ -270,28 +331,51 @@ static void match_ends(fast_sched *s) {
   free(sent_to);
 }
 
-/* Dense indices for SimGrid's link objects (open addressing on the pointer). */
-typedef struct {
-  const void **key;
-  int *val;
-  int cap, n;
-} link_map;
-
-static int link_index(link_map *m, const void *link) {
-  uintptr_t h = ((uintptr_t)link >> 4) * 0x9E3779B97F4A7C15ull;
-  for (int i = (int)(h % (uintptr_t)m->cap);; i = (i + 1) % m->cap) {
-    if (m->key[i] == link) return m->val[i];
-    if (!m->key[i]) {
-      m->key[i] = link;
-      return m->val[i] = m->n++;
-    }
-  }
-}
-
 typedef struct {
   int src, dst;   /* world ranks */
   double *lat, *rate; /* where to store the result */
 } flow_ref;
+
+static int link_slot(const link_table *m, const void *link) {
+  uintptr_t h = ((uintptr_t)link >> 4) * 0x9E3779B97F4A7C15ull;
+  int i = (int)(h % (uintptr_t)m->cap);
+  while (m->key[i] && m->key[i] != link) i = (i + 1) % m->cap;
+  return i;
+}
+
+/* The id of a SimGrid link, entered with its bandwidth the first time. */
+static int link_id(struct sim_fast *f, sg_link_t l) {
+  link_table *m = &f->links;
+  if (2 * (m->n + 1) >= m->cap) { /* grow: rehash every entry */
+    link_table bigger = *m;
+    bigger.cap = m->cap ? 2 * m->cap : 1024;
+    bigger.key = calloc((size_t)bigger.cap, sizeof *bigger.key);
+    bigger.val = malloc((size_t)bigger.cap * sizeof(int));
+    for (int i = 0; i < m->cap; i++)
+      if (m->key[i]) {
+        int j = link_slot(&bigger, m->key[i]);
+        bigger.key[j] = m->key[i];
+        bigger.val[j] = m->val[i];
+      }
+    free(m->key), free(m->val);
+    *m = bigger;
+  }
+  int i = link_slot(m, l);
+  if (m->key[i]) return m->val[i];
+  if (m->n == m->cap_ids) {
+    m->cap_ids = m->cap_ids ? 2 * m->cap_ids : 1024;
+    m->bw = realloc(m->bw, (size_t)m->cap_ids * sizeof *m->bw);
+    m->shared = realloc(m->shared, (size_t)m->cap_ids);
+    m->local = realloc(m->local, (size_t)m->cap_ids * sizeof *m->local);
+    m->stamp = realloc(m->stamp, (size_t)m->cap_ids * sizeof *m->stamp);
+    for (int k = m->n; k < m->cap_ids; k++) m->stamp[k] = 0;
+  }
+  m->key[i] = l;
+  m->val[i] = m->n;
+  m->bw[m->n] = sg_link_get_bandwidth(l) * f->bw_factor;
+  m->shared[m->n] = (char)sg_link_is_shared(l);
+  return m->n++;
+}
 
 /* The slot holding key, or the empty one where it goes. */
 static route_entry *route_slot(const route_cache *rc, long key) {
@@ -300,7 +384,8 @@ static route_entry *route_slot(const route_cache *rc, long key) {
   return &rc->slot[j];
 }
 
-static route_entry *route_of(const sim_world *w, route_cache *rc, int src, int dst) {
+static route_entry *route_of(const sim_world *w, struct sim_fast *f, int src, int dst) {
+  route_cache *rc = &f->routes;
   long key = (long)src * (w->n + w->n_switches) + dst + 1;
   if (2 * (rc->n + 1) >= rc->cap) { /* grow: rehash every entry */
     long cap = rc->cap ? 2 * rc->cap : 1024;
@@ -315,18 +400,26 @@ static route_entry *route_of(const sim_world *w, route_cache *rc, int src, int d
   sg_host_t a = hs_sim_host_of(w, src), b = hs_sim_host_of(w, dst);
   xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
   sg_host_get_route(a, b, route);
+  int k = (int)xbt_dynar_length(route);
   e->key = key;
-  e->lat = sg_host_get_route_latency(a, b);
-  e->n_links = (int)xbt_dynar_length(route);
-  e->links = malloc((size_t)e->n_links * sizeof(sg_link_t) + 1);
-  for (int i = 0; i < e->n_links; i++) e->links[i] = xbt_dynar_get_as(route, i, sg_link_t);
+  e->links = malloc((size_t)k * sizeof(int) + 1);
+  e->n_links = 0;
+  e->cap = INFINITY;
+  e->lat = 0; /* its links' latencies, summed as SimGrid's route_latency does (one route computation, not two) */
+  for (int i = 0; i < k; i++) {
+    sg_link_t l = xbt_dynar_get_as(route, i, sg_link_t);
+    e->lat += sg_link_get_latency(l);
+    int id = link_id(f, l);
+    if (f->links.shared[id]) e->links[e->n_links++] = id;
+    else e->cap = dmin(e->cap, f->links.bw[id]);
+  }
   xbt_dynar_free(&route);
   rc->n++;
   return e;
 }
 
-static void fix_flow(flow_ref *fl, int i, double rate, char *fixed, int **links, const int *n_links, double *cap,
-                     int *count) {
+static void fix_flow(flow_ref *fl, int i, double rate, char *fixed, const int *const *links, const int *n_links,
+                     double *cap, int *count) {
   fixed[i] = 1;
   *fl[i].rate = rate;
   for (int j = 0; j < n_links[i]; j++) {
@@ -337,51 +430,45 @@ static void fix_flow(flow_ref *fl, int i, double rate, char *fixed, int **links,
 
 /* Max-min fair shares of the flows' bandwidth (progressive filling): the
  * most constrained link fixes the rate of every flow through it, which
- * then leaves the others. Non-shared (fatpipe) links only cap each flow. */
+ * then leaves the others. Non-shared (fatpipe) links only cap each flow.
+ * A call numbers the links it meets densely, in the order it meets them,
+ * so its cost is that of its flows, not of the platform. */
 static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf) {
   if (nf == 0) return;
-  link_map m = {.cap = 64};
-  int **links = malloc((size_t)nf * sizeof *links);
-  int *n_links = calloc((size_t)nf, sizeof(int));
-  double *cap = NULL, *cap_flow = malloc((size_t)nf * sizeof(double));
-  int *shared = NULL, cap_links = 0;
-  const void **lobj = NULL;
+  link_table *lt = &f->links;
+  if (++lt->gen == 0) { /* wrapped: every stamp is stale again */
+    for (int k = 0; k < lt->cap_ids; k++) lt->stamp[k] = 0;
+    lt->gen = 1;
+  }
+  const int **links = malloc((size_t)nf * sizeof *links);
+  int *n_links = malloc((size_t)nf * sizeof(int));
+  double *cap_flow = malloc((size_t)nf * sizeof(double));
+  int n_refs = 0;
   for (int i = 0; i < nf; i++) {
-    const route_entry *re = route_of(w, &f->routes, fl[i].src, fl[i].dst);
-    int k = re->n_links;
-    links[i] = malloc((size_t)k * sizeof(int) + 1);
-    cap_flow[i] = INFINITY;
+    const route_entry *re = route_of(w, f, fl[i].src, fl[i].dst);
+    links[i] = re->links; /* global ids for now */
+    n_links[i] = re->n_links;
+    n_refs += re->n_links;
+    cap_flow[i] = re->cap;
     *fl[i].lat = re->lat * f->lat_factor;
-    for (int j = 0; j < k; j++) {
-      sg_link_t l = re->links[j];
-      if (!m.key || 2 * (m.n + 1) >= m.cap) {
-        /* grow: rehashing in index order keeps every link's index */
-        link_map bigger = {.cap = m.key ? 2 * m.cap : m.cap};
-        bigger.key = calloc((size_t)bigger.cap, sizeof *bigger.key);
-        bigger.val = malloc((size_t)bigger.cap * sizeof(int));
-        for (int q = 0; q < m.n; q++) link_index(&bigger, lobj[q]);
-        free(m.key);
-        free(m.val);
-        m = bigger;
-      }
-      int before = m.n, id = link_index(&m, l);
-      if (id >= cap_links) {
-        cap_links = cap_links ? 2 * cap_links : 64;
-        cap = realloc(cap, (size_t)cap_links * sizeof *cap);
-        shared = realloc(shared, (size_t)cap_links * sizeof *shared);
-        lobj = realloc(lobj, (size_t)cap_links * sizeof *lobj);
-      }
-      if (m.n > before) { /* first seen */
-        lobj[id] = l;
-        cap[id] = sg_link_get_bandwidth(l) * f->bw_factor;
-        shared[id] = sg_link_is_shared(l);
-      }
-      if (shared[id]) links[i][n_links[i]++] = id;
-      else cap_flow[i] = dmin(cap_flow[i], cap[id]);
-    }
     if (f->tcp_gamma > 0 && *fl[i].lat > 0) cap_flow[i] = dmin(cap_flow[i], f->tcp_gamma / (2 * *fl[i].lat));
   }
-  int nl = m.n;
+  /* local ids, by first sight; each flow's list rewritten into them */
+  int *local_links = malloc((size_t)n_refs * sizeof(int) + 1), nl = 0;
+  double *cap = malloc((size_t)n_refs * sizeof(double) + 1);
+  for (int i = 0, at = 0; i < nf; i++) {
+    for (int j = 0; j < n_links[i]; j++) {
+      int g = links[i][j];
+      if (lt->stamp[g] != lt->gen) {
+        lt->stamp[g] = lt->gen;
+        lt->local[g] = nl;
+        cap[nl++] = lt->bw[g];
+      }
+      local_links[at + j] = lt->local[g];
+    }
+    links[i] = local_links + at;
+    at += n_links[i];
+  }
   int *count = calloc((size_t)nl + 1, sizeof(int));
   for (int i = 0; i < nf; i++)
     for (int j = 0; j < n_links[i]; j++) count[links[i][j]]++;
@@ -428,8 +515,7 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf) 
           left--;
         }
   }
-  for (int i = 0; i < nf; i++) free(links[i]);
-  free(links), free(n_links), free(cap), free(cap_flow), free(shared), free(lobj), free(m.key), free(m.val);
+  free(links), free(n_links), free(cap), free(cap_flow), free(local_links);
   free(count), free(first), free(fill), free(through), free(fixed), free(tight);
 }
 
@@ -497,6 +583,29 @@ static void share_memo_free(share_memo *m) {
 /* The protocol's latency on the hop between two world ids (protocol.h). */
 static double hop_cost(const sim_world *w, const fast_sched *s, int src, int dst) {
   return node_of_id(w, src) == node_of_id(w, dst) ? s->how.cost.hop_intra : s->how.cost.hop_net;
+}
+
+/* What a tree run needs of the platform (fast_tree.h): flows between its
+ * positions, timed here. */
+typedef struct {
+  const sim_world *w;
+  struct sim_fast *f;
+  const fast_sched *s;
+  const hs_fast_tree *t;
+} tree_env;
+
+static void tree_share(void *ctx, const int *src, const int *dst, int nf, double *lat, double *rate) {
+  const tree_env *e = ctx;
+  flow_ref *fl = malloc((size_t)nf * sizeof *fl + 1);
+  for (int i = 0; i < nf; i++)
+    fl[i] = (flow_ref){e->s->world_of[e->t->member[src[i]]], e->s->world_of[e->t->member[dst[i]]], &lat[i], &rate[i]};
+  share(e->w, e->f, fl, nf);
+  free(fl);
+}
+
+static double tree_hop(void *ctx, int src, int dst) {
+  const tree_env *e = ctx;
+  return hop_cost(e->w, e->s, e->s->world_of[e->t->member[src]], e->s->world_of[e->t->member[dst]]);
 }
 
 /* Flows at the same record index of the members' schedules run at the
@@ -570,6 +679,10 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
       ring->hop[j] = hop_cost(w, s, world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]]);
       ring->rate[j] /= wire;
     }
+  }
+  for (int t = 0; t < s->n_trees; t++) {
+    tree_env e = {w, f, s, s->trees[t]};
+    hs_fast_tree_compile(s->trees[t], &(hs_fast_tree_env){tree_share, tree_hop, &e});
   }
   s->start = malloc((size_t)s->n * sizeof *s->start);
   for (int i = 0; i < s->n; i++) s->start[i] = malloc(((size_t)s->n_recs[i] + 1) * sizeof(double));
@@ -723,6 +836,17 @@ static void run_ring(fast_sched *s, fast_ring *ring) {
   free(t);
 }
 
+static void run_tree(fast_sched *s, const hs_fast_tree *t) {
+  double *times = malloc((size_t)t->n * sizeof *times);
+  for (int j = 0; j < t->n; j++) times[j] = s->start[t->member[j]][t->rec[j]];
+  hs_fast_tree_time(t, s->how.cost.wire > 1 ? s->how.cost.wire : 1, times);
+  for (int j = 0; j < t->n; j++) {
+    s->start[t->member[j]][t->rec[j] + 1] = times[j];
+    s->pos[t->member[j]]++;
+  }
+  free(times);
+}
+
 /* Each member's finish time from the arrival times: every record starts
  * when the previous one ended, and a flow starts when both ends posted. */
 static void evaluate(fast_sched *s, const double *arrival, double *finish) {
@@ -746,6 +870,16 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
           if (!ready) break;
           run_ring(s, ring);
           for (int j = 0; j < ring->n; j++) done += s->pos[ring->members[j]] == s->n_recs[ring->members[j]];
+          progress = 1;
+          continue;
+        }
+        if (r->tree >= 0) {
+          hs_fast_tree *t = s->trees[r->tree];
+          int ready = 1;
+          for (int j = 0; j < t->n && ready; j++) ready = s->pos[t->member[j]] == t->rec[j];
+          if (!ready) break;
+          run_tree(s, t);
+          for (int j = 0; j < t->n; j++) done += s->pos[t->member[j]] == s->n_recs[t->member[j]];
           progress = 1;
           continue;
         }
@@ -863,6 +997,7 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   s->n_recs = calloc((size_t)s->n, sizeof(int));
   s->cap_recs = calloc((size_t)s->n, sizeof(int));
   s->rings_seen = calloc((size_t)s->n, sizeof(int));
+  s->trees_seen = calloc((size_t)s->n, sizeof(int));
   s->has = calloc((size_t)s->n, 1);
   s->sent = calloc((size_t)s->n, sizeof(double));
   s->next = f->scheds;
@@ -885,6 +1020,7 @@ static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   hs_lower_group g = hs_sim_group_for(c, &s->how);
   g.exchange = record_exchange;
   g.ring = record_ring;
+  g.tree = record_tree;
   if (g.run_switch) g.run_switch = record_switch;
   g.post = NULL;
   g.complete = NULL;

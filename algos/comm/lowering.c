@@ -372,37 +372,44 @@ static void fold_out(hs_lower_group *g, hs_buf buf, const fold *f) {
   else recv_from(g, me + 1, buf, 0, HS_SUM);
 }
 
-/* Elements of chunks [lo, hi). */
-static chunk span(const chunk *ch, int lo, int hi) {
-  chunk c = {ch[lo].off, 0};
-  for (int i = lo; i < hi; i++) c.cnt += ch[i].cnt;
-  return c;
+/* Where chunk i of count elements split evenly into p starts (split_even's
+ * chunks, in O(1): a member needs only its windows, not all p chunks). */
+static size_t even_off(size_t count, int p, int i) {
+  size_t q = count / (size_t)p, rem = count % (size_t)p;
+  return (size_t)i * q + ((size_t)i < rem ? (size_t)i : rem);
+}
+
+/* Elements of chunks [lo, hi) of that split. */
+static chunk even_span(size_t count, int p, int lo, int hi) {
+  size_t a = even_off(count, p, lo);
+  return (chunk){a, even_off(count, p, hi) - a};
 }
 
 static void halving_doubling_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
   fold f = fold_in(g, buf, op);
+  size_t count = buf.count;
   if (f.v >= 0 && f.p > 1) {
-    chunk *ch = malloc((size_t)f.p * sizeof *ch);
-    split_even(buf.count, f.p, ch);
     int lo = 0, hi = f.p;
     for (int d = f.p / 2; d >= 1; d /= 2) { /* reduce-scatter: keep my half, reduce the partner's share of it */
       int partner = fold_real(&f, f.v ^ d), mid = lo + (hi - lo) / 2;
       int lower = (f.v & d) == 0;
-      chunk keep = lower ? span(ch, lo, mid) : span(ch, mid, hi), give = lower ? span(ch, mid, hi) : span(ch, lo, mid);
+      chunk keep = lower ? even_span(count, f.p, lo, mid) : even_span(count, f.p, mid, hi);
+      chunk give = lower ? even_span(count, f.p, mid, hi) : even_span(count, f.p, lo, mid);
       send_recv(g, partner, buf, give, partner, keep, 1, op);
       if (lower) hi = mid;
       else lo = mid;
     }
-    if (avg_over > 0) divide(buf, ch[f.v].off, ch[f.v].cnt, avg_over);
+    chunk mine = even_span(count, f.p, f.v, f.v + 1);
+    if (avg_over > 0) divide(buf, mine.off, mine.cnt, avg_over);
     for (int d = 1; d < f.p; d *= 2) { /* allgather: the windows grow back */
       int partner = fold_real(&f, f.v ^ d), size = hi - lo;
       int lower = (f.v & d) == 0;
       int plo = lower ? lo + size : lo - size;
-      send_recv(g, partner, buf, span(ch, lo, hi), partner, span(ch, plo, plo + size), 0, HS_SUM);
+      send_recv(g, partner, buf, even_span(count, f.p, lo, hi), partner, even_span(count, f.p, plo, plo + size), 0,
+                HS_SUM);
       if (!lower) lo = plo;
       hi = lo + 2 * size;
     }
-    free(ch);
   } else if (f.v >= 0 && avg_over > 0) {
     divide(buf, 0, buf.count, avg_over);
   }
@@ -473,6 +480,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->gpus_per_node = parent->gpus_per_node;
   out->exchange = parent->exchange;
   out->ring = parent->ring;
+  out->tree = parent->tree;
   out->post = parent->post;
   out->complete = parent->complete;
   out->slice = parent->slice;
@@ -486,10 +494,21 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->ctx = parent->ctx;
 }
 
+/* The depth of every node in one of the double binary trees of `nodes`
+ * nodes (logical numbering, root node 0) and, with the root on node rn,
+ * the deepest rank's depth: O(nodes), so once per communicator and tree
+ * where a cache keeps it, not once per member. */
+typedef struct {
+  int n, nodes, rn;
+  int *depth;
+  int height;
+} tree_shape;
+
 struct hs_lower_cache {
   int n, nodes;
   int *order, *node_start, *node_index; /* node_order's, and each member's node in that order */
   ring_shape ring;                      /* the last ring allreduce's (shared_ring_shape) */
+  tree_shape tree[2];                   /* the last tree run's (tree_shape_of) */
 };
 
 hs_lower_cache *hs_lower_cache_new(void) { return calloc(1, sizeof(hs_lower_cache)); }
@@ -501,6 +520,8 @@ void hs_lower_cache_free(hs_lower_cache *c) {
   free(c->node_index);
   free(c->ring.ch);
   free(c->ring.bytes);
+  free(c->tree[0].depth);
+  free(c->tree[1].depth);
   free(c);
 }
 
@@ -519,12 +540,25 @@ static const ring_shape *shared_ring_shape(const hs_lower_group *g, size_t count
   return r;
 }
 
-/* node_order, from the communicator's cache when it has one: a copy of
- * n ints instead of the allocations and passes of node_order per member. */
-static int node_order_of(const hs_lower_group *g, int *order, int *node_start, int *my_node) {
+/* The group's members node after node (node_order): read from the
+ * communicator's cache when it has one, else computed for this call. */
+typedef struct {
+  int nodes, my_node;
+  const int *order, *node_start, *node_index; /* node_index: NULL unless cached */
+  int *owned;
+} node_layout;
+
+static void layout_of(const hs_lower_group *g, node_layout *L) {
   hs_lower_cache *c = g->cache;
-  if (!c) return node_order(g, order, node_start, my_node);
   int n = g->size;
+  if (!c) {
+    L->owned = malloc((2 * (size_t)n + 1) * sizeof(int));
+    L->nodes = node_order(g, L->owned, L->owned + n, &L->my_node);
+    L->order = L->owned;
+    L->node_start = L->owned + n;
+    L->node_index = NULL;
+    return;
+  }
   if (!c->order || c->n != n) {
     free(c->order), free(c->node_start), free(c->node_index);
     c->n = n;
@@ -536,22 +570,29 @@ static int node_order_of(const hs_lower_group *g, int *order, int *node_start, i
     for (int k = 0; k < c->nodes; k++)
       for (int p = c->node_start[k]; p < c->node_start[k + 1]; p++) c->node_index[c->order[p]] = k;
   }
-  memcpy(order, c->order, (size_t)n * sizeof(int));
-  memcpy(node_start, c->node_start, ((size_t)c->nodes + 1) * sizeof(int));
-  *my_node = c->node_index[g->me];
-  return c->nodes;
+  L->owned = NULL;
+  L->nodes = c->nodes;
+  L->order = c->order;
+  L->node_start = c->node_start;
+  L->node_index = c->node_index;
+  L->my_node = c->node_index[g->me];
 }
+
+static void layout_done(node_layout *L) { free(L->owned); }
 
 /* Leader of a node: `prefer` (a group index) if it is on that node, else
  * the node's first member. O(n) (node_order), as every member builds it
  * for itself. */
 static void hierarchy_build(hierarchy *h, const hs_lower_group *g, int prefer) {
   int n = g->size;
-  h->buf = malloc(3 * n * sizeof(int));
-  int *node_m = h->buf, *rail_m = h->buf + n, *lead_m = h->buf + 2 * n;
-  int *order = malloc((size_t)n * sizeof(int)), *node_start = malloc(((size_t)n + 1) * sizeof(int)), my_node;
-  int n_nodes = node_order_of(g, order, node_start, &my_node);
+  node_layout L;
+  layout_of(g, &L);
+  const int *order = L.order, *node_start = L.node_start;
+  int n_nodes = L.nodes, my_node = L.my_node;
   int k = node_start[my_node + 1] - node_start[my_node], local = 0;
+  /* O(nodes) per member: a member's node, its rail and the leaders */
+  h->buf = malloc(((size_t)k + 2 * (size_t)n_nodes) * sizeof(int));
+  int *node_m = h->buf, *rail_m = h->buf + k, *lead_m = h->buf + k + n_nodes;
   for (int j = 0; j < k; j++) {
     int i = order[node_start[my_node] + j];
     if (i == g->me) local = j;
@@ -573,8 +614,7 @@ static void hierarchy_build(hierarchy *h, const hs_lower_group *g, int prefer) {
       rail_m[rail_n++] = g->members[rail_pick];
     }
   }
-  free(order);
-  free(node_start);
+  layout_done(&L);
   h->n_nodes = n_nodes;
   h->uniform = uniform;
   derive(&h->node, g, "n", node_of(g, g->me), node_m, k, local);
@@ -602,8 +642,9 @@ static int worth_hierarchy(const hierarchy *h, int n) { return h->n_nodes > 1 &&
  * tree allreduce (ncclPatternTreeUpDown).
  *
  * It runs in lock-step ticks, every rank making one exchange per tick
- * (empty ones included: the simulator's fast fidelity tells flows that run
- * together by their tick). With H the depth of the deepest rank and d a
+ * (empty ones included: flows that run together share a tick). A backend
+ * that times trees whole (g->tree: the simulator's fast fidelity) is
+ * handed the run instead and replays the same ticks itself. With H the depth of the deepest rank and d a
  * rank's own, slice k goes up from depth d at tick k + H - d, reaches the
  * root at k + H - 1 and goes down from depth d at k + H + d: a rank
  * forwards each slice the tick after it arrived, and the collective takes
@@ -611,25 +652,43 @@ static int worth_hierarchy(const hierarchy *h, int n) { return h->n_nodes > 1 &&
  * reduced in a fixed order (mine, then children in order), and everyone
  * ends with the root's bits. */
 
-#define TREE_MAX_DOWN 3 /* the next in the chain, two children nodes */
-
-typedef struct {
-  int up;                    /* group index, -1 at the root */
-  int down[TREE_MAX_DOWN], n_down;
-  int depth, height;         /* mine; the deepest rank's */
-  chunk part;                /* the elements this tree carries */
-} tree_role;
+/* The depths of tree `which`'s nodes and its height with the root's node
+ * at rn, from the communicator's cache where it has one (into *mine
+ * otherwise: the caller frees mine->depth). */
+static const tree_shape *tree_shape_of(const hs_lower_group *g, const node_layout *L, int which, int rn,
+                                       tree_shape *mine) {
+  int nodes = L->nodes;
+  tree_shape *t = g->cache ? &g->cache->tree[which] : mine;
+  if (g->cache && t->depth && t->n == g->size && t->nodes == nodes && t->rn == rn) return t;
+  if (g->cache) free(t->depth);
+  t->n = g->size, t->nodes = nodes, t->rn = rn;
+  t->depth = malloc((size_t)nodes * sizeof(int));
+  hs_dtree_depths(nodes, which, t->depth);
+  t->height = 0;
+  for (int k = 0; k < nodes; k++) {
+    int h = t->depth[(k - rn + nodes) % nodes] + L->node_start[k + 1] - L->node_start[k] - 1;
+    t->height = h > t->height ? h : t->height;
+  }
+  return t;
+}
 
 /* My place in tree `which` (0 or 1), rooted at group member `root` (-1:
  * the first member, as the allreduce's trees are). A rooted tree renumbers
  * the nodes so that root's node is node 0 (the node trees' root) and
- * rotates that node's chain so that root is its head. O(n). */
-static void tree_role_of(const hs_lower_group *g, const int *order, const int *node_start, int nodes, int my_node,
-                         int which, int root, tree_role *t) {
+ * rotates that node's chain so that root is its head. O(members of a node)
+ * with a cache, else O(n). */
+static void tree_role_of(const hs_lower_group *g, const node_layout *L, int which, int root, hs_tree_role *t) {
+  const int *order = L->order, *node_start = L->node_start;
+  int nodes = L->nodes, my_node = L->my_node;
   int rn = 0, rp = 0; /* root's node and place in its chain */
-  for (int k = 0; k < nodes && root >= 0; k++)
-    for (int p = node_start[k]; p < node_start[k + 1]; p++)
-      if (order[p] == root) rn = k, rp = p - node_start[k];
+  if (root >= 0) {
+    if (L->node_index) rn = L->node_index[root];
+    else
+      for (int k = 0; k < nodes; k++)
+        for (int p = node_start[k]; p < node_start[k + 1]; p++)
+          if (order[p] == root) rn = k;
+    while (order[node_start[rn] + rp] != root) rp++;
+  }
 #define LOGICAL(k) (((k) - rn + nodes) % nodes)
 #define PHYSICAL(l) (((l) + rn) % nodes)
 #define LEN(k) (node_start[(k) + 1] - node_start[(k)])
@@ -646,15 +705,11 @@ static void tree_role_of(const hs_lower_group *g, const int *order, const int *n
     if (d0 >= 0) t->down[t->n_down++] = MEMBER(PHYSICAL(d0), 0);
     if (d1 >= 0) t->down[t->n_down++] = MEMBER(PHYSICAL(d1), 0);
   }
-  int *depth = malloc((size_t)nodes * sizeof(int));
-  hs_dtree_depths(nodes, which, depth);
-  t->depth = depth[LOGICAL(my_node)] + pos;
-  t->height = 0;
-  for (int k = 0; k < nodes; k++) {
-    int h = depth[LOGICAL(k)] + LEN(k) - 1;
-    t->height = h > t->height ? h : t->height;
-  }
-  free(depth);
+  tree_shape own = {0};
+  const tree_shape *shape = tree_shape_of(g, L, which, rn, &own);
+  t->depth = shape->depth[LOGICAL(my_node)] + pos;
+  t->height = shape->height;
+  free(own.depth);
 #undef LOGICAL
 #undef PHYSICAL
 #undef LEN
@@ -672,85 +727,91 @@ size_t hs_lower_tree_slices(double bytes, size_t slice, int members) {
   return S < 1 ? 1 : (size_t)S;
 }
 
-/* What a tree run does: reduce to the root (up), broadcast from it
- * (down), or both, pipelined into each other (allreduce). */
-typedef enum { TREE_UP = 1, TREE_DOWN = 2, TREE_BOTH = 3 } tree_mode;
-
-/* The slice of tree t that a rank at depth d sends up (dir 0), receives
- * from its children (1), receives from its parent (2) or sends down (3)
- * at tick x; -1 for none. Up, slice k leaves depth d at tick k + H - d;
- * down, at tick k + D + d, D = H when it follows the way up, else 0. */
-static int tree_slice(const tree_role *t, tree_mode mode, int dir, int x, int S) {
-  int H = t->height, d = t->depth, D = mode == TREE_BOTH ? H : 0, k = -1;
-  int up = (mode & TREE_UP) != 0, down = (mode & TREE_DOWN) != 0;
+/* Up, slice k leaves depth d at tick k + H - d; down, at tick k + D + d,
+ * D = H when it follows the way up, else 0. */
+int hs_lower_tree_first_tick(const hs_tree_run *run, int w, hs_tree_dir dir) {
+  const hs_tree_role *t = &run->role[w];
+  int H = t->height, d = t->depth, D = run->mode == HS_TREE_BOTH ? H : 0;
+  int up = (run->mode & HS_TREE_UP) != 0, down = (run->mode & HS_TREE_DOWN) != 0;
   switch (dir) {
-  case 0: k = up && t->up >= 0 ? x - (H - d) : -1; break;
-  case 1: k = up && t->n_down > 0 && d < H ? x - (H - d - 1) : -1; break;
-  case 2: k = down && t->up >= 0 ? x - (D + d - 1) : -1; break;
-  default: k = down && t->n_down > 0 ? x - (D + d) : -1; break;
+  case HS_TREE_SEND_UP: return up && t->up >= 0 ? H - d : -1;
+  case HS_TREE_RECV_UP: return up && t->n_down > 0 && d < H ? H - d - 1 : -1;
+  case HS_TREE_RECV_DOWN: return down && t->up >= 0 ? D + d - 1 : -1;
+  default: return down && t->n_down > 0 ? D + d : -1;
   }
-  return k >= 0 && k < S ? k : -1;
 }
+
+/* The slice of tree w that this rank moves in direction dir at tick x;
+ * -1 for none. */
+static int tree_slice(const hs_tree_run *run, int w, hs_tree_dir dir, int x) {
+  int first = hs_lower_tree_first_tick(run, w, dir), k = x - first;
+  return first >= 0 && k >= 0 && k < run->slices ? k : -1;
+}
+
+static chunk tree_piece(const hs_tree_role *t, int k, int S) { return piece((chunk){t->off, t->count}, k, S); }
 
 /* Runs `mode` over buf: on both trees, half the vector each, rooted at the
  * first member (root < 0, the allreduce); else on tree 0 rooted at root,
  * the whole vector (broadcast, reduce). Reductions land in buf; the root
  * divides by avg_over (> 0) what it has fully reduced. */
-static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, tree_mode mode, int root) {
+static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_mode mode, int root) {
   int n = g->size;
-  int *order = malloc((size_t)n * sizeof(int)), *node_start = malloc(((size_t)n + 1) * sizeof(int)), my_node;
-  int nodes = node_order_of(g, order, node_start, &my_node);
-  tree_role tr[2];
-  int trees = root < 0 && buf.count > 1 ? 2 : 1;
-  for (int w = 0; w < trees; w++) tree_role_of(g, order, node_start, nodes, my_node, w, root, &tr[w]);
-  free(order);
-  free(node_start);
+  node_layout L;
+  layout_of(g, &L);
+  hs_tree_run run = {.trees = root < 0 && buf.count > 1 ? 2 : 1, .mode = mode, .esize = esz(buf)};
+  hs_tree_role *tr = run.role;
+  for (int w = 0; w < run.trees; w++) tree_role_of(g, &L, w, root, &tr[w]);
+  layout_done(&L);
   /* halves (the first takes the odd element), sliced alike */
-  tr[0].part = (chunk){0, trees == 2 ? (buf.count + 1) / 2 : buf.count};
-  if (trees == 2) tr[1].part = (chunk){tr[0].part.cnt, buf.count / 2};
-  size_t lo = tr[trees - 1].part.cnt;
-  size_t S = hs_lower_tree_slices(tr[0].part.cnt * esz(buf), g->slice, n);
-  S = S > lo ? lo : S;
-  int ticks = 0;
-  for (int w = 0; w < trees; w++) {
-    int x = (int)S + (mode == TREE_BOTH ? 2 : 1) * tr[w].height - 1;
-    ticks = x > ticks ? x : ticks;
+  tr[0].off = 0;
+  tr[0].count = run.trees == 2 ? (buf.count + 1) / 2 : buf.count;
+  if (run.trees == 2) tr[1].off = tr[0].count, tr[1].count = buf.count / 2;
+  size_t lo = tr[run.trees - 1].count;
+  size_t S = hs_lower_tree_slices(tr[0].count * esz(buf), g->slice, n);
+  run.slices = (int)(S > lo ? lo : S);
+  for (int w = 0; w < run.trees; w++) {
+    int x = run.slices + (mode == HS_TREE_BOTH ? 2 : 1) * tr[w].height - 1;
+    run.ticks = x > run.ticks ? x : run.ticks;
   }
-  hs_buf child[2][TREE_MAX_DOWN];
-  size_t most = (tr[0].part.cnt + S - 1) / S;
-  for (int w = 0; w < trees; w++)
-    for (int c = 0; c < TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, (mode & TREE_UP) ? most : 0);
-  hs_lower_send snd[2 * (1 + TREE_MAX_DOWN)];
-  hs_lower_recv rcv[2 * (1 + TREE_MAX_DOWN)];
-  for (int x = 0; x < ticks; x++) {
+  if (g->tree && !buf.data) { /* timed whole by the backend */
+    g->tree(g, &run);
+    return;
+  }
+  hs_buf child[2][HS_TREE_MAX_DOWN];
+  size_t most = (tr[0].count + run.slices - 1) / run.slices;
+  for (int w = 0; w < run.trees; w++)
+    for (int c = 0; c < HS_TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, (mode & HS_TREE_UP) ? most : 0);
+  hs_lower_send snd[2 * (1 + HS_TREE_MAX_DOWN)];
+  hs_lower_recv rcv[2 * (1 + HS_TREE_MAX_DOWN)];
+  for (int x = 0; x < run.ticks; x++) {
     int ns = 0, nr = 0;
-    for (int w = 0; w < trees; w++) {
-      const tree_role *t = &tr[w];
+    for (int w = 0; w < run.trees; w++) {
+      const hs_tree_role *t = &tr[w];
       int k;
-      if ((k = tree_slice(t, mode, 0, x, (int)S)) >= 0) {
-        chunk c = piece(t->part, k, (int)S);
+      if ((k = tree_slice(&run, w, HS_TREE_SEND_UP, x)) >= 0) {
+        chunk c = tree_piece(t, k, run.slices);
         snd[ns++] = (hs_lower_send){t->up, at(buf, c.off), c.cnt * esz(buf)};
       }
-      if ((k = tree_slice(t, mode, 3, x, (int)S)) >= 0) {
-        chunk c = piece(t->part, k, (int)S);
+      if ((k = tree_slice(&run, w, HS_TREE_SEND_DOWN, x)) >= 0) {
+        chunk c = tree_piece(t, k, run.slices);
         for (int j = 0; j < t->n_down; j++) snd[ns++] = (hs_lower_send){t->down[j], at(buf, c.off), c.cnt * esz(buf)};
       }
-      if ((k = tree_slice(t, mode, 1, x, (int)S)) >= 0) {
-        chunk c = piece(t->part, k, (int)S);
+      if ((k = tree_slice(&run, w, HS_TREE_RECV_UP, x)) >= 0) {
+        chunk c = tree_piece(t, k, run.slices);
         for (int j = 0; j < t->n_down; j++)
           rcv[nr++] = (hs_lower_recv){t->down[j], child[w][j].data, c.cnt * esz(buf), 0, buf.dtype, op};
       }
-      if ((k = tree_slice(t, mode, 2, x, (int)S)) >= 0) {
-        chunk c = piece(t->part, k, (int)S);
+      if ((k = tree_slice(&run, w, HS_TREE_RECV_DOWN, x)) >= 0) {
+        chunk c = tree_piece(t, k, run.slices);
         rcv[nr++] = (hs_lower_recv){t->up, at(buf, c.off), c.cnt * esz(buf), 0, buf.dtype, op};
       }
     }
     g->exchange(g, snd, ns, rcv, nr);
-    for (int w = 0; w < trees; w++) { /* the children's partial sums, in a fixed order */
-      const tree_role *t = &tr[w];
-      int k = tree_slice(t, mode, 1, x, (int)S);
+    for (int w = 0; w < run.trees; w++) { /* the children's partial sums, in a fixed order */
+      const hs_tree_role *t = &tr[w];
+      int k = tree_slice(&run, w, HS_TREE_RECV_UP, x);
       if (k < 0) continue;
-      chunk c = piece(t->part, k, (int)S);
+      chunk c = tree_piece(t, k, run.slices);
       for (int j = 0; j < t->n_down && buf.data; j++) {
         hs_lower_recv r = {0, at(buf, c.off), c.cnt * esz(buf), 1, buf.dtype, op};
         hs_lower_deliver(&r, child[w][j].data);
@@ -758,8 +819,8 @@ static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, t
       if (t->up < 0 && avg_over > 0) divide(buf, c.off, c.cnt, avg_over); /* the root holds the whole sum */
     }
   }
-  for (int w = 0; w < trees; w++)
-    for (int c = 0; c < TREE_MAX_DOWN; c++) free(child[w][c].data);
+  for (int w = 0; w < run.trees; w++)
+    for (int c = 0; c < HS_TREE_MAX_DOWN; c++) free(child[w][c].data);
 }
 
 /* ---- the collectives ------------------------------------------------------------ */
@@ -775,7 +836,7 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
   }
   if (algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING || algo == HS_COLL_TREE) {
     if (g->size == 1) ring_allreduce_inplace(g, r, red, avg);
-    else if (algo == HS_COLL_TREE) tree_run(g, r, red, avg, TREE_BOTH, -1);
+    else if (algo == HS_COLL_TREE) tree_run(g, r, red, avg, HS_TREE_BOTH, -1);
     else if (algo == HS_COLL_HALVING_DOUBLING) halving_doubling_allreduce(g, r, red, avg);
     else recursive_doubling_allreduce(g, r, red, avg);
     return;
@@ -851,7 +912,7 @@ void hs_lower_allgather(hs_lower_group *g, hs_buf s, hs_buf r) {
 void hs_lower_broadcast(hs_lower_group *g, hs_buf s, hs_buf r, int root, hs_coll_algo algo) {
   if (g->me == root) copy_buf(r, s);
   if (algo == HS_COLL_TREE && g->size > 1) {
-    tree_run(g, r, HS_SUM, 0, TREE_DOWN, root);
+    tree_run(g, r, HS_SUM, 0, HS_TREE_DOWN, root);
     return;
   }
   if (algo != HS_COLL_HIERARCHICAL) {
@@ -881,7 +942,7 @@ void hs_lower_reduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, int roo
   hierarchy h = {0};
   if (algo == HS_COLL_HIERARCHICAL) hierarchy_build(&h, g, root);
   if (algo == HS_COLL_TREE && g->size > 1) {
-    tree_run(g, acc, red, 0, TREE_UP, root);
+    tree_run(g, acc, red, 0, HS_TREE_UP, root);
   } else if (algo != HS_COLL_HIERARCHICAL || !worth_hierarchy(&h, g->size)) {
     tree_reduce(g, acc, red, root);
   } else {

@@ -66,6 +66,35 @@ typedef struct {
 } hs_ring_pipeline;
 typedef void (*hs_ring_fn)(const hs_lower_group *g, int first, int steps, const size_t *bytes, hs_ring_pipeline p);
 
+/* NCCL's double binary tree, pipelined (lowering.c): what one rank does
+ * in one of the trees. A tree run reduces up to the root, broadcasts down
+ * from it, or both, pipelined into each other (the allreduce). */
+typedef enum { HS_TREE_UP = 1, HS_TREE_DOWN = 2, HS_TREE_BOTH = 3 } hs_tree_mode;
+typedef enum { HS_TREE_SEND_UP, HS_TREE_RECV_UP, HS_TREE_RECV_DOWN, HS_TREE_SEND_DOWN } hs_tree_dir;
+#define HS_TREE_MAX_DOWN 3 /* the next in the node's chain, two children nodes */
+typedef struct {
+  int up;                          /* group index, -1 at the root */
+  int down[HS_TREE_MAX_DOWN], n_down;
+  int depth, height;               /* ranks from the root: mine, the deepest's */
+  size_t off, count;               /* the elements this tree carries */
+} hs_tree_role;
+typedef struct {
+  int trees;    /* 1 (rooted: broadcast, reduce) or 2 (allreduce: half each) */
+  hs_tree_mode mode;
+  int slices;   /* S per tree; slice k of a tree is hs_lower_part(count, k, S) */
+  int ticks;    /* lock-step ticks of the run */
+  size_t esize; /* bytes per element */
+  hs_tree_role role[2];
+} hs_tree_run;
+
+/* The tick at which a rank moves slice 0 of tree w in direction d (slice
+ * k moves k ticks later), or -1 if it never moves that way. */
+int hs_lower_tree_first_tick(const hs_tree_run *t, int w, hs_tree_dir d);
+
+/* Optional, like hs_ring_fn: a backend that times whole tree runs at once
+ * is handed each rank's part instead of its ticks' exchanges. */
+typedef void (*hs_tree_fn)(const hs_lower_group *g, const hs_tree_run *t);
+
 /* Optional: post one send (r NULL) or one receive (s NULL) now and
  * complete it later, in any order; the completion delivers a receive
  * (copy or reduce). Schedules that forward on arrival (the pipelined ring)
@@ -97,6 +126,7 @@ struct hs_lower_group {
   int gpus_per_node;
   hs_exchange_fn exchange;
   hs_ring_fn ring; /* NULL: every ring step goes through exchange */
+  hs_tree_fn tree; /* NULL: every tree tick goes through exchange */
   hs_post_fn post; /* NULL: no forwarding on arrival (see hs_post_fn) */
   hs_complete_fn complete;
   size_t slice;    /* ring pipelining: bytes per slice (sim.slice, else the protocol's step) */

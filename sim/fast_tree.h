@@ -1,0 +1,74 @@
+/* fast_tree.h — fast fidelity's timing of a whole pipelined tree run.
+ *
+ * The double binary tree (lowering.c) runs in lock-step ticks: at tick x
+ * every rank moves the slices its place in the trees gives it, and the
+ * flows of one tick share the links. Recorded tick by tick, a tree
+ * allreduce over 16 384 ranks is 1.6 million records; handed whole (the
+ * lowering's tree hook), it is each rank's place in the trees, from which
+ * this file replays the same ticks in arithmetic:
+ *  - an edge of the trees (a child sending up, a parent sending down)
+ *    moves slice k at tick off + k, so the edges active at tick x are
+ *    those with x - S < off <= x: sorted by off, a contiguous range, and
+ *    the same range for every tick of the steady state. Bandwidth is
+ *    shared once per distinct range, not once per tick;
+ *  - a tick ends for a rank when its sends and receives of that tick have:
+ *    a flow starts when its sender (plus the protocol's hop) and its
+ *    receiver have started the tick, and costs latency + wire bytes /
+ *    share, as the exchange records it replaces do (fast.c). */
+#ifndef HS_FAST_TREE_H
+#define HS_FAST_TREE_H
+
+#include "algos/comm/lowering.h"
+
+typedef struct {
+  int src, dst; /* positions (group indices) */
+  int off;      /* the tick at which slice 0 crosses it */
+  int w;        /* which tree */
+  double lat, hop;
+} hs_fast_tree_edge;
+
+typedef struct {
+  char tag[48];
+  int seq;          /* the k-th tree run its members ran: tells apart the runs of one group */
+  hs_tree_run run;  /* slices, ticks, trees, mode, sizes: the same for every member */
+  int n, got;       /* positions, and how many recorded their part */
+  int *member;      /* position -> participant of the schedule (fast.c) */
+  int *rec;         /* position -> index of this run among that participant's records */
+  hs_tree_role (*role)[2];
+  /* compiled */
+  int n_edges;
+  hs_fast_tree_edge *edge; /* by off */
+  int n_pat;
+  int *tick_pat;       /* tick -> pattern */
+  int *pat_lo, *pat_hi; /* pattern -> its edges [lo, hi) */
+  double **pat_rate;   /* pattern -> the share of each of its edges */
+  double *slice_bytes; /* [w * S + k]: bytes of slice k of tree w */
+} hs_fast_tree;
+
+hs_fast_tree *hs_fast_tree_new(const char *tag, int seq, int n, const hs_tree_run *run);
+
+/* Position pos (participant `member`, whose record `rec` this run is)
+ * recorded its roles. */
+void hs_fast_tree_add(hs_fast_tree *t, int pos, int member, int rec, const hs_tree_run *run);
+
+/* Bytes the rank at pos sends over the whole run. */
+double hs_fast_tree_sent(const hs_fast_tree *t, int pos);
+
+/* The latency and bandwidth share of each of nf flows (positions src[i]
+ * to dst[i]) running together; hop: the protocol's latency on one. */
+typedef struct {
+  void (*share)(void *ctx, const int *src, const int *dst, int nf, double *lat, double *rate);
+  double (*hop)(void *ctx, int src, int dst);
+  void *ctx;
+} hs_fast_tree_env;
+
+/* Builds the edges and shares their bandwidth, once per run. */
+void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env);
+
+/* t[pos]: when position pos starts the run, replaced by when it ends;
+ * wire: bytes on the links per payload byte (protocol.h). */
+void hs_fast_tree_time(const hs_fast_tree *t, double wire, double *times);
+
+void hs_fast_tree_free(hs_fast_tree *t);
+
+#endif
