@@ -151,6 +151,9 @@ struct sim_fast {
   fast_call *ready; /* every arrival known, to be timed */
   int settling;
   double lat_factor, bw_factor, tcp_gamma;
+  /* HS_FAST_TREE_BY_TICKS=1: trees recorded tick by tick as exchanges,
+   * the way the replay (fast_tree.c) must match (test_fidelity_fast). */
+  int tree_by_ticks;
 };
 
 typedef struct {
@@ -958,6 +961,8 @@ static sim_fast *fast_create(sim_world *w) {
   f->lat_factor = sp->latency_factor > 0 ? sp->latency_factor : 1;
   f->bw_factor = sp->bandwidth_factor > 0 ? sp->bandwidth_factor : 1;
   f->tcp_gamma = sp->tcp_gamma;
+  const char *ticks = getenv("HS_FAST_TREE_BY_TICKS");
+  f->tree_by_ticks = ticks && strcmp(ticks, "1") == 0;
   return f;
 }
 
@@ -1020,7 +1025,7 @@ static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   hs_lower_group g = hs_sim_group_for(c, &s->how);
   g.exchange = record_exchange;
   g.ring = record_ring;
-  g.tree = record_tree;
+  g.tree = c->self->world->fast->tree_by_ticks ? NULL : record_tree;
   if (g.run_switch) g.run_switch = record_switch;
   g.post = NULL;
   g.complete = NULL;

@@ -59,6 +59,24 @@ static int collective(const char *scenario, const char *args, double *sim, doubl
   return (p ? pclose(p) : -1) == 0 && found && !warned ? 0 : -1;
 }
 
+/* Fast's replay of a whole tree run (sim/fast_tree.c) against the same
+ * run recorded tick by tick as exchanges (HS_FAST_TREE_BY_TICKS=1): the
+ * same ticks and the same max-min shares, so equal but for the order in
+ * which flows enter the sharing (rounding: 1e-9 relative). */
+static void compare_tree_replay(const char *what, const char *scenario, const char *args) {
+  char a[1024], f1[8] = "", f2[8] = "";
+  double whole = NAN, ticks = NAN, b1, b2;
+  snprintf(a, sizeof a, "%s --set sim.fidelity=fast", args);
+  int r1 = collective(scenario, a, &whole, &b1, f1);
+  setenv("HS_FAST_TREE_BY_TICKS", "1", 1);
+  int r2 = collective(scenario, a, &ticks, &b2, f2);
+  unsetenv("HS_FAST_TREE_BY_TICKS");
+  double err = fabs(whole - ticks) / ticks;
+  tap_ok(r1 == 0 && r2 == 0 && !strcmp(f1, "fast") && !strcmp(f2, "fast") && err <= 1e-9,
+         "%s: fast replaying the tree whole %.12g s, tick by tick %.12g s, error %.2g (<= 1e-9)", what, whole, ticks,
+         err);
+}
+
 static void compare_collective(const char *what, const char *scenario, const char *args, int closed_form) {
   char a[1024], fs[8] = "", ff[8] = "";
   double step = NAN, fast = NAN, bs = NAN, bf = NAN;
@@ -235,6 +253,7 @@ int main(void) {
              strcmp(trees[i].op, "allreduce") ? "pipelined tree" : "double binary tree", trees[i].op, trees[i].bytes);
     snprintf(args, sizeof args, "--op %s --bytes %s --set sim.collectives=tree", trees[i].op, trees[i].bytes);
     compare_collective(what, path, args, 0);
+    compare_tree_replay(what, path, args);
   }
 
   /* The in-switch allreduce (sim.collectives = nvls) on one node whose
