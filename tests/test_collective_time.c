@@ -15,6 +15,8 @@
  *   recursive doubling    log2(n) (a + M/B)
  * and for n = 12, which folds 4 ranks into 8 and back (two whole-vector
  * exchanges around the 8-rank core): 2(a + M/B) + the core's form for 8.
+ * Their halves for reduce-scatter (recursive halving) and allgather
+ * (recursive doubling):   log2(n) a + (n-1)/n M/B   (n a power of two).
  * The in-switch allreduce (sim.collectives = "nvls", one node of 8 whose
  * switch reduces): U = ceil(M / 2 MiB) units, 8 at a time with
  * sim.slices_in_flight = 8, in U + 1 lock-step ticks, each a GPU link's
@@ -146,6 +148,23 @@ int main(void) {
         one_gpu_nodes(lua, sizeof lua, n, "none");
         snprintf(label, sizeof label, "%s n=%d M=%s", kind_name[k], n, j ? "100MiB" : "1MiB");
         timed_case tc = {lua, NULL, {(kind)k, Ms[j], 0}, want, label, 0};
+        hs_test_in_child(label, child, &tc, 120);
+      }
+
+  /* Reduce-scatter by recursive halving and allgather by recursive
+   * doubling (sim.collectives = halving_doubling), n a power of two:
+   * log2(n) rounds, the window halving (or doubling) from M/2 to M/n,
+   * log2(n) a + (n-1)/n M / B. */
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++)
+      for (int k = REDUCE_SCATTER; k <= ALLGATHER; k++) {
+        int n = ns[i];
+        double M = (double)Ms[j], want = log2(n) * a + (double)(n - 1) / n * M / B;
+        char lua[1024], label[128];
+        one_gpu_nodes(lua, sizeof lua, n, "none");
+        snprintf(label, sizeof label, "%s %s n=%d M=%s", k == REDUCE_SCATTER ? "recursive halving" : "recursive doubling",
+                 kind_name[k], n, j ? "100MiB" : "1MiB");
+        timed_case tc = {lua, "sim.collectives=halving_doubling", {(kind)k, Ms[j], 0}, want, label, 0};
         hs_test_in_child(label, child, &tc, 120);
       }
 

@@ -147,6 +147,8 @@ int main(void) {
   compare_collective("fat tree 2:1, 64 ranks, reduce_scatter 64 MiB", fat, "--op reduce_scatter --bytes 64MiB", 0);
   compare_collective("fat tree 2:1, 64 ranks, halving-doubling allreduce 64 MiB", fat,
                      "--op allreduce --bytes 64MiB --set sim.collectives=halving_doubling", 0);
+  compare_collective("fat tree 2:1, 64 ranks, recursive halving reduce_scatter 64 MiB", fat,
+                     "--op reduce_scatter --bytes 64MiB --set sim.collectives=halving_doubling", 0);
   compare_collective("fat tree 2:1, 64 ranks, recursive doubling allreduce 4 MiB", fat,
                      "--op allreduce --bytes 4MiB --set sim.collectives=recursive_doubling", 0);
 
@@ -167,6 +169,8 @@ int main(void) {
                      "--op allreduce --bytes 64MiB", 0);
   compare_collective("two-level (NVLink, 25 Gbps), 120 ranks, halving-doubling allreduce 100 MiB", two,
                      "--op allreduce --bytes 100MiB --set sim.collectives=halving_doubling --set cluster.nodes=15", 0);
+  compare_collective("two-level (NVLink, 25 Gbps), 120 ranks, recursive doubling allgather 16 MiB", two,
+                     "--op allgather --bytes 16MiB --set sim.collectives=halving_doubling --set cluster.nodes=15", 0);
   /* hetero-racks.lua also has a half-speed GPU, under which the doubling
    * schedules run message by message in fast too (select.c): the same
    * racks without it. */
@@ -180,6 +184,8 @@ int main(void) {
       "run { iterations = 2 }\nsim { collectives = 'ring', protocol = 'simple' }\n");
   compare_collective("racks of different bandwidths (256 ranks), halving-doubling allreduce 64 MiB", racks,
                      "--op allreduce --bytes 64MiB --set sim.collectives=halving_doubling", 0);
+  compare_collective("racks of different bandwidths (256 ranks), recursive halving reduce_scatter 64 MiB", racks,
+                     "--op reduce_scatter --bytes 64MiB --set sim.collectives=halving_doubling", 0);
   compare_training("racks of different bandwidths, BERT-Large training", hetero, "");
 
   /* The pipelined ring (sim.slices_in_flight = 8): step moves every unit

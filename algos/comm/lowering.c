@@ -431,6 +431,81 @@ static void recursive_doubling_allreduce(hs_lower_group *g, hs_buf buf, hs_redop
   fold_out(g, buf, &f);
 }
 
+/* Reduce-scatter by recursive halving and allgather by recursive doubling
+ * (MPICH's for commutative operations and power-of-two sizes, folded the
+ * same way otherwise): the allreduce's two halves on the n blocks of the
+ * result. The p members of the core hold parts of the vector: one block
+ * each, but those a folded member joined hold two, its own and the folded
+ * one's, so every window is a run of whole blocks. */
+
+/* The first block of part v (part p: the end). */
+static size_t part_block(const fold *f, int v) { return v < f->r ? 2 * (size_t)v : (size_t)v + (size_t)f->r; }
+
+/* Elements of parts [lo, hi). */
+static chunk part_span(const fold *f, size_t block, int lo, int hi) {
+  size_t a = part_block(f, lo) * block;
+  return (chunk){a, part_block(f, hi) * block - a};
+}
+
+/* work: the n blocks of `block` elements; ends with block me reduced. */
+static void halving_reduce_scatter(hs_lower_group *g, hs_buf work, size_t block, hs_redop op) {
+  fold f = fold_in(g, work, op);
+  int me = g->me;
+  if (f.v >= 0) {
+    int lo = 0, hi = f.p;
+    for (int d = f.p / 2; d >= 1; d /= 2) { /* keep my half of the window, reduce the partner's share of it */
+      int partner = fold_real(&f, f.v ^ d), mid = lo + (hi - lo) / 2;
+      int lower = (f.v & d) == 0;
+      chunk keep = lower ? part_span(&f, block, lo, mid) : part_span(&f, block, mid, hi);
+      chunk give = lower ? part_span(&f, block, mid, hi) : part_span(&f, block, lo, mid);
+      send_recv(g, partner, work, give, partner, keep, 1, op);
+      if (lower) hi = mid;
+      else lo = mid;
+    }
+  }
+  /* the folded members' blocks back from the member they joined (an empty
+   * round for the others, as the fold's) */
+  if (me < 2 * f.r) {
+    chunk c = {(size_t)(me % 2 ? me - 1 : me) * block, block};
+    hs_buf b = hs_buf_slice(work, c.off, c.cnt);
+    if (me % 2) send_to(g, me - 1, b);
+    else recv_from(g, me + 1, b, 0, HS_SUM);
+  } else if (f.r > 0) {
+    g->exchange(g, NULL, 0, NULL, 0);
+  }
+}
+
+/* r: the n blocks of `block` elements, block me already mine; ends with
+ * every block. */
+static void doubling_allgather(hs_lower_group *g, hs_buf r, size_t block) {
+  fold f = {1, 0, -1};
+  while (2 * f.p <= g->size) f.p *= 2;
+  f.r = g->size - f.p;
+  int me = g->me;
+  if (me < 2 * f.r) { /* the folded member's block to the member it joins */
+    hs_buf b = hs_buf_slice(r, (size_t)(me % 2 ? me - 1 : me) * block, block);
+    if (me % 2 == 0) send_to(g, me + 1, b);
+    else recv_from(g, me - 1, b, 0, HS_SUM);
+    f.v = me % 2 ? me / 2 : -1;
+  } else {
+    f.v = me - f.r;
+    if (f.r > 0) g->exchange(g, NULL, 0, NULL, 0); /* the fold's round, as fold_in's */
+  }
+  if (f.v >= 0) {
+    int lo = f.v, hi = f.v + 1;
+    for (int d = 1; d < f.p; d *= 2) { /* the windows grow */
+      int partner = fold_real(&f, f.v ^ d), size = hi - lo;
+      int lower = (f.v & d) == 0;
+      int plo = lower ? lo + size : lo - size;
+      send_recv(g, partner, r, part_span(&f, block, lo, hi), partner, part_span(&f, block, plo, plo + size), 0,
+                HS_SUM);
+      if (!lower) lo = plo;
+      hi = lo + 2 * size;
+    }
+  }
+  fold_out(g, r, &f);
+}
+
 /* ---- hierarchy: which members share a node ----------------------------------- */
 
 typedef struct {
@@ -886,26 +961,28 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
   free(h.buf);
 }
 
-void hs_lower_reduce_scatter(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op) {
+void hs_lower_reduce_scatter(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll_algo algo) {
   int n = g->size;
   hs_buf tmp = scratch(s, s.count);
   copy_buf(tmp, s);
   chunk *ch = malloc(n * sizeof *ch);
   split_blocks(r.count, n, ch);
   hs_redop red = op == HS_AVG ? HS_SUM : op;
-  if (n > 1) ring_rs_phase(g, tmp, ch, red);
+  if (n > 1 && algo == HS_COLL_HALVING_DOUBLING) halving_reduce_scatter(g, tmp, r.count, red);
+  else if (n > 1) ring_rs_phase(g, tmp, ch, red);
   if (r.data) memcpy(r.data, at(tmp, ch[g->me].off), hs_buf_bytes(r));
   if (op == HS_AVG) divide(r, 0, r.count, n);
   free(ch);
   free(tmp.data);
 }
 
-void hs_lower_allgather(hs_lower_group *g, hs_buf s, hs_buf r) {
+void hs_lower_allgather(hs_lower_group *g, hs_buf s, hs_buf r, hs_coll_algo algo) {
   int n = g->size;
   chunk *ch = malloc(n * sizeof *ch);
   split_blocks(s.count, n, ch);
   if (r.data && s.data && at(r, ch[g->me].off) != s.data) memcpy(at(r, ch[g->me].off), s.data, hs_buf_bytes(s));
-  if (n > 1) ring_ag_phase(g, r, ch);
+  if (n > 1 && algo == HS_COLL_HALVING_DOUBLING) doubling_allgather(g, r, s.count);
+  else if (n > 1) ring_ag_phase(g, r, ch);
   free(ch);
 }
 
@@ -1016,8 +1093,8 @@ void hs_lower_deliver(const hs_lower_recv *r, const void *payload) {
 void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
   switch (o->kind) {
   case HS_OP_ALLREDUCE: hs_lower_allreduce(g, o->send, o->recv, o->redop, algo); break;
-  case HS_OP_REDUCE_SCATTER: hs_lower_reduce_scatter(g, o->send, o->recv, o->redop); break;
-  case HS_OP_ALLGATHER: hs_lower_allgather(g, o->send, o->recv); break;
+  case HS_OP_REDUCE_SCATTER: hs_lower_reduce_scatter(g, o->send, o->recv, o->redop, algo); break;
+  case HS_OP_ALLGATHER: hs_lower_allgather(g, o->send, o->recv, algo); break;
   case HS_OP_BROADCAST: hs_lower_broadcast(g, o->send, o->recv, o->root, algo); break;
   case HS_OP_REDUCE: hs_lower_reduce(g, o->send, o->recv, o->redop, o->root, algo); break;
   case HS_OP_ALLTOALL: hs_lower_alltoall(g, o->send, o->recv); break;
@@ -1035,8 +1112,8 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
                  : algo == HS_COLL_COLLNET ? "in_network"
                  : algo == HS_COLL_HALVING_DOUBLING ? "halving_doubling"
                                  : algo == HS_COLL_RECURSIVE_DOUBLING ? "recursive_doubling" : "ring";
-  case HS_OP_REDUCE_SCATTER:
-  case HS_OP_ALLGATHER: return "ring";
+  case HS_OP_REDUCE_SCATTER: return algo == HS_COLL_HALVING_DOUBLING ? "recursive_halving" : "ring";
+  case HS_OP_ALLGATHER: return algo == HS_COLL_HALVING_DOUBLING ? "recursive_doubling" : "ring";
   case HS_OP_BROADCAST:
   case HS_OP_REDUCE: return hier ? "hierarchical_tree" : algo == HS_COLL_TREE ? "pipelined_tree" : "binomial_tree";
   case HS_OP_ALLTOALL: return "pairwise";

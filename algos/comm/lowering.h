@@ -215,8 +215,10 @@ void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo);
 double hs_lower_ring_bytes(hs_op_kind k, int n, double bytes, int root);
 
 void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll_algo algo);
-void hs_lower_reduce_scatter(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op);
-void hs_lower_allgather(hs_lower_group *g, hs_buf s, hs_buf r);
+/* algo HS_COLL_HALVING_DOUBLING: recursive halving (reduce-scatter) and
+ * recursive doubling (allgather), MPICH's; any other: the ring. */
+void hs_lower_reduce_scatter(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_coll_algo algo);
+void hs_lower_allgather(hs_lower_group *g, hs_buf s, hs_buf r, hs_coll_algo algo);
 void hs_lower_broadcast(hs_lower_group *g, hs_buf s, hs_buf r, int root, hs_coll_algo algo);
 void hs_lower_reduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, int root, hs_coll_algo algo);
 void hs_lower_alltoall(hs_lower_group *g, hs_buf s, hs_buf r);

@@ -2,6 +2,7 @@
 #include "algos/comm/tuner.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algos/comm/dtree.h"
@@ -132,6 +133,61 @@ static double doubling(const hs_tuner_topo *t, const hs_proto_cost *pc, int halv
   return s;
 }
 
+/* Reduce-scatter by recursive halving or allgather by recursive doubling
+ * (lowering.c): one half of the allreduce's rounds, plus, where n is not a
+ * power of two, the fold's two rounds with a neighbour (the whole vector
+ * one way, a block the other). Folding breaks the closed form: the core's
+ * member v is rank 2v+1 for v below the r folded, so partners a round
+ * apart may sit on different nodes, and those parts hold two blocks. On a
+ * regular placement each round is therefore timed by its slowest pair
+ * (its window's blocks over the pair's link, a node's crossing pairs
+ * sharing its NICs): O(p log p). */
+static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
+  int n = t->n, p = 1, g = t->per_node > 0 ? t->per_node : 1;
+  while (2 * p <= n) p *= 2;
+  int r = n - p;
+  double s = 0;
+  if (r == 0 || !t->regular || t->nodes <= 1) {
+    for (int d = p / 2; d >= 1; d /= 2) s += hop(t, pc, crosses(t, d)) + pc->wire * M * d / p / round_bw(t, d);
+    if (r > 0) s += 2 * hop(t, pc, crosses(t, 1)) + pc->wire * (M + M / n) / round_bw(t, 1);
+    return s;
+  }
+  int rounds = 0;
+  for (int d = p / 2; d >= 1; d /= 2) rounds++;
+  int *crossing = calloc((size_t)rounds * (size_t)t->nodes, sizeof(int));
+#define REAL(v) ((v) < r ? 2 * (v) + 1 : (v) + r)
+#define FIRST(v) ((v) < r ? 2 * (v) : (v) + r) /* the part's first block */
+  for (int v = 0; v < p; v++) { /* a node's crossing pairs per round */
+    int i = 0;
+    for (int d = p / 2; d >= 1; d /= 2, i++)
+      if (REAL(v) / g != REAL(v ^ d) / g) crossing[i * t->nodes + REAL(v) / g]++;
+  }
+  double *worst = calloc((size_t)rounds, sizeof(double)), block = M / n;
+  for (int v = 0; v < p; v++) {
+    int lo = 0, hi = p, i = 0;
+    for (int d = p / 2; d >= 1; d /= 2, i++) {
+      int mid = lo + (hi - lo) / 2, lower = (v & d) == 0, a = REAL(v), b = REAL(v ^ d);
+      double bytes = lower ? (FIRST(hi) - FIRST(mid)) * block : (FIRST(mid) - FIRST(lo)) * block;
+      int across = a / g != b / g;
+      double bw = across ? dmin(t->bw_inter, t->nic / crossing[i * t->nodes + a / g]) : t->bw_intra;
+      worst[i] = dmax(worst[i], hop(t, pc, across) + pc->wire * bytes / bw);
+      if (lower) hi = mid;
+      else lo = mid;
+    }
+  }
+  for (int i = 0; i < rounds; i++) s += worst[i];
+  double fold = 0;
+  for (int v = 0; v < r; v++) {
+    int across = (2 * v) / g != (2 * v + 1) / g;
+    fold = dmax(fold, 2 * hop(t, pc, across) + pc->wire * (M + block) / (across ? dmin(t->bw_inter, t->nic) : t->bw_intra));
+  }
+#undef REAL
+#undef FIRST
+  free(crossing);
+  free(worst);
+  return s + fold;
+}
+
 /* The pipelined double binary tree (lowering.c): S + 2H - 1 ticks, H =
  * (per_node - 1) + the node trees' depth. The first slice crosses 2H hops
  * (2(per_node - 1) in chains, 2 x depth across nodes) one at a time; each
@@ -216,7 +272,9 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     else s = doubling(t, &pc, a == HS_COLL_HALVING_DOUBLING, M);
     break;
   case HS_OP_REDUCE_SCATTER:
-  case HS_OP_ALLGATHER: s = ring_time(t, &pc, n - 1, M / n); break;
+  case HS_OP_ALLGATHER:
+    s = a == HS_COLL_HALVING_DOUBLING ? doubling_half(t, &pc, M) : ring_time(t, &pc, n - 1, M / n);
+    break;
   case HS_OP_BROADCAST:
   case HS_OP_REDUCE:
     if (a == HS_COLL_TREE) {
@@ -248,6 +306,7 @@ unsigned hs_tuner_algos_for(hs_op_kind k) {
     return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE |
            1u << HS_COLL_NVLS | 1u << HS_COLL_COLLNET;
   if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE;
+  if (k == HS_OP_REDUCE_SCATTER || k == HS_OP_ALLGATHER) return ring | 1u << HS_COLL_HALVING_DOUBLING;
   return ring;
 }
 
