@@ -866,23 +866,16 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
       while (s->pos[i] < s->n_recs[i]) {
         int k = s->pos[i];
         fast_rec *r = &s->recs[i][k];
-        if (r->ring >= 0) {
-          fast_ring *ring = s->rings[r->ring];
-          int ready = 1;
-          for (int j = 0; j < ring->n && ready; j++) ready = s->pos[ring->members[j]] == ring->rec[j];
+        if (r->ring >= 0 || r->tree >= 0) { /* a phase timed whole: once every member has reached it */
+          fast_ring *ring = r->ring >= 0 ? s->rings[r->ring] : NULL;
+          hs_fast_tree *t = ring ? NULL : s->trees[r->tree];
+          const int *member = ring ? ring->members : t->member, *rec = ring ? ring->rec : t->rec;
+          int m = ring ? ring->n : t->n, ready = 1;
+          for (int j = 0; j < m && ready; j++) ready = s->pos[member[j]] == rec[j];
           if (!ready) break;
-          run_ring(s, ring);
-          for (int j = 0; j < ring->n; j++) done += s->pos[ring->members[j]] == s->n_recs[ring->members[j]];
-          progress = 1;
-          continue;
-        }
-        if (r->tree >= 0) {
-          hs_fast_tree *t = s->trees[r->tree];
-          int ready = 1;
-          for (int j = 0; j < t->n && ready; j++) ready = s->pos[t->member[j]] == t->rec[j];
-          if (!ready) break;
-          run_tree(s, t);
-          for (int j = 0; j < t->n; j++) done += s->pos[t->member[j]] == s->n_recs[t->member[j]];
+          if (ring) run_ring(s, ring);
+          else run_tree(s, t);
+          for (int j = 0; j < m; j++) done += s->pos[member[j]] == s->n_recs[member[j]];
           progress = 1;
           continue;
         }

@@ -152,17 +152,22 @@ static void closed_forms(void) {
 /* The tuner's allreduce picks over the size classes, as hearsay collective
  * prints them; returns the first size (log2 B) at which it picks `watch`,
  * -1 if none. */
-static int print_crossovers(hs_plan *plan, const char *where, hs_coll_algo watch) {
+static int print_crossovers_of(hs_plan *plan, hs_op_kind k, const char *where, hs_coll_algo watch) {
   hs_tuned last = {0, 0, 0};
   int first = -1;
   for (int c = 1; c <= 34; c++) {
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, c);
+    hs_tuned t = hs_plan_tuned(plan, k, c);
     if (c == 1 || t.algo != last.algo || t.proto != last.proto)
-      tap_diag("allreduce over %s from 2^%d B: %s/%s", where, c - 1, algo_names[t.algo], hs_proto_name(t.proto));
+      tap_diag("%s over %s from 2^%d B: %s/%s", hs_op_name(k), where, c - 1, algo_names[t.algo],
+               hs_proto_name(t.proto));
     if (t.algo == watch && first < 0) first = c - 1;
     last = t;
   }
   return first;
+}
+
+static int print_crossovers(hs_plan *plan, const char *where, hs_coll_algo watch) {
+  return print_crossovers_of(plan, HS_OP_ALLREDUCE, where, watch);
 }
 
 /* A run with sim.collectives = sim.protocol = "auto" at `bytes` runs
@@ -394,7 +399,7 @@ static int collective_times(const char *lua_path, const char *args, double *sim,
  * (log2 n latencies) for small vectors, the ring (bandwidth) for large
  * ones; and on 3 x 8, where 8 of the 24 fold into the 16-member core, the
  * tuner's round-by-round prediction of the folded schedule within 10% of
- * fast (it sums each round's slowest pair; measured 0.1% at 8 MiB, 9% at
+ * fast (it sums each round's slowest pair; measured 0.3% at 8 MiB, 2.5% at
  * 8 KiB, where rounds overlap). */
 static void halves_picks(void) {
   const char *autos[] = {"sim.collectives=auto", "sim.protocol=auto"};
@@ -407,13 +412,7 @@ static void halves_picks(void) {
   static const hs_op_kind kinds[] = {HS_OP_REDUCE_SCATTER, HS_OP_ALLGATHER};
   static const char *const names[] = {"reduce_scatter", "allgather"};
   for (int k = 0; k < 2; k++) {
-    hs_tuned last = {0, 0, 0};
-    for (int c = 1; c <= 34; c++) {
-      hs_tuned t = hs_plan_tuned(plan, kinds[k], c);
-      if (c == 1 || t.algo != last.algo || t.proto != last.proto)
-        tap_diag("%s over 16 x 8 from 2^%d B: %s/%s", names[k], c - 1, algo_names[t.algo], hs_proto_name(t.proto));
-      last = t;
-    }
+    print_crossovers_of(plan, kinds[k], "16 x 8", HS_COLL_RING);
     hs_tuned small = hs_plan_tuned(plan, kinds[k], hs_size_class(8192));
     hs_tuned large = hs_plan_tuned(plan, kinds[k], hs_size_class(256.0 * 1048576));
     tap_ok(small.algo == HS_COLL_HALVING_DOUBLING, "16 x 8, %s of 8 KiB: recursive %s (%s/%s)", names[k],
