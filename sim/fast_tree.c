@@ -138,11 +138,3 @@ void hs_fast_tree_time(const hs_fast_tree *t, double wire, double *times) {
   }
   free(next);
 }
-
-void hs_fast_tree_free(hs_fast_tree *t) {
-  if (!t) return;
-  for (int p = 0; p < t->n_pat; p++) free(t->pat_rate[p]);
-  free(t->pat_rate), free(t->pat_lo), free(t->pat_hi), free(t->tick_pat), free(t->slice_bytes);
-  free(t->edge), free(t->member), free(t->rec), free(t->role);
-  free(t);
-}

@@ -45,6 +45,8 @@ typedef struct {
   double *slice_bytes; /* [w * S + k]: bytes of slice k of tree w */
 } hs_fast_tree;
 
+/* A run lives as long as its schedule: fast.c keeps schedules for the
+ * whole run. */
 hs_fast_tree *hs_fast_tree_new(const char *tag, int seq, int n, const hs_tree_run *run);
 
 /* Position pos (participant `member`, whose record `rec` this run is)
@@ -69,6 +71,5 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env);
  * wire: bytes on the links per payload byte (protocol.h). */
 void hs_fast_tree_time(const hs_fast_tree *t, double wire, double *times);
 
-void hs_fast_tree_free(hs_fast_tree *t);
 
 #endif

@@ -4,6 +4,7 @@
 #include "tests/harness.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -141,6 +142,32 @@ int hs_test_command(const char *cmd, char *err, size_t errlen) {
   err[n] = '\0';
   int status = pclose(p);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int hs_test_collective(const char *scenario, const char *args, char *result, size_t len, int *warned) {
+  char cmd[2048], line[1024];
+  snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s collective %s %s 2>&1", HEARSAY_BIN, scenario, args);
+  FILE *p = popen(cmd, "r");
+  int found = 0;
+  if (warned) *warned = 0;
+  while (p && fgets(line, sizeof line, p)) {
+    if (warned && strstr(line, "WARNING")) {
+      if (!*warned) fprintf(stderr, "# %s", line);
+      *warned = 1;
+    }
+    if (strncmp(line, "result ", 7) == 0) {
+      snprintf(result, len, "%s", line);
+      found = 1;
+    }
+  }
+  return (p ? pclose(p) : -1) == 0 && found ? 0 : -1;
+}
+
+double hs_test_result_value(const char *result, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *at = strstr(result, pat);
+  return at ? strtod(at + strlen(pat), NULL) : NAN;
 }
 
 const char *hs_test_mpirun(int np) {

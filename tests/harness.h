@@ -27,6 +27,15 @@ int hs_test_in_child(const char *what, void (*fn)(void *arg, FILE *report), void
 void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, void *arg, hs_sim_stats *stats,
                       hs_trace *trace);
 
+/* Runs `hearsay collective SCENARIO ARGS` (5 minutes at most) and copies
+ * its "result ..." line into `result`: 0 when it exited 0 with one, else
+ * -1. *warned (NULL: not asked) tells whether SimGrid printed a WARNING,
+ * whose first line goes to stderr as a TAP comment. */
+int hs_test_collective(const char *scenario, const char *args, char *result, size_t len, int *warned);
+
+/* The number after " key=" in a result line; NAN when absent. */
+double hs_test_result_value(const char *result, const char *key);
+
 /* Runs a shell command, capturing stderr into err (truncated); returns the
  * exit status, or -1 if it could not run. */
 int hs_test_command(const char *cmd, char *err, size_t errlen);

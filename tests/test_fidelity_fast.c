@@ -36,27 +36,17 @@ static const char *write_lua(const char *name, const char *text) {
   return path;
 }
 
-/* `hearsay collective`: simulated time and ring bound from its result line. */
+/* `hearsay collective`: simulated time, ring bound and fidelity from its
+ * result line. SimGrid's warnings (e.g. actions left behind at the end of
+ * a run) fail the comparison: a user would see them. */
 static int collective(const char *scenario, const char *args, double *sim, double *bound, char *fidelity) {
-  char cmd[2048], line[1024];
-  snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s collective %s %s 2>&1", HEARSAY_BIN, scenario, args);
-  FILE *p = popen(cmd, "r");
-  int found = 0, warned = 0;
-  while (p && fgets(line, sizeof line, p)) {
-    const char *s = strstr(line, "sim_s="), *b = strstr(line, "bound_s="), *f = strstr(line, "fidelity=");
-    /* SimGrid's warnings (e.g. actions left behind at the end of a run)
-     * fail the comparison: a user would see them */
-    if (strstr(line, "WARNING")) {
-      if (!warned) fprintf(stderr, "# %s", line);
-      warned = 1;
-    }
-    if (strncmp(line, "result ", 7) || !s || !b || !f) continue;
-    *sim = strtod(s + 6, NULL);
-    *bound = strtod(b + 8, NULL);
-    sscanf(f + 9, "%7s", fidelity);
-    found = 1;
-  }
-  return (p ? pclose(p) : -1) == 0 && found && !warned ? 0 : -1;
+  char result[1024];
+  int warned;
+  if (hs_test_collective(scenario, args, result, sizeof result, &warned) || warned) return -1;
+  *sim = hs_test_result_value(result, "sim_s");
+  *bound = hs_test_result_value(result, "bound_s");
+  const char *f = strstr(result, " fidelity=");
+  return f && sscanf(f + 10, "%7s", fidelity) == 1 ? 0 : -1;
 }
 
 /* Fast's replay of a whole tree run (sim/fast_tree.c) against the same

@@ -378,23 +378,6 @@ static void collnet_picks(void) {
   free(plan);
 }
 
-/* `hearsay collective` in fast fidelity: simulated and predicted seconds. */
-static int collective_times(const char *lua_path, const char *args, double *sim, double *tuned) {
-  char cmd[2048], line[1024];
-  snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s collective %s %s --set sim.fidelity=fast 2>&1", HEARSAY_BIN,
-           lua_path, args);
-  FILE *p = popen(cmd, "r");
-  int found = 0;
-  while (p && fgets(line, sizeof line, p)) {
-    const char *a = strstr(line, "sim_s="), *b = strstr(line, "tuner_s=");
-    if (strncmp(line, "result ", 7) || !a || !b) continue;
-    *sim = strtod(a + 6, NULL);
-    *tuned = strtod(b + 8, NULL);
-    found = 1;
-  }
-  return (p ? pclose(p) : -1) == 0 && found ? 0 : -1;
-}
-
 /* Reduce-scatter and allgather on 16 x 8: recursive halving / doubling
  * (log2 n latencies) for small vectors, the ring (bandwidth) for large
  * ones; and on 3 x 8, where 8 of the 24 fold into the 16-member core, the
@@ -433,9 +416,13 @@ static void halves_picks(void) {
     for (int i = 0; i < 2; i++) {
       char args[256];
       double sim = NAN, tuned = NAN;
-      snprintf(args, sizeof args, "--op %s --bytes %s --set sim.collectives=halving_doubling --set sim.protocol=simple",
+      snprintf(args, sizeof args,
+               "--op %s --bytes %s --set sim.collectives=halving_doubling --set sim.protocol=simple "
+               "--set sim.fidelity=fast",
                names[k], sizes[i]);
-      int rc = collective_times(path, args, &sim, &tuned);
+      char result[1024];
+      int rc = hs_test_collective(path, args, result, sizeof result, NULL);
+      if (rc == 0) sim = hs_test_result_value(result, "sim_s"), tuned = hs_test_result_value(result, "tuner_s");
       double err = fabs(tuned - sim) / sim;
       tap_ok(rc == 0 && err <= 0.10, "3 x 8 (folded), %s %s: predicted %.6g s, fast %.6g s, error %.2g (<= 10%%)",
              names[k], sizes[i], tuned, sim, err);
