@@ -22,6 +22,11 @@
  * sim.slices_in_flight = 8, in U + 1 lock-step ticks, each a GPU link's
  * latency (half the GPU-to-GPU route's) and one unit over a GPU link:
  *   (U + 1)(a/2 + M/(U B)).
+ * Its reduce-scatter and allgather move M over the busier direction of a
+ * GPU link (every block up, every block down) in the same units, and one
+ * block's part of a unit the other way; a unit goes up alone at the first
+ * tick and its part comes down alone at the last (the scatter; the gather
+ * the other way round):   (U + 1) a/2 + M/B + M/(n U B),  1 MiB to 1 GiB.
  * The allreduce through a fabric that reduces (sim.collectives = "collnet"):
  * on one-GPU nodes, every member through the fabric's switch, U =
  * ceil(M / 512 KiB) units in U + 1 ticks of half a route and a unit over
@@ -221,6 +226,19 @@ int main(void) {
         snprintf(label, sizeof label, "in-switch allreduce 1x8 M=%zu B (%g units%s)", sizes[j], U,
                  w ? ", 8 in flight" : "");
         timed_case tc = {lua, w ? "sim.slices_in_flight=8" : NULL, {ALLREDUCE, sizes[j], 0}, want, label, 0};
+        hs_test_in_child(label, child, &tc, 120);
+      }
+    /* Its reduce-scatter and allgather move M over the busier direction
+     * (every block up, or every block down) in the same units, and a
+     * block's part (M/(8U)) the other way: the first tick's and the last's
+     * differ. (8 B has no element per member: not a case.) */
+    for (int k = REDUCE_SCATTER; k <= ALLGATHER; k++)
+      for (int j = 1; j < 4; j++) {
+        double M = (double)sizes[j], U = ceil(M / 2097152.0);
+        double want = (U + 1) * 1e-6 + M / 300e9 + M / (8 * U) / 300e9;
+        char label[128];
+        snprintf(label, sizeof label, "in-switch %s 1x8 M=%zu B (%g units)", kind_name[k], sizes[j], U);
+        timed_case tc = {lua, NULL, {(kind)k, sizes[j], 0}, want, label, 0};
         hs_test_in_child(label, child, &tc, 120);
       }
   }

@@ -4,7 +4,8 @@
  * For n in {1, 2, 3, 4, 5, 7, 8, 16, 17} ranks (placed on a 5 x 4 cluster so
  * hierarchical lowerings meet both uniform and ragged nodes), with ring and
  * hierarchical lowering (and every other schedule; "nvls" on a cluster whose
- * node switches reduce: communicators inside one node run in the switch,
+ * node switches reduce: communicators inside one node run allreduce,
+ * reduce-scatter and allgather in the switch,
  * the others the ring; "collnet" on a fabric that reduces: communicators
  * across nodes reduce there, per rail on uniform nodes, through the
  * leaders on ragged ones), on the world communicator and on a sub-communicator
@@ -54,7 +55,7 @@ static void child(void *arg, FILE *report) {
   /* The world of 2-4 ranks lies on node 0: its allreduces run in the
    * switch, not in the ring the others fall back to. */
   if (nvls && j->n >= 2 && j->n <= 4)
-    hs_report(report, st.collectives[HS_COLL_NVLS] > 0, "allreduces ran in the switch (%ld)", st.collectives[HS_COLL_NVLS]);
+    hs_report(report, st.collectives[HS_COLL_NVLS] > 0, "collectives ran in the switch (%ld)", st.collectives[HS_COLL_NVLS]);
   /* From 5 ranks on the world spans nodes: its allreduces reduce in the fabric. */
   if (collnet && j->n >= 5)
     hs_report(report, st.collectives[HS_COLL_COLLNET] > 0, "allreduces ran in the fabric (%ld)",

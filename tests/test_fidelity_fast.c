@@ -266,7 +266,15 @@ int main(void) {
     const char *nv = write_lua("nvls", node);
     compare_collective("one NVLS node, 8 ranks, in-switch allreduce 64 MiB", nv, "--op allreduce --bytes 64MiB", 0);
     compare_collective("one NVLS node, 8 ranks, in-switch allreduce 1 MiB", nv, "--op allreduce --bytes 1MiB", 0);
+    /* its reduce-scatter and allgather: the scatter's units up are every
+     * block's part, the gather's down */
+    compare_collective("one NVLS node, 8 ranks, in-switch reduce-scatter 64 MiB", nv, "--op reduce_scatter --bytes 64MiB",
+                       0);
+    compare_collective("one NVLS node, 8 ranks, in-switch allgather 64 MiB", nv, "--op allgather --bytes 64MiB", 0);
+    compare_collective("one NVLS node, 8 ranks, in-switch allgather 1 MiB", nv, "--op allgather --bytes 1MiB", 0);
     compare_training("one NVLS node, 8 ranks, in-switch allreduce training", nv, "");
+    compare_training("one NVLS node, 8 ranks, bytegrad (alltoall, in-switch allgather) training", nv,
+                     "--set algorithm.name=bytegrad");
     char slow[sizeof node + 64];
     snprintf(slow, sizeof slow, "%sstragglers { { gpu = 3, slowdown = 3 } }\n", node);
     const char *nv_slow = write_lua("nvls-slow", slow);

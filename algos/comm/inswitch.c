@@ -1,22 +1,31 @@
-/* inswitch.c — allreduce reduced in the switch (sim.collectives "nvls").
+/* inswitch.c — collectives reduced in the switch (sim.collectives "nvls").
  *
  * With NVLink SHARP (NVLS, cluster.nvls) a node's NVSwitch reduces and
- * multicasts: each GPU sends its vector to the switch once and receives
- * the reduced vector once, so every GPU link carries the vector once each
- * way, where a ring carries it 2(n-1)/n times. (NCCL's kernels issue
- * multimem loads that reduce in the switch and multimem stores that it
- * replicates; per GPU link that is the same bytes each way.)
+ * multicasts. NCCL's kernels issue multimem loads that the switch answers
+ * with the sum over every GPU's copy, and multimem stores that it
+ * replicates to every GPU. Per GPU link, in bytes:
+ *  - allreduce: the vector once up and its sum once down, where a ring
+ *    carries it 2(n-1)/n times each way;
+ *  - reduce-scatter: the vector once up (every block, for every member's
+ *    sum) and the member's own block of the sum down;
+ *  - allgather: the member's block once up and every block once down.
+ * The scatter and the gather thus move M over the busier direction where
+ * a ring moves (n-1)/n M: they win on latency (two link crossings in all,
+ * not n-1 hops), not on bandwidth. (NCCL's model agrees: NVLS reduce-
+ * scatter and allgather at (ppn-1)/ppn of the NVLink's rate, tuning.cc.)
  *
  * The switch is lowered as a participant of its own: the group gains it
  * as member n (world id g->switch_id, a host without a rank), and the
  * backend runs its part beside the members (g->run_switch): messages in
  * step fidelity, records in fast, like any member's. Data moves in units
- * of slice x window bytes (NCCL's NVLS chunks, as many as a connection
- * keeps in flight), in lock-step ticks: at tick x a member sends unit x
- * up and receives unit x-1's result; the switch receives unit x from every
- * member, reduces it in member order, and multicasts unit x-1's result.
- * U units take U + 1 ticks, the way up of one unit beside the way down of
- * the one before. Every member ends with the switch's bits. */
+ * of slice x window bytes over the busier direction (NCCL's NVLS chunks,
+ * as many as a connection keeps in flight), in lock-step ticks: at tick x
+ * a member sends unit x up and receives unit x-1's result; the switch
+ * receives unit x from every member, reduces it in member order (or
+ * gathers it), and sends unit x-1's result down. U units take U + 1
+ * ticks, the way up of one unit beside the way down of the one before. A
+ * unit of the scatter or the gather is part x of every block, packed
+ * block after block. Every member ends with the switch's bits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,47 +62,92 @@ int hs_lower_has_switch(const hs_lower_group *g) { return g->run_switch != NULL 
 
 int hs_lower_has_fabric_switch(const hs_lower_group *g) { return g->run_switch != NULL && g->fabric_switch_id >= 0; }
 
-void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
-  int n = g->size;
+/* Elements in one block: the whole vector for the allreduce, one of the
+ * n members' blocks for the scatter and the gather. */
+static size_t block_count(const hs_switch_job *job, int n) {
+  return job->kind == HS_SWITCH_ALLREDUCE ? job->count : job->count / (size_t)n;
+}
+
+/* Parts of a unit each way: a member sends every block's part up in the
+ * scatter, receives every block's part down in the gather. */
+static int parts_up(hs_switch_kind k, int n) { return k == HS_SWITCH_REDUCE_SCATTER ? n : 1; }
+static int parts_down(hs_switch_kind k, int n) { return k == HS_SWITCH_ALLGATHER ? n : 1; }
+
+/* A member's ticks: `whole` is the vector (n blocks for the scatter and
+ * the gather), or NULL when only time is simulated. The scatter's result
+ * lands in the member's own block of it, the gather's in every block. */
+static void member_ticks(hs_lower_group *g, hs_switch_kind kind, char *whole, size_t count, hs_dtype dtype,
+                         hs_redop op, size_t unit) {
+  int n = g->size, me = g->me;
   int *members = malloc(((size_t)n + 1) * sizeof(int));
   hs_lower_group sg = with_switch(g, members);
-  size_t es = hs_dtype_size(buf.dtype);
-  size_t U = hs_lower_switch_units((double)buf.count * (double)es, unit_bytes(g), buf.count, n);
-  if (g->me == 0) { /* one member starts the switch's part, for all */
-    hs_switch_job job = {buf.count, buf.dtype, op, U, buf.data == NULL};
+  size_t es = hs_dtype_size(dtype);
+  hs_switch_job job = {kind, count, dtype, op, 0, whole == NULL};
+  size_t c = block_count(&job, n);
+  job.units = hs_lower_switch_units((double)count * (double)es, unit, c, n);
+  size_t U = job.units, most = c / U + (c % U != 0);
+  if (me == 0) { /* one member starts the switch's part, for all */
     hs_lower_group sw = sg;
     sw.me = n;
     g->run_switch(&sw, &job);
   }
+  int multi = kind != HS_SWITCH_ALLREDUCE;
+  char *own = whole && multi ? whole + (size_t)me * c * es : whole;
+  /* packed parts of every block: the scatter's way up, the gather's down */
+  char *stage = whole && multi ? malloc((size_t)n * most * es + 1) : NULL;
   for (size_t x = 0; x <= U; x++) {
     hs_lower_send s;
     hs_lower_recv r;
     int ns = 0, nr = 0;
     size_t off, cnt;
     if (x < U) {
-      hs_lower_part(buf.count, x, U, &off, &cnt);
-      s = (hs_lower_send){n, buf.data ? (char *)buf.data + off * es : NULL, cnt * es};
+      hs_lower_part(c, x, U, &off, &cnt);
+      char *src = own ? own + off * es : NULL;
+      if (kind == HS_SWITCH_REDUCE_SCATTER && whole) {
+        for (int b = 0; b < n; b++) memcpy(stage + (size_t)b * cnt * es, whole + ((size_t)b * c + off) * es, cnt * es);
+        src = stage;
+      }
+      s = (hs_lower_send){n, src, (size_t)parts_up(kind, n) * cnt * es};
       ns = 1;
     }
+    size_t roff = 0, rcnt = 0;
     if (x >= 1) {
-      hs_lower_part(buf.count, x - 1, U, &off, &cnt);
-      r = (hs_lower_recv){n, buf.data ? (char *)buf.data + off * es : NULL, cnt * es, 0, buf.dtype, HS_SUM};
+      hs_lower_part(c, x - 1, U, &roff, &rcnt);
+      char *dst = kind == HS_SWITCH_ALLGATHER ? stage : own ? own + roff * es : NULL;
+      r = (hs_lower_recv){n, dst, (size_t)parts_down(kind, n) * rcnt * es, 0, dtype, HS_SUM};
       nr = 1;
     }
     sg.exchange(&sg, &s, ns, &r, nr);
+    if (x >= 1 && kind == HS_SWITCH_ALLGATHER && whole)
+      for (int b = 0; b < n; b++) memcpy(whole + ((size_t)b * c + roff) * es, stage + (size_t)b * rcnt * es, rcnt * es);
   }
-  if (avg_over > 0 && buf.data) hs_k_divide((hs_k_type)buf.dtype, buf.data, buf.count, avg_over);
+  free(stage);
   free(members);
+}
+
+void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
+  member_ticks(g, HS_SWITCH_ALLREDUCE, buf.data, buf.count, buf.dtype, op, unit_bytes(g));
+  if (avg_over > 0 && buf.data) hs_k_divide((hs_k_type)buf.dtype, buf.data, buf.count, avg_over);
+}
+
+void hs_lower_switch_reduce_scatter(hs_lower_group *g, hs_buf whole, hs_buf r, hs_redop op) {
+  member_ticks(g, HS_SWITCH_REDUCE_SCATTER, whole.data, r.count * (size_t)g->size, r.dtype, op, unit_bytes(g));
+}
+
+void hs_lower_switch_allgather(hs_lower_group *g, hs_buf r) {
+  member_ticks(g, HS_SWITCH_ALLGATHER, r.data, r.count, r.dtype, HS_SUM, unit_bytes(g));
 }
 
 void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job) {
   int n = sw->size - 1;
-  size_t es = hs_dtype_size(job->dtype), U = job->units;
-  size_t most = job->count / U + (job->count % U != 0); /* the largest unit (hs_lower_part) */
+  hs_switch_kind kind = job->kind;
+  size_t es = hs_dtype_size(job->dtype), U = job->units, c = block_count(job, n);
+  size_t most = c / U + (c % U != 0); /* the largest part (hs_lower_part) */
+  size_t up = (size_t)parts_up(kind, n), packed = (size_t)n * most * es; /* a unit, every block's part */
   int data = !job->timing_only;
   /* what each member sent of the unit now going up, and the results of
-   * the last two units (one going down while the next is reduced) */
-  char *in = data ? malloc((size_t)n * most * es + 1) : NULL, *acc = data ? malloc(2 * most * es + 1) : NULL;
+   * the last two units (one going down while the next is combined) */
+  char *in = data ? malloc((size_t)n * up * most * es + 1) : NULL, *acc = data ? malloc(2 * packed + 1) : NULL;
   hs_lower_send *s = malloc((size_t)n * sizeof *s);
   hs_lower_recv *r = malloc((size_t)n * sizeof *r);
   hs_lower_group g = *sw;
@@ -101,22 +155,30 @@ void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job) {
     int ns = 0, nr = 0;
     size_t off = 0, cnt = 0;
     if (x < U) {
-      hs_lower_part(job->count, x, U, &off, &cnt);
+      hs_lower_part(c, x, U, &off, &cnt);
       for (int i = 0; i < n; i++)
-        r[nr++] = (hs_lower_recv){i, data ? in + (size_t)i * most * es : NULL, cnt * es, 0, job->dtype, HS_SUM};
+        r[nr++] = (hs_lower_recv){i, data ? in + (size_t)i * up * most * es : NULL, up * cnt * es, 0, job->dtype, HS_SUM};
     }
     if (x >= 1) {
       size_t o2, c2;
-      hs_lower_part(job->count, x - 1, U, &o2, &c2);
-      for (int i = 0; i < n; i++) s[ns++] = (hs_lower_send){i, data ? acc + (x - 1) % 2 * most * es : NULL, c2 * es};
+      hs_lower_part(c, x - 1, U, &o2, &c2);
+      char *res = data ? acc + (x - 1) % 2 * packed : NULL;
+      for (int i = 0; i < n; i++) {
+        char *src = res && kind == HS_SWITCH_REDUCE_SCATTER ? res + (size_t)i * c2 * es : res;
+        s[ns++] = (hs_lower_send){i, src, (size_t)parts_down(kind, n) * c2 * es};
+      }
     }
     g.exchange(&g, s, ns, r, nr);
-    if (x < U && data) { /* in member order: the bits do not depend on who arrived first */
-      char *out = acc + x % 2 * most * es;
-      memcpy(out, in, cnt * es);
-      for (int i = 1; i < n; i++) {
-        hs_lower_recv red = {0, out, cnt * es, 1, job->dtype, job->op};
-        hs_lower_deliver(&red, in + (size_t)i * most * es);
+    if (x < U && data) {
+      char *out = acc + x % 2 * packed;
+      if (kind == HS_SWITCH_ALLGATHER) { /* member i's part is block i's */
+        for (int i = 0; i < n; i++) memcpy(out + (size_t)i * cnt * es, in + (size_t)i * most * es, cnt * es);
+      } else { /* in member order: the bits do not depend on who arrived first */
+        memcpy(out, in, up * cnt * es);
+        for (int i = 1; i < n; i++) {
+          hs_lower_recv red = {0, out, up * cnt * es, 1, job->dtype, job->op};
+          hs_lower_deliver(&red, in + (size_t)i * up * most * es);
+        }
       }
     }
   }

@@ -968,7 +968,8 @@ void hs_lower_reduce_scatter(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op,
   chunk *ch = malloc(n * sizeof *ch);
   split_blocks(r.count, n, ch);
   hs_redop red = op == HS_AVG ? HS_SUM : op;
-  if (n > 1 && algo == HS_COLL_HALVING_DOUBLING) halving_reduce_scatter(g, tmp, r.count, red);
+  if (n > 1 && algo == HS_COLL_NVLS && hs_lower_has_switch(g)) hs_lower_switch_reduce_scatter(g, tmp, r, red);
+  else if (n > 1 && algo == HS_COLL_HALVING_DOUBLING) halving_reduce_scatter(g, tmp, r.count, red);
   else if (n > 1) ring_rs_phase(g, tmp, ch, red);
   if (r.data) memcpy(r.data, at(tmp, ch[g->me].off), hs_buf_bytes(r));
   if (op == HS_AVG) divide(r, 0, r.count, n);
@@ -981,7 +982,8 @@ void hs_lower_allgather(hs_lower_group *g, hs_buf s, hs_buf r, hs_coll_algo algo
   chunk *ch = malloc(n * sizeof *ch);
   split_blocks(s.count, n, ch);
   if (r.data && s.data && at(r, ch[g->me].off) != s.data) memcpy(at(r, ch[g->me].off), s.data, hs_buf_bytes(s));
-  if (n > 1 && algo == HS_COLL_HALVING_DOUBLING) doubling_allgather(g, r, s.count);
+  if (n > 1 && algo == HS_COLL_NVLS && hs_lower_has_switch(g)) hs_lower_switch_allgather(g, r);
+  else if (n > 1 && algo == HS_COLL_HALVING_DOUBLING) doubling_allgather(g, r, s.count);
   else if (n > 1) ring_ag_phase(g, r, ch);
   free(ch);
 }
@@ -1112,8 +1114,10 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
                  : algo == HS_COLL_COLLNET ? "in_network"
                  : algo == HS_COLL_HALVING_DOUBLING ? "halving_doubling"
                                  : algo == HS_COLL_RECURSIVE_DOUBLING ? "recursive_doubling" : "ring";
-  case HS_OP_REDUCE_SCATTER: return algo == HS_COLL_HALVING_DOUBLING ? "recursive_halving" : "ring";
-  case HS_OP_ALLGATHER: return algo == HS_COLL_HALVING_DOUBLING ? "recursive_doubling" : "ring";
+  case HS_OP_REDUCE_SCATTER:
+    return algo == HS_COLL_HALVING_DOUBLING ? "recursive_halving" : algo == HS_COLL_NVLS ? "in_switch" : "ring";
+  case HS_OP_ALLGATHER:
+    return algo == HS_COLL_HALVING_DOUBLING ? "recursive_doubling" : algo == HS_COLL_NVLS ? "in_switch" : "ring";
   case HS_OP_BROADCAST:
   case HS_OP_REDUCE: return hier ? "hierarchical_tree" : algo == HS_COLL_TREE ? "pipelined_tree" : "binomial_tree";
   case HS_OP_ALLTOALL: return "pairwise";

@@ -110,8 +110,14 @@ typedef void (*hs_complete_fn)(const hs_lower_group *g, void *posted);
  * backend runs hs_lower_switch_serve(sw, job) on the switch's host,
  * concurrently with the members (a SimGrid actor; a recorded participant
  * in fast fidelity). */
+typedef enum {
+  HS_SWITCH_ALLREDUCE,      /* every member gets the whole reduced vector */
+  HS_SWITCH_REDUCE_SCATTER, /* member i gets block i of it */
+  HS_SWITCH_ALLGATHER       /* every member gets every member's block */
+} hs_switch_kind;
 typedef struct {
-  size_t count;
+  hs_switch_kind kind;
+  size_t count; /* the whole vector's elements (n blocks for the scatter and the gather) */
   hs_dtype dtype;
   hs_redop op; /* SUM, MIN or MAX */
   size_t units;
@@ -195,6 +201,10 @@ size_t hs_lower_switch_units(double bytes, size_t unit, size_t count, int member
 /* The in-switch allreduce on g (needs hs_lower_has_switch), and the
  * switch's part of it (what run_switch runs). */
 void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over);
+/* The in-switch reduce-scatter of `whole` (n blocks of r.count) into r,
+ * and allgather of r's n blocks (each member's own already in place). */
+void hs_lower_switch_reduce_scatter(hs_lower_group *g, hs_buf whole, hs_buf r, hs_redop op);
+void hs_lower_switch_allgather(hs_lower_group *g, hs_buf r);
 void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job);
 
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */

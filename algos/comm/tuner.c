@@ -219,14 +219,21 @@ static double tree_rooted(const hs_tuner_topo *t, const hs_proto_cost *pc, doubl
   return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
 }
 
-/* The in-switch allreduce (inswitch.c): U units of slice x window bytes,
- * U + 1 lock-step ticks, each one GPU link's latency (half a GPU-to-GPU
- * route: the switch sits between the two links) and one unit over a GPU
- * link, up and down at once on its two directions. */
-static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
+/* The in-switch collectives (inswitch.c): U units of slice x window bytes
+ * over the busier direction (M in all: the allreduce's vector, the
+ * scatter's every block up, the gather's every block down), U + 1 lock-
+ * step ticks, each one GPU link's latency (half a GPU-to-GPU route: the
+ * switch sits between the two links) and one unit over a GPU link, up and
+ * down at once on its two directions: the allreduce's unit both ways; the
+ * scatter's unit up and a block's part of it down (the gather's the other
+ * way round), so its first tick (last) moves only that part. A unit is a
+ * part of each of `blocks` blocks: never more units than a block has bytes. */
+static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, double M, double blocks) {
   double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->window > 0 ? t->window : 1);
-  double U = (double)hs_lower_switch_units(M, (size_t)unit, (size_t)dmax(1, M), t->n);
-  return (U + 1) * (t->lat_intra / 2 + pc->hop_intra + pc->wire * M / U / t->bw_intra);
+  double U = (double)hs_lower_switch_units(M, (size_t)unit, (size_t)dmax(1, M / blocks), t->n);
+  /* the busier direction at every tick but the last (or the first): a
+   * unit; there, one block's part of it */
+  return (U + 1) * (t->lat_intra / 2 + pc->hop_intra) + pc->wire * (M + M / U / blocks) / t->bw_intra;
 }
 
 /* The hierarchical allreduce with the fabric reducing across nodes
@@ -263,7 +270,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   case HS_OP_ALLREDUCE:
     if (a == HS_COLL_RING) s = ring_time(t, &pc, 2 * (n - 1), M / n);
     else if (a == HS_COLL_TREE) s = tree(t, &pc, M);
-    else if (a == HS_COLL_NVLS) s = t->nvls && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_switch(t, &pc, M) : -1;
+    else if (a == HS_COLL_NVLS) s = t->nvls && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_switch(t, &pc, M, 1) : -1;
     else if (a == HS_COLL_COLLNET)
       s = t->collnet && t->regular && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_network(t, &pc, M) : -1;
     else if (a == HS_COLL_HIERARCHICAL)
@@ -273,7 +280,8 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     break;
   case HS_OP_REDUCE_SCATTER:
   case HS_OP_ALLGATHER:
-    s = a == HS_COLL_HALVING_DOUBLING ? doubling_half(t, &pc, M) : ring_time(t, &pc, n - 1, M / n);
+    if (a == HS_COLL_NVLS) s = t->nvls && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_switch(t, &pc, M, n) : -1;
+    else s = a == HS_COLL_HALVING_DOUBLING ? doubling_half(t, &pc, M) : ring_time(t, &pc, n - 1, M / n);
     break;
   case HS_OP_BROADCAST:
   case HS_OP_REDUCE:
@@ -306,7 +314,7 @@ unsigned hs_tuner_algos_for(hs_op_kind k) {
     return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE |
            1u << HS_COLL_NVLS | 1u << HS_COLL_COLLNET;
   if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE;
-  if (k == HS_OP_REDUCE_SCATTER || k == HS_OP_ALLGATHER) return ring | 1u << HS_COLL_HALVING_DOUBLING;
+  if (k == HS_OP_REDUCE_SCATTER || k == HS_OP_ALLGATHER) return ring | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_NVLS;
   return ring;
 }
 
