@@ -119,6 +119,7 @@ struct fast_call {
  * only where links do not change. Open addressing on (src, dst). */
 typedef struct {
   long key;    /* src * ranks + dst + 1; 0: empty */
+  int at_up, at_down; /* a template (templates): where the source's own link and the destination's sit */
   double lat;
   double cap;  /* the least bandwidth of its links that no flow shares (fatpipes); INFINITY: none */
   int n_links; /* its shared links, */
@@ -137,6 +138,7 @@ typedef struct {
   int *val;
   int cap, n;
   double *bw; /* id -> bandwidth times the bandwidth factor */
+  double *lat; /* id -> latency (SimGrid's, before the latency factor) */
   char *shared;
   int cap_ids;
   int *local;              /* share(): a call's own dense numbering, by first sight, */
@@ -145,6 +147,17 @@ typedef struct {
 
 struct sim_fast {
   route_cache routes;
+  /* Routes between ranks, spliced (route_of): a route between two ranks
+   * is the route between their nodes with each rank's own GPU link in it
+   * (sim/platform.c names them gpuR_link, UP from R, DOWN to R). By node
+   * pair, a route seen between two of their ranks (every link, in
+   * SimGrid's order, which sums the latency: key na * nodes + nb + 1) and
+   * where its source's and destination's own links sit in it; by rank, its
+   * own link up and down, found by name in the platform's links at the
+   * start (-1: none). Off (splice 0) unless rank r is host gpuR. */
+  route_cache templates;
+  int *own_up, *own_down, nodes, splice;
+  int route_check; /* HS_FAST_ROUTE_CHECK=1: each spliced route checked against SimGrid's */
   link_table links;
   fast_sched *scheds;
   fast_call *calls; /* open: some arrival unknown */
@@ -368,6 +381,7 @@ static int link_id(struct sim_fast *f, sg_link_t l) {
   if (m->n == m->cap_ids) {
     m->cap_ids = m->cap_ids ? 2 * m->cap_ids : 1024;
     m->bw = realloc(m->bw, (size_t)m->cap_ids * sizeof *m->bw);
+    m->lat = realloc(m->lat, (size_t)m->cap_ids * sizeof *m->lat);
     m->shared = realloc(m->shared, (size_t)m->cap_ids);
     m->local = realloc(m->local, (size_t)m->cap_ids * sizeof *m->local);
     m->stamp = realloc(m->stamp, (size_t)m->cap_ids * sizeof *m->stamp);
@@ -376,6 +390,7 @@ static int link_id(struct sim_fast *f, sg_link_t l) {
   m->key[i] = l;
   m->val[i] = m->n;
   m->bw[m->n] = sg_link_get_bandwidth(l) * f->bw_factor;
+  m->lat[m->n] = sg_link_get_latency(l);
   m->shared[m->n] = (char)sg_link_is_shared(l);
   return m->n++;
 }
@@ -387,9 +402,8 @@ static route_entry *route_slot(const route_cache *rc, long key) {
   return &rc->slot[j];
 }
 
-static route_entry *route_of(const sim_world *w, struct sim_fast *f, int src, int dst) {
-  route_cache *rc = &f->routes;
-  long key = (long)src * (w->n + w->n_switches) + dst + 1;
+/* The slot for key in rc, grown first where needed. */
+static route_entry *route_insert_slot(route_cache *rc, long key) {
   if (2 * (rc->n + 1) >= rc->cap) { /* grow: rehash every entry */
     long cap = rc->cap ? 2 * rc->cap : 1024;
     route_cache bigger = {calloc((size_t)cap, sizeof(route_entry)), cap, rc->n};
@@ -398,26 +412,105 @@ static route_entry *route_of(const sim_world *w, struct sim_fast *f, int src, in
     free(rc->slot);
     *rc = bigger;
   }
-  route_entry *e = route_slot(rc, key);
-  if (e->key) return e;
-  sg_host_t a = hs_sim_host_of(w, src), b = hs_sim_host_of(w, dst);
+  return route_slot(rc, key);
+}
+
+/* SimGrid's route from world id src to dst, as link ids (*k of them). */
+static int *simgrid_route(const sim_world *w, struct sim_fast *f, int src, int dst, int *k) {
   xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
-  sg_host_get_route(a, b, route);
-  int k = (int)xbt_dynar_length(route);
+  sg_host_get_route(hs_sim_host_of(w, src), hs_sim_host_of(w, dst), route);
+  *k = (int)xbt_dynar_length(route);
+  int *ids = malloc((size_t)*k * sizeof(int) + 1);
+  for (int i = 0; i < *k; i++) ids[i] = link_id(f, xbt_dynar_get_as(route, i, sg_link_t));
+  xbt_dynar_free(&route);
+  return ids;
+}
+
+/* e from the route's links in order: latencies summed as SimGrid's
+ * route_latency does, the shared links listed, the others a cap. */
+static void fill_route(struct sim_fast *f, route_entry *e, long key, const int *ids, int k) {
   e->key = key;
   e->links = malloc((size_t)k * sizeof(int) + 1);
   e->n_links = 0;
   e->cap = INFINITY;
-  e->lat = 0; /* its links' latencies, summed as SimGrid's route_latency does (one route computation, not two) */
+  e->lat = 0;
   for (int i = 0; i < k; i++) {
-    sg_link_t l = xbt_dynar_get_as(route, i, sg_link_t);
-    e->lat += sg_link_get_latency(l);
-    int id = link_id(f, l);
+    int id = ids[i];
+    e->lat += f->links.lat[id];
     if (f->links.shared[id]) e->links[e->n_links++] = id;
     else e->cap = dmin(e->cap, f->links.bw[id]);
   }
-  xbt_dynar_free(&route);
-  rc->n++;
+}
+
+/* A route between two ranks from their nodes' template and the ranks'
+ * own links, where all are known: ids (k of them) or NULL. */
+static int *spliced_route(const sim_world *w, struct sim_fast *f, int src, int dst, int *k) {
+  int g = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
+  if (!f->splice || !f->templates.cap || src >= w->n || dst >= w->n || src == dst || f->own_up[src] < 0 ||
+      f->own_down[dst] < 0)
+    return NULL;
+  const route_entry *t = route_slot(&f->templates, (long)(src / g) * f->nodes + dst / g + 1);
+  if (!t->key) return NULL;
+  *k = t->n_links;
+  int *ids = malloc((size_t)*k * sizeof(int));
+  memcpy(ids, t->links, (size_t)*k * sizeof(int));
+  ids[t->at_up] = f->own_up[src];
+  ids[t->at_down] = f->own_down[dst];
+  return ids;
+}
+
+/* A route between two ranks, kept as their nodes' template where each
+ * rank's own link is found in it once. */
+static void learn_route(const sim_world *w, struct sim_fast *f, int src, int dst, const int *ids, int k) {
+  int g = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
+  if (!f->splice || src >= w->n || dst >= w->n || src == dst) return;
+  int at_up = -1, at_down = -1;
+  for (int i = 0; i < k; i++) {
+    if (ids[i] == f->own_up[src]) at_up = at_up < 0 ? i : k;
+    if (ids[i] == f->own_down[dst]) at_down = at_down < 0 ? i : k;
+  }
+  if (at_up < 0 || at_down < 0 || at_up == k || at_down == k) return;
+  long key = (long)(src / g) * f->nodes + dst / g + 1;
+  route_entry *t = route_insert_slot(&f->templates, key);
+  if (t->key) return;
+  *t = (route_entry){.key = key, .at_up = at_up, .at_down = at_down, .n_links = k};
+  t->links = malloc((size_t)k * sizeof(int));
+  memcpy(t->links, ids, (size_t)k * sizeof(int));
+  f->templates.n++;
+}
+
+/* HS_FAST_ROUTE_CHECK=1: how many spliced routes were found equal to
+ * SimGrid's, said at exit (test_fidelity_fast reads it). */
+static long routes_checked;
+static void say_routes_checked(void) {
+  fprintf(stderr, "hearsay: HS_FAST_ROUTE_CHECK: %ld spliced routes, each equal to SimGrid's\n", routes_checked);
+}
+
+static route_entry *route_of(const sim_world *w, struct sim_fast *f, int src, int dst) {
+  long key = (long)src * (w->n + w->n_switches) + dst + 1;
+  route_entry *e = route_insert_slot(&f->routes, key);
+  if (e->key) return e;
+  int k, *ids = spliced_route(w, f, src, dst, &k);
+  if (ids && f->route_check) {
+    int k2, *direct = simgrid_route(w, f, src, dst, &k2);
+    if (k2 != k || memcmp(direct, ids, (size_t)k * sizeof(int)) != 0) {
+      fprintf(stderr, "hearsay: internal error: the spliced route from rank %d to %d is not SimGrid's:", src, dst);
+      for (int i = 0; i < k; i++) fprintf(stderr, " %d", ids[i]);
+      fprintf(stderr, " against");
+      for (int i = 0; i < k2; i++) fprintf(stderr, " %d", direct[i]);
+      fprintf(stderr, "\n");
+      abort();
+    }
+    free(direct);
+    routes_checked++;
+  }
+  if (!ids) {
+    ids = simgrid_route(w, f, src, dst, &k);
+    learn_route(w, f, src, dst, ids, k);
+  }
+  fill_route(f, e, key, ids, k);
+  free(ids);
+  f->routes.n++;
   return e;
 }
 
@@ -956,6 +1049,30 @@ static sim_fast *fast_create(sim_world *w) {
   f->tcp_gamma = sp->tcp_gamma;
   const char *ticks = getenv("HS_FAST_TREE_BY_TICKS");
   f->tree_by_ticks = ticks && strcmp(ticks, "1") == 0;
+  const char *check = getenv("HS_FAST_ROUTE_CHECK");
+  f->route_check = check && strcmp(check, "1") == 0;
+  if (f->route_check) atexit(say_routes_checked);
+  int g = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
+  f->nodes = (w->n + g - 1) / g;
+  f->own_up = malloc((size_t)w->n * sizeof(int) + 1);
+  f->own_down = malloc((size_t)w->n * sizeof(int) + 1);
+  f->splice = 1;
+  for (int r = 0; r < w->n; r++) {
+    char name[32];
+    snprintf(name, sizeof name, "gpu%d", r);
+    f->splice &= strcmp(sg_host_get_name(hs_sim_host_of(w, r)), name) == 0;
+    f->own_up[r] = f->own_down[r] = -1;
+  }
+  /* every rank's own links, by name, in one pass over the platform's */
+  sg_link_t *all = sg_link_list();
+  for (size_t i = 0, nl = sg_link_count(); f->splice && i < nl; i++) {
+    int r, end = 0;
+    const char *name = sg_link_get_name(all[i]);
+    if (sscanf(name, "gpu%d_link_%n", &r, &end) != 1 || end == 0 || r < 0 || r >= w->n) continue;
+    if (strcmp(name + end, "UP") == 0) f->own_up[r] = link_id(f, all[i]);
+    else if (strcmp(name + end, "DOWN") == 0) f->own_down[r] = link_id(f, all[i]);
+  }
+  free(all); /* xbt_malloc is malloc */
   return f;
 }
 

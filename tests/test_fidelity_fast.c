@@ -67,6 +67,21 @@ static void compare_tree_replay(const char *what, const char *scenario, const ch
          err);
 }
 
+/* Fast splices a route between two ranks from their nodes' route and the
+ * ranks' own GPU links (sim/fast.c); with HS_FAST_ROUTE_CHECK=1 it checks
+ * every spliced route against SimGrid's, link for link in SimGrid's order
+ * (which sums the latency), aborts on the first that differs, and says at
+ * exit how many it checked: at least one, or the check proved nothing. */
+static void check_spliced_routes(const char *what, const char *scenario, const char *args) {
+  char cmd[2048], err[4096];
+  snprintf(cmd, sizeof cmd, "HS_FAST_ROUTE_CHECK=1 timeout -k 5 300 %s collective %s %s --set sim.fidelity=fast",
+           HEARSAY_BIN, scenario, args);
+  int rc = hs_test_command(cmd, err, sizeof err);
+  const char *at = strstr(err, "HS_FAST_ROUTE_CHECK: ");
+  long checked = at ? strtol(at + strlen("HS_FAST_ROUTE_CHECK: "), NULL, 10) : 0;
+  tap_ok(rc == 0 && checked > 0, "%s: %ld spliced routes, each SimGrid's (exit %d)", what, checked, rc);
+}
+
 static void compare_collective(const char *what, const char *scenario, const char *args, int closed_form) {
   char a[1024], fs[8] = "", ff[8] = "";
   double step = NAN, fast = NAN, bs = NAN, bf = NAN;
@@ -174,6 +189,14 @@ int main(void) {
       "run { iterations = 2 }\nsim { collectives = 'ring', protocol = 'simple' }\n");
   compare_collective("racks of different bandwidths (256 ranks), halving-doubling allreduce 64 MiB", racks,
                      "--op allreduce --bytes 64MiB --set sim.collectives=halving_doubling", 0);
+  /* spliced routes: a 2:1 fat tree, NVLink + 25 Gbps, racks with a slow
+   * rack and a slow node (and below, one node whose GPUs hang off a
+   * Cluster zone's router), under the schedules that meet most pairs */
+  check_spliced_routes("fat tree 2:1, 64 ranks, halving-doubling", fat,
+                       "--op allreduce --bytes 64MiB --set sim.collectives=halving_doubling");
+  check_spliced_routes("two-level, 128 ranks, tree", two, "--op allreduce --bytes 8MiB --set sim.collectives=tree");
+  check_spliced_routes("racks of different bandwidths, 256 ranks, halving-doubling", racks,
+                       "--op allreduce --bytes 64MiB --set sim.collectives=halving_doubling");
   compare_collective("racks of different bandwidths (256 ranks), recursive halving reduce_scatter 64 MiB", racks,
                      "--op reduce_scatter --bytes 64MiB --set sim.collectives=halving_doubling", 0);
   compare_training("racks of different bandwidths, BERT-Large training", hetero, "");
@@ -266,6 +289,8 @@ int main(void) {
     const char *nv = write_lua("nvls", node);
     compare_collective("one NVLS node, 8 ranks, in-switch allreduce 64 MiB", nv, "--op allreduce --bytes 64MiB", 0);
     compare_collective("one NVLS node, 8 ranks, in-switch allreduce 1 MiB", nv, "--op allreduce --bytes 1MiB", 0);
+    check_spliced_routes("one NVLS node, 8 ranks, halving-doubling", nv,
+                         "--op allreduce --bytes 1MiB --set sim.collectives=halving_doubling");
     /* its reduce-scatter and allgather: the scatter's units up are every
      * block's part, the gather's down */
     compare_collective("one NVLS node, 8 ranks, in-switch reduce-scatter 64 MiB", nv, "--op reduce_scatter --bytes 64MiB",
