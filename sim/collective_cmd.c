@@ -436,7 +436,7 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
     bound = fmax(path, pace);
   }
   bound += j.cost.launch;
-  int ring = j.collectives[HS_COLL_RING] > 0 && op <= 2 && n > 1;
+  int ring = j.collectives[HS_COLL_RING] > 0 && op <= 2 && n > 1 && j.ring_hops; /* hops measured */
   double factor = bus_factor(op, n);
   char tb[32], tp[32], mb[32];
   hs_format_time(j.finish, tb, sizeof tb);
