@@ -442,14 +442,21 @@ static void fill_route(struct sim_fast *f, route_entry *e, long key, const int *
   }
 }
 
+/* The key of the template for a route from src to dst (their nodes'
+ * pair), or 0 where routes are not spliced: off, a switch at either end,
+ * or a rank to itself. */
+static long template_key(const sim_world *w, const struct sim_fast *f, int src, int dst) {
+  int g = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
+  if (!f->splice || src >= w->n || dst >= w->n || src == dst) return 0;
+  return (long)(src / g) * f->nodes + dst / g + 1;
+}
+
 /* A route between two ranks from their nodes' template and the ranks'
  * own links, where all are known: ids (k of them) or NULL. */
 static int *spliced_route(const sim_world *w, struct sim_fast *f, int src, int dst, int *k) {
-  int g = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
-  if (!f->splice || !f->templates.cap || src >= w->n || dst >= w->n || src == dst || f->own_up[src] < 0 ||
-      f->own_down[dst] < 0)
-    return NULL;
-  const route_entry *t = route_slot(&f->templates, (long)(src / g) * f->nodes + dst / g + 1);
+  long key = template_key(w, f, src, dst);
+  if (!key || !f->templates.cap || f->own_up[src] < 0 || f->own_down[dst] < 0) return NULL;
+  const route_entry *t = route_slot(&f->templates, key);
   if (!t->key) return NULL;
   *k = t->n_links;
   int *ids = malloc((size_t)*k * sizeof(int));
@@ -462,15 +469,14 @@ static int *spliced_route(const sim_world *w, struct sim_fast *f, int src, int d
 /* A route between two ranks, kept as their nodes' template where each
  * rank's own link is found in it once. */
 static void learn_route(const sim_world *w, struct sim_fast *f, int src, int dst, const int *ids, int k) {
-  int g = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
-  if (!f->splice || src >= w->n || dst >= w->n || src == dst) return;
+  long key = template_key(w, f, src, dst);
+  if (!key) return;
   int at_up = -1, at_down = -1;
   for (int i = 0; i < k; i++) {
     if (ids[i] == f->own_up[src]) at_up = at_up < 0 ? i : k;
     if (ids[i] == f->own_down[dst]) at_down = at_down < 0 ? i : k;
   }
   if (at_up < 0 || at_down < 0 || at_up == k || at_down == k) return;
-  long key = (long)(src / g) * f->nodes + dst / g + 1;
   route_entry *t = route_insert_slot(&f->templates, key);
   if (t->key) return;
   *t = (route_entry){.key = key, .at_up = at_up, .at_down = at_down, .n_links = k};

@@ -227,8 +227,11 @@ static double tree_rooted(const hs_tuner_topo *t, const hs_proto_cost *pc, doubl
  * down at once on its two directions: the allreduce's unit both ways; the
  * scatter's unit up and a block's part of it down (the gather's the other
  * way round), so its first tick (last) moves only that part. A unit is a
- * part of each of `blocks` blocks: never more units than a block has bytes. */
-static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, double M, double blocks) {
+ * part of each of `blocks` blocks: never more units than a block has bytes.
+ * -1 where no switch reduces, or for a protocol other than Simple (NVLS
+ * carries Simple only; none: the links alone). */
+static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, double M, double blocks) {
+  if (!t->nvls || (p != HS_PROTO_SIMPLE && p != HS_PROTO_NONE)) return -1;
   double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->window > 0 ? t->window : 1);
   double U = (double)hs_lower_switch_units(M, (size_t)unit, (size_t)dmax(1, M / blocks), t->n);
   /* the busier direction at every tick but the last (or the first): a
@@ -270,7 +273,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   case HS_OP_ALLREDUCE:
     if (a == HS_COLL_RING) s = ring_time(t, &pc, 2 * (n - 1), M / n);
     else if (a == HS_COLL_TREE) s = tree(t, &pc, M);
-    else if (a == HS_COLL_NVLS) s = t->nvls && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_switch(t, &pc, M, 1) : -1;
+    else if (a == HS_COLL_NVLS) s = in_switch(t, &pc, p, M, 1);
     else if (a == HS_COLL_COLLNET)
       s = t->collnet && t->regular && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_network(t, &pc, M) : -1;
     else if (a == HS_COLL_HIERARCHICAL)
@@ -280,7 +283,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     break;
   case HS_OP_REDUCE_SCATTER:
   case HS_OP_ALLGATHER:
-    if (a == HS_COLL_NVLS) s = t->nvls && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_switch(t, &pc, M, n) : -1;
+    if (a == HS_COLL_NVLS) s = in_switch(t, &pc, p, M, n);
     else s = a == HS_COLL_HALVING_DOUBLING ? doubling_half(t, &pc, M) : ring_time(t, &pc, n - 1, M / n);
     break;
   case HS_OP_BROADCAST:
