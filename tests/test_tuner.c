@@ -283,14 +283,19 @@ static hs_plan *plan_of(const char *lua, const char *const *sets, int n_sets, hs
   return plan;
 }
 
-static void nvls_picks(void) {
+/* The tuner's picks with sim.collectives and sim.protocol at auto; NULL,
+ * and a failed check, where the scenario does not load. */
+static hs_plan *auto_plan_of(const char *lua, const char *what, hs_scenario *sc) {
   const char *autos[] = {"sim.collectives=auto", "sim.protocol=auto"};
+  hs_plan *plan = plan_of(lua, autos, 2, sc);
+  if (!plan) tap_ok(0, "%s scenario loads", what);
+  return plan;
+}
+
+static void nvls_picks(void) {
   hs_scenario sc;
-  hs_plan *plan = plan_of(nvls_node, autos, 2, &sc);
-  if (!plan) {
-    tap_ok(0, "NVLS node scenario loads");
-    return;
-  }
+  hs_plan *plan = auto_plan_of(nvls_node, "NVLS node", &sc);
+  if (!plan) return;
   int first_nvls = print_crossovers(plan, "one NVLS node of 8", HS_COLL_NVLS);
   hs_tuned small = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(4096));
   hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(256.0 * 1048576));
@@ -347,13 +352,9 @@ static void nvls_picks(void) {
  * tuner's prediction against step (hearsay collective) within 1%, and
  * against NCCL's NVLS model where bandwidth dominates. */
 static void nvls_halves(void) {
-  const char *autos[] = {"sim.collectives=auto", "sim.protocol=auto"};
   hs_scenario sc;
-  hs_plan *plan = plan_of(nvls_node, autos, 2, &sc);
-  if (!plan) {
-    tap_ok(0, "NVLS node scenario loads");
-    return;
-  }
+  hs_plan *plan = auto_plan_of(nvls_node, "NVLS node", &sc);
+  if (!plan) return;
   char path[512];
   snprintf(path, sizeof path, "%s/tuner-nvls.lua", hs_test_tmpdir());
   FILE *f = fopen(path, "w");
@@ -451,13 +452,9 @@ static void collnet_picks(void) {
  * fast (it sums each round's slowest pair; measured 0.3% at 8 MiB, 2.5% at
  * 8 KiB, where rounds overlap). */
 static void halves_picks(void) {
-  const char *autos[] = {"sim.collectives=auto", "sim.protocol=auto"};
   hs_scenario sc;
-  hs_plan *plan = plan_of(cluster_16x8, autos, 2, &sc);
-  if (!plan) {
-    tap_ok(0, "16 x 8 scenario loads");
-    return;
-  }
+  hs_plan *plan = auto_plan_of(cluster_16x8, "16 x 8", &sc);
+  if (!plan) return;
   static const hs_op_kind kinds[] = {HS_OP_REDUCE_SCATTER, HS_OP_ALLGATHER};
   static const char *const names[] = {"reduce_scatter", "allgather"};
   for (int k = 0; k < 2; k++) {
