@@ -61,6 +61,10 @@ typedef struct {
 
 /* GPU generation: what NCCL's model keys its constants on (nccl_model.h). */
 typedef enum { HS_GPU_VOLTA, HS_GPU_AMPERE, HS_GPU_HOPPER, HS_GPU_BLACKWELL } hs_gpu_arch;
+static inline const char *hs_gpu_arch_name(hs_gpu_arch a) {
+  static const char *const names[] = {"volta", "ampere", "hopper", "blackwell"};
+  return a <= HS_GPU_BLACKWELL ? names[a] : "?";
+}
 typedef enum { HS_CPU_INTEL, HS_CPU_AMD } hs_cpu_vendor;
 
 typedef struct {

@@ -96,7 +96,7 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.complete = failures ? NULL : hs_sim_complete_one;
   /* Point-to-point messages carry no protocol; each collective's group
    * takes its own (hs_sim_group_for). */
-  hs_proto_cost none = hs_proto_cost_of(HS_PROTO_NONE, HS_PROTO_FOR_RING, 0, 0);
+  hs_proto_cost none = hs_proto_cost_of(HS_PROTO_NONE, HS_PROTO_FOR_RING, NULL);
   hs_lower_use_protocol(&c->g, &none, self->world->sc->sim.slice);
   c->g.window = self->world->sc->sim.slices_in_flight;
   c->g.gpus_per_node = self->world->gpus_per_node;

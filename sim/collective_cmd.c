@@ -138,7 +138,8 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   }
   free(p);
   j->ring_hops = algo == HS_COLL_RING && j->op <= 2;
-  j->cost = hs_proto_cost_of(j->proto, hs_proto_family_of(algo), sc->cluster.nodes > 1, sc->cluster.cpu == HS_CPU_AMD);
+  hs_proto_site site = hs_proto_site_of(sc, sc->cluster.nodes);
+  j->cost = hs_proto_cost_of(j->proto, hs_proto_family_of(algo), &site);
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
    * vector). */
@@ -422,8 +423,10 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
                                                  sc->sim.slices_in_flight);
   int units = hs_lower_ring_units(pipe), pipelined = pipe.window > 0;
   /* hop latencies include the protocol's (rank_main); its wire bytes
-   * slow every hop; its launch is paid once */
-  double chunk_s = M * j.cost.wire / n / j.hop_bandwidth, bound = steps * (j.hop_latency + chunk_s);
+   * slow every hop, which moves them at most at its rate (NCCL's
+   * channels' maxima); its launch is paid once */
+  double hop_bw = j.cost.rate > 0 ? fmin(j.hop_bandwidth, j.cost.rate) : j.hop_bandwidth;
+  double chunk_s = M * j.cost.wire / n / hop_bw, bound = steps * (j.hop_latency + chunk_s);
   if (pipelined) {
     /* The slices pay the latencies of the hops they cross; but a
      * connection holds only `window` slices: when a step needs more (L ==
@@ -465,6 +468,10 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
            "byte, %.0f B slices (NCCL 2.30.7's constants; docs/fidelity.md)\n",
            hs_proto_name(j.proto), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
            j.cost.wire, j.cost.slice);
+  if (j.cost.rate > 0)
+    printf("  channels         %d; a flow moves at most %.4g GB/s on the wire (NCCL 2.30.7's maxima for %s GPUs, "
+           "docs/fidelity.md)\n",
+           hs_channels_of(sc), j.cost.rate / 1e9, hs_gpu_arch_name(sc->cluster.gpu_arch));
   /* The tuner's closed form for what ran (algos/comm/tuner.c). */
   double tuned = NAN;
   for (int a = 0; a < HS_COLL_ALGOS && isnan(tuned); a++)

@@ -106,7 +106,10 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   snprintf(a[argc++], sizeof a[0], "hearsay");
   snprintf(a[argc++], sizeof a[0], "--cfg=network/model:%s", sp->network_model);
   snprintf(a[argc++], sizeof a[0], "--cfg=network/crosstraffic:%d", sp->crosstraffic ? 1 : 0);
-  snprintf(a[argc++], sizeof a[0], "--cfg=network/TCP-gamma:%.17g", sp->tcp_gamma);
+  /* No TCP window (tcp_gamma 0) is a window too large to bind, not 0:
+   * SimGrid 3.32 bounds a flow that has a rate of its own (sg_rate.h) at
+   * min(rate, gamma / 2 latency), so gamma 0 would unbound it. */
+  snprintf(a[argc++], sizeof a[0], "--cfg=network/TCP-gamma:%.17g", sp->tcp_gamma > 0 ? sp->tcp_gamma : 1e30);
   snprintf(a[argc++], sizeof a[0], "--cfg=contexts/stack-size:%ld", (long)(sp->stack_size / 1024));
   /* HS_SIMGRID_LOG=info brings SimGrid's voice back, e.g. the list of
    * blocked actors when it detects a deadlock. */

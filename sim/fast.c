@@ -532,10 +532,13 @@ static void fix_flow(flow_ref *fl, int i, double rate, char *fixed, const int *c
 
 /* Max-min fair shares of the flows' bandwidth (progressive filling): the
  * most constrained link fixes the rate of every flow through it, which
- * then leaves the others. Non-shared (fatpipe) links only cap each flow.
+ * then leaves the others. Non-shared (fatpipe) links only cap each flow,
+ * as do the TCP window (SimGrid's gamma / 2 latency) and `bound`, the rate
+ * every flow of the call has of its own (the protocol's, protocol.h;
+ * SimGrid's Comm::set_rate in step; 0: none).
  * A call numbers the links it meets densely, in the order it meets them,
  * so its cost is that of its flows, not of the platform. */
-static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf) {
+static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, double bound) {
   if (nf == 0) return;
   link_table *lt = &f->links;
   if (++lt->gen == 0) { /* wrapped: every stamp is stale again */
@@ -554,6 +557,7 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf) 
     cap_flow[i] = re->cap;
     *fl[i].lat = re->lat * f->lat_factor;
     if (f->tcp_gamma > 0 && *fl[i].lat > 0) cap_flow[i] = dmin(cap_flow[i], f->tcp_gamma / (2 * *fl[i].lat));
+    if (bound > 0) cap_flow[i] = dmin(cap_flow[i], bound);
   }
   /* local ids, by first sight; each flow's list rewritten into them */
   int *local_links = malloc((size_t)n_refs * sizeof(int) + 1), nl = 0;
@@ -652,7 +656,8 @@ static uint64_t flows_hash(const flow_ref *fl, int nf) {
   return h;
 }
 
-static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m, flow_ref *fl, int nf) {
+/* A memo serves one schedule's flows, which share one bound. */
+static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m, flow_ref *fl, int nf, double bound) {
   uint64_t h = flows_hash(fl, nf);
   for (int j = 0; j < SHARE_MEMO; j++) {
     share_entry *e = &m->e[j];
@@ -663,7 +668,7 @@ static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m
     for (int i = 0; i < nf; i++) *fl[i].lat = e->lat[i], *fl[i].rate = e->rate[i];
     return;
   }
-  share(w, f, fl, nf);
+  share(w, f, fl, nf, bound);
   share_entry *e = &m->e[m->next];
   m->next = (m->next + 1) % SHARE_MEMO;
   free(e->pairs), free(e->lat), free(e->rate);
@@ -701,7 +706,7 @@ static void tree_share(void *ctx, const int *src, const int *dst, int nf, double
   flow_ref *fl = malloc((size_t)nf * sizeof *fl + 1);
   for (int i = 0; i < nf; i++)
     fl[i] = (flow_ref){e->s->world_of[e->t->member[src[i]]], e->s->world_of[e->t->member[dst[i]]], &lat[i], &rate[i]};
-  share(e->w, e->f, fl, nf);
+  share(e->w, e->f, fl, nf, e->s->how.cost.rate);
   free(fl);
 }
 
@@ -755,7 +760,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
       for (int j = 0; j < r->n_send; j++, q++)
         fl[nf++] = (flow_ref){world_of[i], world_of[r->flows[j].peer], &scratch_lat[q], &scratch_rate[q]};
     }
-    share_memoized(w, f, &memo, fl, nf);
+    share_memoized(w, f, &memo, fl, nf, s->how.cost.rate);
     q = 0;
     for (int i = 0; i < s->n; i++) {
       if (k >= s->n_recs[i] || s->recs[i][k].ring >= 0) continue;

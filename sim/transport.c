@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sg_rate.h"
 #include "sim/sim_internal.h"
 
 static char timing_only_token;
@@ -160,7 +161,7 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
     }
     p->mailbox[i] = mailbox(c, g, g->me, s[i].peer);
     p->is_recv[i] = 0;
-    p->comms[i] = sg_mailbox_put_async(p->mailbox[i], payload, wire_size(g, s[i].bytes));
+    p->comms[i] = hs_sg_put_async_at_most(p->mailbox[i], payload, wire_size(g, s[i].bytes), g->rate);
     self->w.bytes_sent += s[i].bytes;
     self->world->messages++;
   }
@@ -242,6 +243,7 @@ typedef struct sim_async {
   sg_mailbox_t mb;
   void *payload;
   long size;
+  double rate;
   struct sim_async *next;
 } sim_async;
 
@@ -287,7 +289,7 @@ static void post_due(sim_async_set *set) {
     sim_async *a = set->due_head;
     set->due_head = a->next;
     if (!set->due_head) set->due_tail = NULL;
-    a->comm = sg_mailbox_put_async(a->mb, a->payload, a->size);
+    a->comm = hs_sg_put_async_at_most(a->mb, a->payload, a->size, a->rate);
   }
 }
 
@@ -342,9 +344,10 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
       a->mb = mb;
       a->payload = payload;
       a->size = wire_size(g, s->bytes);
+      a->rate = g->rate;
       defer_send(set, a);
     } else {
-      a->comm = sg_mailbox_put_async(mb, payload, wire_size(g, s->bytes));
+      a->comm = hs_sg_put_async_at_most(mb, payload, wire_size(g, s->bytes), g->rate);
     }
     self->w.bytes_sent += s->bytes;
     world->messages++;

@@ -52,6 +52,9 @@
  *   ring allreduce  launch + 2(n-1)(G(a + h) + wire M/(nB))
  * lock-step (G = 1) and pipelined, for LL (launch 6.6 us, h 2.7 us across
  * nodes, wire 2), LL128 (14 us, 4 us, 128/120) and Simple (8.4 us, 14 us, 1).
+ * With NCCL's per-channel maxima (channels x 36.7 GB/s for LL128 rings on
+ * Hopper, 141 GB/s for LL on one node), on one Hopper node where they
+ * bind:   launch + 2(n-1)(a + h + (M/n) / min(B / wire, cap)).
  * Each measurement is its own simulation, so every rank starts at t = 0. */
 #include <math.h>
 #include <string.h>
@@ -362,6 +365,45 @@ int main(void) {
                            want, label, 0};
           hs_test_in_child(label, child, &tc, 120);
         }
+  }
+  /* Channels (protocol.h): NCCL's kernels move at most a measured rate
+   * per channel, and hearsay's flows at most that times the channels. One
+   * Hopper node of 8 on 450 GB/s NVLink, lock-step ring allreduce, where
+   * the caps bind (NCCL 2.30.7's tuning.cc, written out here): LL128
+   * 36.7 GB/s per channel (perChMaxRingLL128Bw), LL 141 GB/s whatever the
+   * channels (llMaxBw on one node); Simple has none. Per step a hop's
+   * latency (2 us route, the protocol's NVLink hop: LL128 1.9 us, LL
+   * 0.6 us, Simple 3.4 us) and the chunk M/8 at the capped rate:
+   *   launch + 2(n-1)(a + h + chunk / min(B / wire, cap)). */
+  {
+    static const struct {
+      const char *proto;
+      int channels;
+      double launch, hop, wire, cap;
+    } cc[] = {{"ll128", 2, 14e-6, 1.9e-6, 1 / 0.92, 2 * 36.7e9},
+              {"ll128", 4, 14e-6, 1.9e-6, 1 / 0.92, 4 * 36.7e9},
+              {"ll", 2, 6.6e-6, 0.6e-6, 2, 141e9},
+              {"simple", 2, 8.4e-6, 3.4e-6, 1, INFINITY}};
+    const char *lua = "cluster { nodes = 1, gpus_per_node = 8, gpu = { flops = \"989TF\", arch = \"hopper\" },\n"
+                      "  intra = { bandwidth = \"450GBps\", latency = \"2us\" }, inter = { bandwidth = \"400Gbps\" } }\n"
+                      "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
+                      "run { iterations = 1 }\nsim { collectives = \"ring\", slices_in_flight = 0, channels = %d }\n";
+    for (size_t c = 0; c < sizeof cc / sizeof *cc; c++)
+      for (int j = 0; j < 2; j++) {
+        int n = 8;
+        size_t bytes = j ? 1u << 30 : 64u << 20;
+        double chunk = (double)bytes / n, Bn = 450e9, an = 2e-6;
+        double rate = fmin(Bn / cc[c].wire, cc[c].cap);
+        double want = cc[c].launch + 2 * (n - 1) * (an + cc[c].hop + chunk / rate);
+        char set[64], label[160];
+        snprintf(set, sizeof set, "sim.protocol=%s", cc[c].proto);
+        char lua_c[1024];
+        snprintf(lua_c, sizeof lua_c, lua, cc[c].channels);
+        snprintf(label, sizeof label, "%s ring allreduce on one Hopper node, %d channels, M=%s: %s", cc[c].proto,
+                 cc[c].channels, j ? "1GiB" : "64MiB", isinf(cc[c].cap) ? "no cap" : "at the channels' cap");
+        timed_case tc = {lua_c, set, {ALLREDUCE, bytes, 0}, want, label, 0};
+        hs_test_in_child(label, child, &tc, 120);
+      }
   }
   return tap_done(0);
 }

@@ -168,6 +168,26 @@ int main(void) {
   compare_collective("two-level (NVLink, 25 Gbps), 128 ranks, hierarchical broadcast 16 MiB", two,
                      "--op broadcast --bytes 16MiB", 0);
 
+  /* NCCL's per-channel maxima (protocol.h): on Hopper nodes with 3.2 Tbps
+   * of NICs, two channels, LL128's 2 x 36.7 GB/s binds on every hop, and
+   * LL's 70 GB/s (llMaxBw across nodes) likewise. Every flow bounded in step (SimGrid's Comm::set_rate)
+   * as in fast's max-min sharing. */
+  const char *capped = write_lua("capped",
+      "cluster { nodes = 4, gpus_per_node = 8, gpu = { flops = '989TF', arch = 'hopper' },\n"
+      "          intra = { bandwidth = '450GBps', latency = '2us' },\n"
+      "          inter = { bandwidth = '3200Gbps', latency = '5us' } }\n"
+      "workload { model = 'resnet50', batch = 64 }\nalgorithm { name = 'gradient_allreduce' }\n"
+      "run { iterations = 3, seed = 1 }\nsim { collectives = 'ring', protocol = 'll128', channels = 2 }\n");
+  compare_collective("Hopper, channels' caps, 32 ranks, ring/LL128 allreduce 256 MiB", capped,
+                     "--op allreduce --bytes 256MiB", 1);
+  compare_collective("Hopper, channels' caps, 32 ranks, pipelined ring/LL128 allreduce 256 MiB", capped,
+                     "--op allreduce --bytes 256MiB --set sim.slices_in_flight=8", 0);
+  compare_collective("Hopper, channels' caps, 32 ranks, hierarchical/LL128 allreduce 64 MiB", capped,
+                     "--op allreduce --bytes 64MiB --set sim.collectives=hierarchical", 0);
+  compare_collective("Hopper, channels' caps, 32 ranks, halving-doubling/LL allreduce 64 MiB", capped,
+                     "--op allreduce --bytes 64MiB --set sim.collectives=halving_doubling --set sim.protocol=ll", 0);
+  compare_training("Hopper, channels' caps, 32 ranks, ResNet-50 training, ring/LL128", capped, "");
+
   char hetero[700];
   snprintf(hetero, sizeof hetero, "%s/scenarios/hetero-racks.lua", HS_SOURCE_DIR);
   compare_collective("racks of different bandwidths (hetero-racks, 256 ranks), hierarchical allreduce 64 MiB", hetero,

@@ -110,6 +110,7 @@ void hs_lower_use_protocol(hs_lower_group *g, const hs_proto_cost *c, double sli
   g->wire = c->wire;
   g->hop_intra = c->hop_intra;
   g->hop_net = c->hop_net;
+  g->rate = c->rate;
   g->slice = (size_t)(slice > 0 ? slice : c->slice);
 }
 
@@ -563,6 +564,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->wire = parent->wire;
   out->hop_intra = parent->hop_intra;
   out->hop_net = parent->hop_net;
+  out->rate = parent->rate;
   out->run_switch = NULL; /* a part of the group: the switch serves the whole (inswitch.c) */
   out->switch_id = out->fabric_switch_id = -1;
   out->cache = NULL;      /* its members are not the communicator's */

@@ -140,8 +140,9 @@ struct hs_lower_group {
   /* The protocol's costs (protocol.h), paid by backends that time
    * messages: each message occupies `wire` times its bytes on the links
    * and leaves hop_intra (same node) or hop_net (across nodes) seconds
-   * after it is posted. 0: none. */
-  double wire, hop_intra, hop_net;
+   * after it is posted; each message's flow moves at most `rate` bytes on
+   * the wire per second (NCCL's channels' maxima). 0: none. */
+  double wire, hop_intra, hop_net, rate;
   /* Switches that reduce for this group (inswitch.c), by their ids among
    * world ranks and switches (>= the run's ranks), and how the backend
    * runs a switch's part. run_switch NULL: none (the ids are then

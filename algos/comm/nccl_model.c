@@ -64,7 +64,6 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
   const hs_nccl_topo *t = &m->topo;
   int n = t->ranks, nodes = t->nodes, gen = (int)t->arch;
   int index2 = nodes <= 2 ? nodes - 1 : 2;
-  int index1 = nodes == 1 ? gen : t->cpu_amd ? 1 : 0;
   double ppn = (double)n / nodes;
   int intra_hw = t->nvlink ? HW_NVLINK : HW_PCI, hw = nodes == 1 ? intra_hw : HW_NET;
   int allreduce = coll == HS_OP_ALLREDUCE, rs_ag = coll == HS_OP_REDUCE_SCATTER || coll == HS_OP_ALLGATHER;
@@ -97,17 +96,19 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
         if (a == HS_NCCL_NVLS_TREE) bw = dmin(bw, nvls_tree_max[gen][index2]);
       }
       double bus = channels * bw;
-      /* NCCL's refinements, in its order; CAP notes where a cap in GB/s
-       * (per GPU generation and host CPU) is what binds */
+      /* NCCL's refinements: the protocol's share of the links, then its
+       * caps in GB/s (per GPU generation and host CPU), noted where they
+       * bind */
       int capped = 0;
-#define CAP(scaled, limit) (capped |= (limit) < (scaled), dmin((scaled), (limit)))
-      if (a == HS_NCCL_RING && p == HS_PROTO_LL) bus = CAP(bus * .5, ll_max_bw[index1][index2]);
-      if (a == HS_NCCL_RING && p == HS_PROTO_LL128) bus = CAP(bus * 0.92, channels * ring_ll128_max[gen][index2]);
-      if (a == HS_NCCL_TREE && allreduce) bus = CAP(bus * .92, channels * tree_max[gen][index2]);
-      if (a == HS_NCCL_TREE && p == HS_PROTO_LL) bus = CAP(bus * 1.0 / 3.8, ll_max_bw[index1][index2]);
-      if (a == HS_NCCL_TREE && p == HS_PROTO_LL128)
-        bus = CAP(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * tree_ll128_max[gen][index2]);
-#undef CAP
+      if (a == HS_NCCL_RING && p == HS_PROTO_LL) bus *= .5;
+      if (a == HS_NCCL_RING && p == HS_PROTO_LL128) bus *= 0.92;
+      if (a == HS_NCCL_TREE && allreduce) bus *= .92;
+      if (a == HS_NCCL_TREE && p == HS_PROTO_LL) bus = bus * 1.0 / 3.8;
+      if (a == HS_NCCL_TREE && p == HS_PROTO_LL128) bus *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+      if (a == HS_NCCL_RING || (a == HS_NCCL_TREE && allreduce)) {
+        double cap = hs_nccl_bus_cap(t->arch, t->cpu_amd, nodes, channels, (hs_nccl_algo)a, (hs_proto)p);
+        if (cap > 0 && cap < bus) bus = cap, capped = 1;
+      }
       m->capped[coll][a][p] = capped;
       if (a == HS_NCCL_PAT) bus *= .75;
       if (collnet && p != HS_PROTO_SIMPLE) bus = 0;
@@ -239,8 +240,7 @@ void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
   memset(t, 0, sizeof *t);
   t->ranks = c->nodes * c->gpus_per_node;
   t->nodes = c->nodes;
-  int nics = c->nics_per_node > 0 ? c->nics_per_node : 1;
-  t->channels = sc->sim.channels > 0 ? sc->sim.channels : 2 * nics;
+  t->channels = hs_channels_of(sc);
   hs_link_spec intra, inter;
   hs_links_of_node(c, 0, &intra, &inter); /* inter: the node's NICs together */
   double total = c->nodes > 1 ? dmin(intra.bandwidth, inter.bandwidth) : intra.bandwidth;
@@ -254,6 +254,21 @@ void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
    * the tuning counts, not the 16 channels NVLS kernels run on. */
   t->nvls_channels = c->nvls ? (c->gpus_per_node < 32 ? c->gpus_per_node : 32) : 0;
   t->collnet = c->in_network_reduction;
+}
+
+double hs_nccl_bus_cap(hs_gpu_arch arch, int cpu_amd, int nodes, int channels, hs_nccl_algo a, hs_proto p) {
+  int gen = (int)arch, index2 = nodes <= 2 ? nodes - 1 : 2, index1 = nodes == 1 ? gen : cpu_amd ? 1 : 0;
+  if (nodes < 1 || channels < 1 || gen < 0 || gen > 3) return 0;
+  double ll = ll_max_bw[index1][index2];
+  if (a == HS_NCCL_RING)
+    return p == HS_PROTO_LL ? ll : p == HS_PROTO_LL128 ? channels * ring_ll128_max[gen][index2] : 0;
+  if (a != HS_NCCL_TREE) return 0;
+  /* the tree's own cap, under the protocol's share as NCCL applies it */
+  double tree = channels * tree_max[gen][index2];
+  if (p == HS_PROTO_LL) return dmin(tree * 1.0 / 3.8, ll);
+  if (p == HS_PROTO_LL128)
+    return dmin(tree * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * tree_ll128_max[gen][index2]);
+  return tree;
 }
 
 double hs_nccl_base_latency(hs_nccl_algo a, hs_proto p) {

@@ -87,6 +87,15 @@ int hs_nccl_pick(const hs_nccl_model *m, hs_op_kind k, double bytes, hs_nccl_alg
 /* The model's view of the whole cluster of sc (every GPU one rank). */
 void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t);
 
+/* NCCL's caps on a collective's bus bandwidth, GB/s, under the protocol's
+ * share of the links (tuning.cc: llMaxBws, perChMaxRingLL128Bws,
+ * perChMaxTreeBws, perChMaxTreeLL128Bws, measured per GPU generation and
+ * host CPU): ring LL llMaxBw; ring LL128 channels x its per-channel
+ * maximum; tree (allreduce) channels x the tree's, then LL's 1/3.8 or
+ * LL128's share of it, and LL's and LL128's own caps. 0: none (ring
+ * Simple, other algorithms). nodes: the collective spans 1, 2 or more. */
+double hs_nccl_bus_cap(hs_gpu_arch arch, int cpu_amd, int nodes, int channels, hs_nccl_algo a, hs_proto p);
+
 /* NCCL's latency constants, in seconds: the base latency of a collective
  * (baseLat) and the latency of one hop over NVLink, PCI or the network
  * (hwLat), for algorithm a and protocol p. protocol.c charges them. */

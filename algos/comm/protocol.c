@@ -20,9 +20,8 @@ static const double step_payload[HS_PROTOS] = {8.0 * 512 * 16 / 2, 120.0 * 640 *
  *    7/9 on one node.
  * These are what NCCL's kernels reach per protocol and algorithm on any
  * GPU. NCCL's caps in GB/s (llMaxBw, the per-channel LL128 and tree
- * maxima) depend on the GPU generation and the host CPU: they belong to
- * the system's description, not to the protocol, and are not charged
- * here. */
+ * maxima) depend on the GPU generation, the host CPU and the channels:
+ * each flow's rate (hs_proto_cost_of). */
 static double bandwidth_factor(int p, hs_proto_family f, int multi_node) {
   if (f == HS_PROTO_FOR_RING) return p == HS_PROTO_LL ? .5 : p == HS_PROTO_LL128 ? .92 : 1.0;
   const double tree = .92;
@@ -37,7 +36,22 @@ static double bandwidth_factor(int p, hs_proto_family f, int multi_node) {
  * what the in-switch schedule moves per unit (inswitch.c). */
 static const double nvls_chunk = 128.0 * 1024 * 16;
 
-hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu_amd) {
+int hs_channels_of(const hs_scenario *sc) {
+  int nics = sc->cluster.nics_per_node > 0 ? sc->cluster.nics_per_node : 1;
+  return sc->sim.channels > 0 ? sc->sim.channels : 2 * nics;
+}
+
+/* Channels are charged where the scenario declares them (sim.channels >
+ * 0). Not by default yet: with NCCL's default count the caps bind on
+ * LL128 rings inside nodes, and the tuner then meets its double binary
+ * tree's closed form where that under-estimates the fill (20-48% at 1-4
+ * MiB on 16 x 8), so it would pick the tree where it loses. */
+hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes) {
+  return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch, sc->sim.channels};
+}
+
+hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w) {
+  int multi_node = w && w->nodes > 1, cpu_amd = w && w->cpu_amd;
   hs_proto_cost c = {.wire = 1, .slice = f == HS_PROTO_FOR_SWITCH ? nvls_chunk : step_payload[HS_PROTO_SIMPLE]};
   if (p < 0 || p >= HS_PROTOS) return c; /* none: the links alone */
   if (f == HS_PROTO_FOR_SWITCH) {
@@ -74,6 +88,17 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu
     if (c.hop_intra < proxy) c.hop_intra = proxy;
   }
   c.hop_net = hs_nccl_hop_latency(HS_NCCL_HW_NET, a, (hs_proto)p);
+  /* What NCCL's kernels move at most (hs_nccl_bus_cap), on the wire: the
+   * payload's cap times the wire bytes each payload byte takes. A ring's
+   * bus bandwidth is what each rank's one connection to the next moves,
+   * so its cap bounds that flow (and the schedules that run with the
+   * ring's primitives, one partner at a time). Not the tree's: its cap
+   * bounds what a channel moves over all its connections at once (up and
+   * down, four flows on an inner rank), and a bound per flow would charge
+   * either the pipeline's fill (one flow) or its steady state (four)
+   * wrongly; a GPU's budget shared by its flows is the system model's. */
+  double cap = w && f == HS_PROTO_FOR_RING ? hs_nccl_bus_cap(w->arch, w->cpu_amd, w->nodes, w->channels, a, (hs_proto)p) : 0;
+  if (cap > 0) c.rate = cap * 1e9 * c.wire;
   return c;
 }
 

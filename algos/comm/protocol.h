@@ -20,7 +20,12 @@
  *  - launch: NCCL's base latency, once per collective (kernel launch and
  *    set-up);
  *  - slice: the payload of one NCCL step (its buffer / NCCL_STEPS), what
- *    the pipelined ring moves per message.
+ *    the pipelined ring moves per message;
+ *  - rate: what one message's flow moves at most, in bytes on the wire
+ *    per second, whatever its links could give it: NCCL's channels (one
+ *    CUDA block each) copy at a measured maximum per GPU generation
+ *    (nccl_model.h, hs_nccl_bus_cap), and a connection carries all of a
+ *    collective's channels between its two GPUs. 0: its links alone.
  * HS_PROTO_NONE costs nothing: the links alone. */
 #ifndef HS_PROTOCOL_H
 #define HS_PROTOCOL_H
@@ -33,7 +38,24 @@ typedef struct {
   double hop_net;   /* s, per message across nodes */
   double launch;    /* s, per collective */
   double slice;     /* bytes of payload per step */
+  double rate;      /* bytes on the wire per second one flow reaches at most; 0: no limit */
 } hs_proto_cost;
+
+/* Where a collective runs, as far as its protocol's costs depend on it. */
+typedef struct {
+  int nodes;        /* the communicator's members span this many nodes */
+  int cpu_amd;      /* hosts with AMD CPUs (NCCL's proxy overhead and LL cap) */
+  hs_gpu_arch arch; /* which of NCCL's per-generation maxima apply */
+  int channels;     /* NCCL channels a collective runs on, as declared (sim.channels); 0: not charged */
+} hs_proto_site;
+
+/* The channels a collective runs on: sim.channels, or two per NIC, as
+ * NCCL's search duplicates one ring per NIC (search.cc,
+ * ncclTopoDupChannels). */
+int hs_channels_of(const hs_scenario *sc);
+
+/* The site of a communicator spanning `nodes` nodes of sc's cluster. */
+hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes);
 
 /* Which NCCL algorithm's constants a schedule pays: the tree's for trees,
  * NVLS's for the in-switch reduction, the ring's for everything else
@@ -56,10 +78,9 @@ static inline hs_proto_family hs_proto_family_of(hs_coll_algo a) {
 }
 
 /* The costs of protocol p (or HS_PROTO_NONE) for a collective of family
- * f on a communicator spanning one node or several (multi_node: an
- * intra-node hop then costs at least NCCL's proxy overhead) on hosts with
- * AMD CPUs or not. */
-hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, int multi_node, int cpu_amd);
+ * f at site w (on several nodes an intra-node hop costs at least NCCL's
+ * proxy overhead). w NULL: one node, no limit per flow. */
+hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w);
 
 /* "ll", "ll128", "simple", "none", "auto". */
 const char *hs_proto_name(int p);

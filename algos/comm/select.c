@@ -49,11 +49,19 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
    * picks them per kind and size class (hs_plan_tuned). */
   hs_coll_algo algo = sc->sim.collectives == HS_COLL_AUTO ? HS_COLL_RING : sc->sim.collectives;
   int proto = sc->sim.protocol == HS_PROTO_AUTO ? HS_PROTO_SIMPLE : sc->sim.protocol;
-  int gpn = sc->cluster.gpus_per_node > 0 ? sc->cluster.gpus_per_node : 1, multi_node = 0;
-  for (int i = 1; q->members && i < q->size && !multi_node; i++) multi_node = q->members[i] / gpn != q->members[0] / gpn;
+  /* the nodes the members span, as far as the protocols' costs tell them
+   * apart: one, two or more */
+  int gpn = sc->cluster.gpus_per_node > 0 ? sc->cluster.gpus_per_node : 1, nodes = 1, second = -1;
+  for (int i = 1; q->members && i < q->size && nodes < 3; i++) {
+    int node = q->members[i] / gpn;
+    if (node == q->members[0] / gpn || node == second) continue;
+    if (second < 0) second = node, nodes = 2;
+    else nodes = 3;
+  }
+  int multi_node = nodes > 1;
+  hs_proto_site site = hs_proto_site_of(sc, nodes);
   for (int f = 0; f < HS_PROTO_FAMILIES; f++)
-    for (int x = 0; x <= HS_PROTOS; x++)
-      p->cost[f][x] = hs_proto_cost_of(x, (hs_proto_family)f, multi_node, sc->cluster.cpu == HS_CPU_AMD);
+    for (int x = 0; x <= HS_PROTOS; x++) p->cost[f][x] = hs_proto_cost_of(x, (hs_proto_family)f, &site);
   /* The in-switch reduction needs the node's switch to reduce, the
    * backend to run its part, and every member on that one node (NVLS
    * across nodes is NCCL's NVLS tree or CollNet: not modelled here). It

@@ -78,6 +78,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   hs_dtree_shape(t->nodes, &t->tree_depth, &t->tree_nic_flows);
   t->nvls = c->nvls && t->nodes == 1 && size > 1;
   t->collnet = c->in_network_reduction && t->nodes > 1;
+  t->site = hs_proto_site_of(sc, t->nodes);
   if (t->ring_intra == 0) { /* one GPU per node: node 0's own links stand for a node */
     hs_link_spec intra, inter;
     hs_links_of_node(c, members[0] / gpn, &intra, &inter);
@@ -91,11 +92,18 @@ static double hop(const hs_tuner_topo *t, const hs_proto_cost *pc, int across) {
   return across ? t->lat_inter + pc->hop_net : t->lat_intra + pc->hop_intra;
 }
 
+/* Link time of one flow of `bytes` payload given `bw` bytes/s of its
+ * links' share: the protocol's wire bytes, at most at its rate
+ * (protocol.h; NCCL's channels' maxima). */
+static double move(const hs_proto_cost *pc, double bytes, double bw) {
+  return pc->wire * bytes / (pc->rate > 0 ? dmin(bw, pc->rate) : bw);
+}
+
 /* A ring of `steps` steps over the communicator's own ring, each moving
  * `chunk` bytes: lock-step pays the slowest hop every step, the pipelined
  * ring the mean hop per window (docs/fidelity.md). */
 static double ring_time(const hs_tuner_topo *t, const hs_proto_cost *pc, double steps, double chunk) {
-  double beta = pc->wire * chunk / t->ring_bw;
+  double beta = move(pc, chunk, t->ring_bw);
   double slow = dmax(t->ring_intra ? t->ring_lat_intra + pc->hop_intra : 0,
                      t->ring_inter ? t->ring_lat_inter + pc->hop_net : 0);
   if (t->window <= 0) return steps * (slow + beta);
@@ -107,9 +115,9 @@ static double ring_time(const hs_tuner_topo *t, const hs_proto_cost *pc, double 
 
 /* A ring of m members over hops of latency lat and bandwidth bw (the
  * hierarchical schedule's node and rail rings), steps per member count. */
-static double sub_ring(double m, double steps_per, double lat, double bw, double wire, double bytes) {
+static double sub_ring(double m, double steps_per, double lat, double bw, const hs_proto_cost *pc, double bytes) {
   if (m <= 1) return 0;
-  return steps_per * (m - 1) * (lat + wire * bytes / m / bw);
+  return steps_per * (m - 1) * (lat + move(pc, bytes / m, bw));
 }
 
 /* Whether members d apart exchange across nodes (doubling schedules). */
@@ -127,9 +135,9 @@ static double doubling(const hs_tuner_topo *t, const hs_proto_cost *pc, int halv
   double s = 0;
   for (int d = p / 2; d >= 1; d /= 2) {
     double bytes = halving ? M * d / p : M;
-    s += (halving ? 2 : 1) * (hop(t, pc, crosses(t, d)) + pc->wire * bytes / round_bw(t, d));
+    s += (halving ? 2 : 1) * (hop(t, pc, crosses(t, d)) + move(pc, bytes, round_bw(t, d)));
   }
-  if (p != t->n) s += 2 * (hop(t, pc, crosses(t, 1)) + pc->wire * M / round_bw(t, 1)); /* the fold, with a neighbour */
+  if (p != t->n) s += 2 * (hop(t, pc, crosses(t, 1)) + move(pc, M, round_bw(t, 1))); /* the fold, with a neighbour */
   return s;
 }
 
@@ -148,8 +156,8 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
   int r = n - p;
   double s = 0;
   if (r == 0 || !t->regular || t->nodes <= 1) {
-    for (int d = p / 2; d >= 1; d /= 2) s += hop(t, pc, crosses(t, d)) + pc->wire * M * d / p / round_bw(t, d);
-    if (r > 0) s += 2 * hop(t, pc, crosses(t, 1)) + pc->wire * (M + M / n) / round_bw(t, 1);
+    for (int d = p / 2; d >= 1; d /= 2) s += hop(t, pc, crosses(t, d)) + move(pc, M * d / p, round_bw(t, d));
+    if (r > 0) s += 2 * hop(t, pc, crosses(t, 1)) + move(pc, M + M / n, round_bw(t, 1));
     return s;
   }
   int rounds = 0;
@@ -170,7 +178,7 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
       double bytes = lower ? (FIRST(hi) - FIRST(mid)) * block : (FIRST(mid) - FIRST(lo)) * block;
       int across = a / g != b / g;
       double bw = across ? dmin(t->bw_inter, t->nic / crossing[i * t->nodes + a / g]) : t->bw_intra;
-      worst[i] = dmax(worst[i], hop(t, pc, across) + pc->wire * bytes / bw);
+      worst[i] = dmax(worst[i], hop(t, pc, across) + move(pc, bytes, bw));
       if (lower) hi = mid;
       else lo = mid;
     }
@@ -179,7 +187,7 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
   double fold = 0;
   for (int v = 0; v < r; v++) {
     int across = (2 * v) / g != (2 * v + 1) / g;
-    fold = dmax(fold, 2 * hop(t, pc, across) + pc->wire * (M + block) / (across ? dmin(t->bw_inter, t->nic) : t->bw_intra));
+    fold = dmax(fold, 2 * hop(t, pc, across) + move(pc, M + block, across ? dmin(t->bw_inter, t->nic) : t->bw_intra));
   }
 #undef REAL
 #undef FIRST
@@ -198,10 +206,10 @@ static double tree(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double slice = t->slice > 0 ? t->slice : pc->slice, half = M / 2;
   double S = (double)hs_lower_tree_slices(half, (size_t)slice, t->n), b = half / S, g = t->per_node;
   double across = dmin(t->bw_inter, dmin(t->nic, t->bw_intra * t->tree_nic_flows / (t->tree_nic_flows + 2)));
-  double c_intra = hop(t, pc, 0) + pc->wire * b * (g > 2 ? 4 : 2) / t->bw_intra;
-  double c_inter = t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b * t->tree_nic_flows / across : 0;
-  double fill = 2 * (g - 1) * (hop(t, pc, 0) + pc->wire * b / t->bw_intra) +
-                2 * t->tree_depth * (t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b / dmin(t->bw_inter, t->nic) : 0);
+  double c_intra = hop(t, pc, 0) + move(pc, b, t->bw_intra / (g > 2 ? 4 : 2));
+  double c_inter = t->nodes > 1 ? hop(t, pc, 1) + move(pc, b, across / t->tree_nic_flows) : 0;
+  double fill = 2 * (g - 1) * (hop(t, pc, 0) + move(pc, b, t->bw_intra)) +
+                2 * t->tree_depth * (t->nodes > 1 ? hop(t, pc, 1) + move(pc, b, dmin(t->bw_inter, t->nic)) : 0);
   return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
 }
 
@@ -213,9 +221,9 @@ static double tree_rooted(const hs_tuner_topo *t, const hs_proto_cost *pc, doubl
   double slice = t->slice > 0 ? t->slice : pc->slice;
   double S = (double)hs_lower_tree_slices(M, (size_t)slice, t->n), b = M / S, g = t->per_node;
   double across = dmin(t->bw_inter, t->nic);
-  double c_intra = hop(t, pc, 0) + pc->wire * b / t->bw_intra;
-  double c_inter = t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b * 2 / dmin(across, t->bw_intra * 2 / 3) : 0;
-  double fill = (g - 1) * c_intra + t->tree_depth * (t->nodes > 1 ? hop(t, pc, 1) + pc->wire * b / across : 0);
+  double c_intra = hop(t, pc, 0) + move(pc, b, t->bw_intra);
+  double c_inter = t->nodes > 1 ? hop(t, pc, 1) + move(pc, b, dmin(across, t->bw_intra * 2 / 3) / 2) : 0;
+  double fill = (g - 1) * c_intra + t->tree_depth * (t->nodes > 1 ? hop(t, pc, 1) + move(pc, b, across) : 0);
   return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
 }
 
@@ -236,7 +244,7 @@ static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, 
   double U = (double)hs_lower_switch_units(M, (size_t)unit, (size_t)dmax(1, M / blocks), t->n);
   /* the busier direction at every tick but the last (or the first): a
    * unit; there, one block's part of it */
-  return (U + 1) * (t->lat_intra / 2 + pc->hop_intra) + pc->wire * (M + M / U / blocks) / t->bw_intra;
+  return (U + 1) * (t->lat_intra / 2 + pc->hop_intra) + move(pc, M + M / U / blocks, t->bw_intra);
 }
 
 /* The hierarchical allreduce with the fabric reducing across nodes
@@ -249,21 +257,21 @@ static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double
   double g = t->per_node, Mr = M / g, rail_bw = dmin(t->bw_inter, t->nic / g);
   double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->window > 0 ? t->window : 1);
   double U = (double)hs_lower_switch_units(Mr, (size_t)unit, (size_t)dmax(1, Mr), t->nodes);
-  return 2 * sub_ring(g, 1, hop(t, pc, 0), t->bw_intra, pc->wire, M) +
-         (U + 1) * (t->lat_inter / 2 + pc->hop_net + pc->wire * Mr / U / rail_bw);
+  return 2 * sub_ring(g, 1, hop(t, pc, 0), t->bw_intra, pc, M) +
+         (U + 1) * (t->lat_inter / 2 + pc->hop_net + move(pc, Mr / U, rail_bw));
 }
 
 static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double s = 0;
   for (int d = 1; d < t->n; d *= 2)
-    s += hop(t, pc, crosses(t, d)) + pc->wire * M / (crosses(t, d) ? t->bw_inter : t->bw_intra);
+    s += hop(t, pc, crosses(t, d)) + move(pc, M, crosses(t, d) ? t->bw_inter : t->bw_intra);
   return s;
 }
 
 double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, int p, double M) {
   if (t->n <= 1) return 0;
   if (!(hs_tuner_algos_for(k) & (1u << a))) return -1;
-  hs_proto_cost pc = hs_proto_cost_of(p, hs_proto_family_of(a), t->nodes > 1, t->cpu_amd);
+  hs_proto_cost pc = hs_proto_cost_of(p, hs_proto_family_of(a), &t->site);
   double n = t->n, g = t->per_node, N = t->nodes;
   int hier = t->regular && t->nodes > 1 && t->nodes < t->n;
   if (a == HS_COLL_HIERARCHICAL && !hier) return -1; /* it would run the flat ring: not a choice of its own */
@@ -277,8 +285,8 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     else if (a == HS_COLL_COLLNET)
       s = t->collnet && t->regular && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_network(t, &pc, M) : -1;
     else if (a == HS_COLL_HIERARCHICAL)
-      s = 2 * sub_ring(g, 1, hop(t, &pc, 0), t->bw_intra, pc.wire, M) +
-          sub_ring(N, 2, hop(t, &pc, 1), rail_bw, pc.wire, M / g);
+      s = 2 * sub_ring(g, 1, hop(t, &pc, 0), t->bw_intra, &pc, M) +
+          sub_ring(N, 2, hop(t, &pc, 1), rail_bw, &pc, M / g);
     else s = doubling(t, &pc, a == HS_COLL_HALVING_DOUBLING, M);
     break;
   case HS_OP_REDUCE_SCATTER:
@@ -300,7 +308,8 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     }
     break;
   case HS_OP_ALLTOALL:
-    s = hop(t, &pc, t->nodes > 1) + pc.wire * M * (n - 1) / n / dmin(t->bw_intra, t->nodes > 1 ? t->nic / g : INFINITY);
+    /* n - 1 flows of M / n at once, sharing the GPU's link (and its node's NICs) */
+    s = hop(t, &pc, t->nodes > 1) + move(&pc, M / n, dmin(t->bw_intra, t->nodes > 1 ? t->nic / g : INFINITY) / (n - 1));
     break;
   case HS_OP_BARRIER:
     s = 0;

@@ -40,6 +40,7 @@ typedef struct {
   /* the node's switch reduces (cluster.nvls) and every member is on that
    * node; the fabric reduces (in_network_reduction) and members span nodes */
   int nvls, collnet;
+  hs_proto_site site; /* what its protocols cost (protocol.h): nodes, host, GPU, channels */
 } hs_tuner_topo;
 
 /* The communicator of `size` members (world ranks) of scenario sc. O(size). */

@@ -93,9 +93,8 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   const hs_cluster_spec *c = &sc->cluster;
   const hs_workload_spec *w = &sc->workload;
   fprintf(f, "  \"config\": {\n    \"cluster\": {\"nodes\": %d, \"gpus_per_node\": %d, ", c->nodes, c->gpus_per_node);
-  static const char *const archs[] = {"volta", "ampere", "hopper", "blackwell"};
   fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, \"gpu_arch\": \"%s\", \"cpu\": \"%s\", \"nvls\": %s, ",
-          c->gpu_flops, c->gpu_efficiency, archs[c->gpu_arch], c->cpu == HS_CPU_AMD ? "amd" : "intel",
+          c->gpu_flops, c->gpu_efficiency, hs_gpu_arch_name(c->gpu_arch), c->cpu == HS_CPU_AMD ? "amd" : "intel",
           c->nvls ? "true" : "false");
   fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g}, ", c->intra.bandwidth, c->intra.latency);
   fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"nics_per_node\": %d, \"latency_s\": %.9g, \"topology\": "
