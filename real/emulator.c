@@ -86,7 +86,7 @@ void hs_emulator_free(hs_emulator *e) {
   free(e);
 }
 
-double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart) {
+double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate) {
   hs_hop hop[HS_ROUTE_MAX];
   int k = hs_links_route(e->cluster, src, dst, hop);
   double now = fmax(hs_clock_now(), depart);
@@ -103,5 +103,7 @@ double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double d
   for (int i = 0; i < k; i++) start = fmax(start, e->table->busy_until[hop[i].id]);
   for (int i = 0; i < k; i++) e->table->busy_until[hop[i].id] = start + b / (hop[i].bandwidth * e->bandwidth_factor);
   pthread_mutex_unlock(&e->table->lock);
-  return start + latency + b / (narrowest * e->bandwidth_factor);
+  double flow = narrowest * e->bandwidth_factor;
+  if (rate > 0 && rate < flow) flow = rate;
+  return start + latency + b / flow;
 }

@@ -33,8 +33,10 @@ void hs_emulator_free(hs_emulator *e);
 
 /* When a message of `bytes` posted now (hs_clock_now) from world rank src
  * to world rank dst, leaving no earlier than `depart` (a protocol's hop
- * after now), arrives, in hs_clock_now seconds (real/clock.h). Reserves
- * the links. */
-double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart);
+ * after now), moving at most `rate` bytes/s (NCCL's channels' maxima,
+ * protocol.h; 0: its links' rate), arrives, in hs_clock_now seconds
+ * (real/clock.h). Reserves the links, each for the bytes at its own rate:
+ * a flow held below a link's rate leaves the rest to the next. */
+double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate);
 
 #endif

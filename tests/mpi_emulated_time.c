@@ -7,7 +7,14 @@
  * world communicator, as the latest rank's end minus the earliest start,
  * after a barrier and one untimed warm-up; rank 0 prints "1 ..." when it
  * is within TOL (relative) of EXPECT_S, what the simulator gives for the
- * same scenario, else "0 ...". */
+ * same scenario, else "0 ...".
+ *
+ * usage: mpirun -np 1 mpi_emulated_time SCENARIO post BYTES RATE
+ * Posts one message of BYTES from world rank 0 to 1 with no rate and one
+ * from 2 to 3 at most at RATE bytes/s (hs_emulator_post), both now, and
+ * prints "1 ..." when the first arrives within 1 ms and the second within
+ * [BYTES/RATE, BYTES/RATE + 1 ms]: the links' latency and a clock read
+ * between the calls are the slack, for a BYTES/RATE of 0.1 s or more. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -39,8 +46,6 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 1;
   }
-  size_t count = (size_t)(atof(argv[2]) / 4);
-  double expect = atof(argv[3]), tol = atof(argv[4]);
   char err[256];
   hs_emulator *emu = hs_emulator_create(&sc, MPI_COMM_WORLD, err, sizeof err);
   if (!emu) {
@@ -48,6 +53,20 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 1;
   }
+  if (strcmp(argv[2], "post") == 0) {
+    double bytes = atof(argv[3]), rate = atof(argv[4]), now = hs_clock_now();
+    double free_s = hs_emulator_post(emu, 0, 1, (size_t)bytes, now, 0) - now;
+    double capped_s = hs_emulator_post(emu, 2, 3, (size_t)bytes, now, rate) - now, want = bytes / rate;
+    if (rank == 0)
+      printf("%d one message of %g B: %.6g s free, %.6g s at most at %g B/s (bytes/rate = %.6g s; slack 1 ms)\n",
+             free_s < 1e-3 && capped_s >= want && capped_s <= want + 1e-3, bytes, free_s, capped_s, rate, want);
+    hs_emulator_free(emu);
+    hs_scenario_free(&sc);
+    MPI_Finalize();
+    return 0;
+  }
+  size_t count = (size_t)(atof(argv[2]) / 4);
+  double expect = atof(argv[3]), tol = atof(argv[4]);
   hs_worker *w = hs_mpi_worker_create(&sc, emu, 1);
   hs_mpi_worker_start_clock(w);
   allreduce(w, count); /* warm-up: connections, scratch */

@@ -2,8 +2,6 @@
  * description in NCCL 2.30.7, src/graph/trees.cc. */
 #include "algos/comm/dtree.h"
 
-#include <stdlib.h>
-
 /* The binary tree rooted at 0 whose inner nodes have their lowest set bit
  * above bit 0: r's parent clears its lowest set bit and sets the next
  * (or only clears it if that is out of range); its children are r minus
@@ -70,23 +68,4 @@ void hs_dtree_depths(int n, int which, int *depth) {
       hs_dtree(n, x, which, &up, &d0, &d1);
     }
   }
-}
-
-void hs_dtree_shape(int n, int *depth, int *nic_flows) {
-  *depth = 0;
-  *nic_flows = 0;
-  int *d = malloc(2 * (size_t)n * sizeof(int) + 1);
-  hs_dtree_depths(n, 0, d);
-  hs_dtree_depths(n, 1, d + n);
-  for (int r = 0; r < n; r++) {
-    int flows = 0;
-    for (int w = 0; w < 2; w++) {
-      int up, d0, d1;
-      hs_dtree(n, r, w, &up, &d0, &d1);
-      flows += (up >= 0) + (d0 >= 0) + (d1 >= 0);
-      if (d[w * n + r] > *depth) *depth = d[w * n + r];
-    }
-    if (flows > *nic_flows) *nic_flows = flows;
-  }
-  free(d);
 }

@@ -24,9 +24,4 @@ int hs_dtree_depth(int n, int r, int which);
  * O(n). */
 void hs_dtree_depths(int n, int which, int *depth);
 
-/* Over both trees of n nodes: the deepest node's depth, and the most
- * messages one node sends across the network at once in steady state
- * (to its parent and children in both trees). O(n log n). */
-void hs_dtree_shape(int n, int *depth, int *nic_flows);
-
 #endif

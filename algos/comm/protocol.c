@@ -41,13 +41,10 @@ int hs_channels_of(const hs_scenario *sc) {
   return sc->sim.channels > 0 ? sc->sim.channels : 2 * nics;
 }
 
-/* Channels are charged where the scenario declares them (sim.channels >
- * 0). Not by default yet: with NCCL's default count the caps bind on
- * LL128 rings inside nodes, and the tuner then meets its double binary
- * tree's closed form where that under-estimates the fill (20-48% at 1-4
- * MiB on 16 x 8), so it would pick the tree where it loses. */
+/* Channels are always charged: the scenario's sim.channels, else as
+ * NCCL's search would open them (two per NIC). */
 hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes) {
-  return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch, sc->sim.channels};
+  return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch, hs_channels_of(sc)};
 }
 
 hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w) {

@@ -75,7 +75,6 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
       t->bw_inter = dmin(t->bw_inter, bw);
     }
   }
-  hs_dtree_shape(t->nodes, &t->tree_depth, &t->tree_nic_flows);
   t->nvls = c->nvls && t->nodes == 1 && size > 1;
   t->collnet = c->in_network_reduction && t->nodes > 1;
   t->site = hs_proto_site_of(sc, t->nodes);
@@ -196,35 +195,135 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
   return s + fold;
 }
 
-/* The pipelined double binary tree (lowering.c): S + 2H - 1 ticks, H =
- * (per_node - 1) + the node trees' depth. The first slice crosses 2H hops
- * (2(per_node - 1) in chains, 2 x depth across nodes) one at a time; each
- * further slice costs one tick of the busiest hop: a chain GPU sends up
- * and down in both trees (4 messages on its link), a head also the
- * node's messages across (NIC flows), which share its NIC. */
-static double tree(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
-  double slice = t->slice > 0 ? t->slice : pc->slice, half = M / 2;
-  double S = (double)hs_lower_tree_slices(half, (size_t)slice, t->n), b = half / S, g = t->per_node;
-  double across = dmin(t->bw_inter, dmin(t->nic, t->bw_intra * t->tree_nic_flows / (t->tree_nic_flows + 2)));
-  double c_intra = hop(t, pc, 0) + move(pc, b, t->bw_intra / (g > 2 ? 4 : 2));
-  double c_inter = t->nodes > 1 ? hop(t, pc, 1) + move(pc, b, across / t->tree_nic_flows) : 0;
-  double fill = 2 * (g - 1) * (hop(t, pc, 0) + move(pc, b, t->bw_intra)) +
-                2 * t->tree_depth * (t->nodes > 1 ? hop(t, pc, 1) + move(pc, b, dmin(t->bw_inter, t->nic)) : 0);
-  return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
+/* The pipelined trees (lowering.c), tick by tick. Each node has a chain
+ * of g members; its head (local 0) sends to its parent node's head and to
+ * its children nodes' heads. A member at depth d sends slice k up at tick
+ * k + H - d and down at k + D + d (D = H after the way up, else 0), every
+ * edge busy for the S ticks [off, off + S). A tick costs the slowest
+ * message moving then (lock-step: on one-GPU nodes and on one node each
+ * tick's slowest edge lies on fast's critical path, so the sum is fast's;
+ * elsewhere it may only over-count, where the two trees cross nodes in
+ * different ticks: up to 5% measured on 16 x 8), and
+ * a message moves at its links' share: a GPU's link in each direction and
+ * its node's NIC, split among the flows busy on them, where flows across
+ * nodes (bound by the NIC) leave the rest of a GPU link to the chain's
+ * (max-min). The first and last ticks are why the simple closed form
+ * fill + (S - 1) x steady under-counted: in fill a parent hears its two
+ * children at once (half a NIC each) and both trees use one node's chain
+ * in the same ticks. Nodes with the same depths, children and parents in
+ * every tree have the same links' loads: each such class is counted once,
+ * O(nodes log nodes + ticks' windows x classes x g). */
+typedef struct {
+  int depth[2], kids[2], parent[2];
+} node_class;
+
+static int by_class(const void *a, const void *b) { return memcmp(a, b, sizeof(node_class)); }
+
+/* Flows busy on one GPU's links and its node's NIC in a window of offsets. */
+typedef struct {
+  int out_intra, out_inter, in_intra, in_inter;
+} link_load;
+
+typedef struct {
+  const hs_tuner_topo *t;
+  const hs_proto_cost *pc;
+  int trees, up, down, g, H[2];
+  double b; /* one slice's bytes */
+} tree_run_shape;
+
+/* The share of `total` each of n_free flows gets beside n_bound flows held
+ * to `bound` elsewhere (max-min on one link); *bound_share: theirs. */
+static double share_beside(double total, int n_bound, double bound, int n_free, double *bound_share) {
+  int n = n_bound + n_free;
+  if (n == 0) return *bound_share = total, total;
+  double equal = total / n;
+  if (n_bound == 0 || bound >= equal) return *bound_share = equal, equal;
+  *bound_share = bound;
+  return n_free ? (total - n_bound * bound) / n_free : total;
 }
 
-/* The pipelined tree of a broadcast or reduce (lowering.c): tree 0 alone,
- * the whole vector, S + H - 1 ticks. The first slice crosses H hops; each
- * further one a tick of the busiest hop: a chain GPU sends one message, a
- * head up to two across (its children nodes) and one along its chain. */
-static double tree_rooted(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
-  double slice = t->slice > 0 ? t->slice : pc->slice;
-  double S = (double)hs_lower_tree_slices(M, (size_t)slice, t->n), b = M / S, g = t->per_node;
-  double across = dmin(t->bw_inter, t->nic);
-  double c_intra = hop(t, pc, 0) + move(pc, b, t->bw_intra);
-  double c_inter = t->nodes > 1 ? hop(t, pc, 1) + move(pc, b, dmin(across, t->bw_intra * 2 / 3) / 2) : 0;
-  double fill = (g - 1) * c_intra + t->tree_depth * (t->nodes > 1 ? hop(t, pc, 1) + move(pc, b, across) : 0);
-  return fill + (S - 1) * dmax(g > 1 ? c_intra : 0, c_inter);
+static int busy(int off, int lo, int hi) { return off >= lo && off <= hi; }
+
+/* Member q of a class-c node: its flows busy in [lo, hi]. */
+static link_load load_of(const tree_run_shape *r, const node_class *c, int q, int lo, int hi) {
+  link_load l = {0, 0, 0, 0};
+  for (int w = 0; w < r->trees; w++) {
+    int H = r->H[w], D = r->up && r->down ? H : 0, d = c->depth[w] + q, head = q == 0;
+    int has_up = q > 0 || c->parent[w], chain_down = q < r->g - 1, kids = head ? c->kids[w] : 0;
+    if (r->up) {
+      if (has_up && busy(H - d, lo, hi)) head ? l.out_inter++ : l.out_intra++;
+      if (busy(H - d - 1, lo, hi)) l.in_intra += chain_down, l.in_inter += kids;
+    }
+    if (r->down) {
+      if (busy(D + d, lo, hi)) l.out_intra += chain_down, l.out_inter += kids;
+      if (has_up && busy(D + d - 1, lo, hi)) head ? l.in_inter++ : l.in_intra++;
+    }
+  }
+  return l;
+}
+
+/* The slowest message of a class-c node's members busy in [lo, hi], seen
+ * from its own end (the sender's side for what it sends, the receiver's
+ * for what it receives): the slowest over every class is the tick's. */
+static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, int hi) {
+  const hs_tuner_topo *t = r->t;
+  double worst = 0;
+  for (int q = 0; q < r->g; q++) {
+    link_load l = load_of(r, c, q, lo, hi);
+    int dir_intra[2] = {l.out_intra, l.in_intra}, dir_inter[2] = {l.out_inter, l.in_inter};
+    for (int dir = 0; dir < 2; dir++) {
+      int ni = dir_intra[dir], nx = dir_inter[dir];
+      double nic = nx ? dmin(t->bw_inter, t->nic / nx) : 0, across = 0;
+      double inside = share_beside(t->bw_intra, nx, nic, ni, &across);
+      if (ni) worst = dmax(worst, hop(t, r->pc, 0) + move(r->pc, r->b, inside));
+      if (nx) worst = dmax(worst, hop(t, r->pc, 1) + move(r->pc, r->b, dmin(nic, across)));
+    }
+  }
+  return worst;
+}
+
+/* trees: 2 for the allreduce's double binary tree (half the vector each),
+ * 1 for a broadcast's or reduce's tree 0 (all of it); mode: which ways. */
+static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double M, int trees, hs_tree_mode mode) {
+  int N = t->nodes > 0 ? t->nodes : 1;
+  double slice = t->slice > 0 ? t->slice : pc->slice, part = M / trees;
+  double S = (double)hs_lower_tree_slices(part, (size_t)slice, t->n);
+  tree_run_shape r = {t, pc, trees, (mode & HS_TREE_UP) != 0, (mode & HS_TREE_DOWN) != 0,
+                      t->per_node > 0 ? t->per_node : 1, {0, 0}, part / S};
+  node_class *cls = malloc((size_t)N * sizeof *cls);
+  int *depth = malloc((size_t)N * sizeof(int));
+  memset(cls, 0, (size_t)N * sizeof *cls);
+  for (int w = 0; w < trees; w++) {
+    hs_dtree_depths(N, w, depth);
+    for (int k = 0; k < N; k++) {
+      int up, d0, d1;
+      hs_dtree(N, k, w, &up, &d0, &d1);
+      cls[k].depth[w] = depth[k];
+      cls[k].kids[w] = (d0 >= 0) + (d1 >= 0);
+      cls[k].parent[w] = up >= 0;
+      r.H[w] = depth[k] + r.g - 1 > r.H[w] ? depth[k] + r.g - 1 : r.H[w];
+    }
+  }
+  free(depth);
+  qsort(cls, (size_t)N, sizeof *cls, by_class);
+  int classes = 0;
+  for (int k = 0; k < N; k++)
+    if (classes == 0 || memcmp(&cls[classes - 1], &cls[k], sizeof *cls)) cls[classes++] = cls[k];
+  int span = 0; /* the last offset any edge starts at, plus one */
+  for (int w = 0; w < trees; w++) span = dmax(span, (r.up && r.down ? 2 : 1) * r.H[w]);
+  double total = 0, cost = 0;
+  int last_lo = -1, last_hi = -1;
+  for (double x = 0; x < S + span - 1; x++) {
+    int lo = (int)dmax(0, x - S + 1), hi = (int)dmin(x, span);
+    if (lo != last_lo || hi != last_hi) {
+      cost = 0;
+      for (int c = 0; c < classes; c++) cost = dmax(cost, slowest_of(&r, &cls[c], lo, hi));
+      last_lo = lo, last_hi = hi;
+    }
+    total += cost;
+  }
+  free(cls);
+  return total;
 }
 
 /* The in-switch collectives (inswitch.c): U units of slice x window bytes
@@ -280,7 +379,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   switch (k) {
   case HS_OP_ALLREDUCE:
     if (a == HS_COLL_RING) s = ring_time(t, &pc, 2 * (n - 1), M / n);
-    else if (a == HS_COLL_TREE) s = tree(t, &pc, M);
+    else if (a == HS_COLL_TREE) s = tree_ticks(t, &pc, M, 2, HS_TREE_BOTH);
     else if (a == HS_COLL_NVLS) s = in_switch(t, &pc, p, M, 1);
     else if (a == HS_COLL_COLLNET)
       s = t->collnet && t->regular && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_network(t, &pc, M) : -1;
@@ -297,7 +396,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   case HS_OP_BROADCAST:
   case HS_OP_REDUCE:
     if (a == HS_COLL_TREE) {
-      s = tree_rooted(t, &pc, M);
+      s = tree_ticks(t, &pc, M, 1, k == HS_OP_BROADCAST ? HS_TREE_DOWN : HS_TREE_UP);
     } else if (a == HS_COLL_HIERARCHICAL) {
       hs_tuner_topo across = *t, inside = *t;
       across.n = t->nodes, across.regular = 0;  /* leaders: one per node, every hop across */

@@ -31,9 +31,6 @@ typedef struct {
   /* one hop inside a node and one across (the slowest), and the narrowest
    * node's NICs together */
   double lat_intra, bw_intra, lat_inter, bw_inter, nic;
-  /* NCCL's double binary tree over the nodes (dtree.h): its depth, and
-   * the most messages a node's NIC sends at once */
-  int tree_depth, tree_nic_flows;
   /* the pipelined ring (sim.slices_in_flight, sim.slice) */
   int window;
   double slice;
