@@ -136,12 +136,7 @@ void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, voi
 int hs_test_command(const char *cmd, char *err, size_t errlen) {
   char full[8192];
   snprintf(full, sizeof full, "%s 2>&1 >/dev/null", cmd);
-  FILE *p = popen(full, "r");
-  if (!p) return -1;
-  size_t n = fread(err, 1, errlen - 1, p);
-  err[n] = '\0';
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return hs_test_output(full, err, errlen);
 }
 
 int hs_test_collective(const char *scenario, const char *args, char *result, size_t len, int *warned) {
@@ -168,6 +163,26 @@ double hs_test_result_value(const char *result, const char *key) {
   snprintf(pat, sizeof pat, " %s=", key);
   const char *at = strstr(result, pat);
   return at ? strtod(at + strlen(pat), NULL) : NAN;
+}
+
+int hs_test_output(const char *cmd, char *out, size_t len) {
+  fflush(stdout);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  size_t n = fread(out, 1, len - 1, p);
+  out[n] = '\0';
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+double hs_test_output_value(const char *out, const char *key) {
+  const char *line = strncmp(out, "result ", 7) == 0 ? out : strstr(out, "\nresult ");
+  if (!line) return NAN;
+  size_t end = strcspn(line + 1, "\n") + 1;
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *at = strstr(line, pat);
+  return at && at < line + end ? strtod(at + strlen(pat), NULL) : NAN;
 }
 
 const char *hs_test_mpirun(int np) {

@@ -36,6 +36,15 @@ int hs_test_collective(const char *scenario, const char *args, char *result, siz
 /* The number after " key=" in a result line; NAN when absent. */
 double hs_test_result_value(const char *result, const char *key);
 
+/* Runs a shell command (its own redirections, e.g. 2>&1), capturing its
+ * standard output into out (truncated); returns the exit status, or -1
+ * if it could not run. Flushes stdout first, so TAP lines keep order. */
+int hs_test_output(const char *cmd, char *out, size_t len);
+
+/* The number after " key=" on the "result ..." line of a command's
+ * output (hs_test_output); NAN when there is none. */
+double hs_test_output_value(const char *out, const char *key);
+
 /* Runs a shell command, capturing stderr into err (truncated); returns the
  * exit status, or -1 if it could not run. */
 int hs_test_command(const char *cmd, char *err, size_t errlen);

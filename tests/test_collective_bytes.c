@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "tests/harness.h"
 #include "tests/tap.h"
@@ -24,30 +23,13 @@ static int collective(const char *args, char *out, size_t len) {
   char cmd[2048];
   snprintf(cmd, sizeof cmd, "timeout -k 5 120 %s collective %s/scenarios/bench-1024.lua %s 2>&1", HEARSAY_BIN,
            HS_SOURCE_DIR, args);
-  fflush(stdout);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, len - 1, p);
-  out[n] = '\0';
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The value of key=... on the result line, or -1. */
-static double result_value(const char *out, const char *key) {
-  const char *line = strstr(out, "\nresult ");
-  if (!line && strncmp(out, "result ", 7) == 0) line = out;
-  if (!line) return -1;
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char *v = strstr(line, pat);
-  return v ? strtod(v + strlen(pat), NULL) : -1;
+  return hs_test_output(cmd, out, len);
 }
 
 static void timed(const char *what, const char *args, double want, double asked) {
   char out[8192];
   int rc = collective(args, out, sizeof out);
-  double bytes = result_value(out, "bytes"), requested = result_value(out, "requested_bytes");
+  double bytes = hs_test_output_value(out, "bytes"), requested = hs_test_output_value(out, "requested_bytes");
   int noted = strstr(out, "not the ") != NULL;
   tap_ok(rc == 0 && bytes == want && requested == asked && noted == (want != asked),
          "%s: exit %d, timed %.0f B (want %.0f), asked %.0f B, %s", what, rc, bytes, want, requested,

@@ -16,8 +16,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "algos/comm/lowering.h"
@@ -28,26 +28,11 @@
 #include "tests/tap.h"
 
 static int collective(const char *args, char *out, size_t len) {
-  char cmd[2048];
+  char cmd[8192]; /* args may be a whole CSV path and its --set list */
   snprintf(cmd, sizeof cmd,
            "timeout -k 5 300 %s collective %s/scenarios/bench-1024.lua --set cluster.nodes=2 %s 2>&1", HEARSAY_BIN,
            HS_SOURCE_DIR, args);
-  fflush(stdout);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, len - 1, p);
-  out[n] = '\0';
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static double result_value(const char *out, const char *key) {
-  const char *line = strstr(out, "result ");
-  if (!line) return -1;
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char *v = strstr(line, pat);
-  return v ? strtod(v + strlen(pat), NULL) : -1;
+  return hs_test_output(cmd, out, len);
 }
 
 static int result_word(const char *out, const char *key, char *word, size_t len) {
@@ -90,7 +75,7 @@ int main(void) {
     char a[64], key[64];
     snprintf(a, sizeof a, "--bytes %.0fB", sizes[i]);
     collective(a, one, sizeof one);
-    double single = result_value(one, "sim_s") * 1e6;
+    double single = hs_test_output_value(one, "sim_s") * 1e6;
     snprintf(key, sizeof key, "\nallreduce,%.0f,", sizes[i]);
     const char *row = strstr(body, key);
     double in_csv = NAN, busbw = NAN, algbw = NAN;
@@ -148,7 +133,7 @@ int main(void) {
     hs_nccl_pick(&m, HS_OP_ALLREDUCE, 67108864.0, &a, &p, &want);
     hs_scenario_free(&sc);
   }
-  double printed = result_value(one, "nccl_s");
+  double printed = hs_test_output_value(one, "nccl_s");
   char algo[32] = "", proto[32] = "";
   result_word(one, "nccl_algo", algo, sizeof algo);
   result_word(one, "nccl_proto", proto, sizeof proto);

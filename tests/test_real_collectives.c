@@ -60,13 +60,8 @@ int main(void) {
              "timeout -k 5 120 %s collective %s --op allreduce --bytes 32MiB --set sim.fidelity=step "
              "--set sim.protocol=%s 2>&1",
              HEARSAY_BIN, sc.path, protos[p]);
-    fflush(stdout);
-    FILE *f = popen(cmd, "r");
-    size_t got = f ? fread(out, 1, sizeof out - 1, f) : 0;
-    out[got] = '\0';
-    if (f) pclose(f);
-    const char *at = strstr(out, "sim_s=");
-    double simulated = at ? strtod(at + 6, NULL) : NAN;
+    hs_test_output(cmd, out, sizeof out);
+    double simulated = hs_test_output_value(out, "sim_s");
     if (!(simulated > 0)) snprintf(err, sizeof err, " (hearsay collective gave no time)");
     char what[128], args[8192];
     snprintf(what, sizeof what, "emulated ring allreduce 32 MiB, protocol %s, against step%s", protos[p], err);
