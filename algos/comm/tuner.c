@@ -203,7 +203,7 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
  * message moving then (lock-step: on one-GPU nodes and on one node each
  * tick's slowest edge lies on fast's critical path, so the sum is fast's;
  * elsewhere it may only over-count, where the two trees cross nodes in
- * different ticks: up to 5% measured on 16 x 8), and
+ * different ticks: 2-9% at 4 MiB on 2-128 nodes of 8, the most on 2), and
  * a message moves at its links' share: a GPU's link in each direction and
  * its node's NIC, split among the flows busy on them, where flows across
  * nodes (bound by the NIC) leave the rest of a GPU link to the chain's
