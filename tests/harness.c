@@ -178,11 +178,9 @@ int hs_test_output(const char *cmd, char *out, size_t len) {
 double hs_test_output_value(const char *out, const char *key) {
   const char *line = strncmp(out, "result ", 7) == 0 ? out : strstr(out, "\nresult ");
   if (!line) return NAN;
-  size_t end = strcspn(line + 1, "\n") + 1;
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char *at = strstr(line, pat);
-  return at && at < line + end ? strtod(at + strlen(pat), NULL) : NAN;
+  char copy[4096]; /* the line alone, so that a key on a later line is not taken */
+  snprintf(copy, sizeof copy, "%.*s", (int)strcspn(line + 1, "\n") + 1, line);
+  return hs_test_result_value(copy, key);
 }
 
 const char *hs_test_mpirun(int np) {

@@ -7,8 +7,9 @@
  * no contention) whose links add no latency of their own: a scenario's
  * link latencies are what the network adds beyond NCCL's per-hop
  * constants (docs/fidelity.md), which both models charge; NCCL's 8 slices
- * in flight per connection; NCCL's two channels there, declared
- * (sim.channels) so that hearsay charges their maxima too. Each
+ * in flight per connection; NCCL's two channels there (sim.channels,
+ * pinned, though two per NIC is the default), whose maxima hearsay
+ * charges too. Each
  * size is simulated by `hearsay collective ... --csv`, which prints NCCL's
  * model for the same algorithm and protocol (the scenario forces both);
  * the test recomputes that figure and checks the CSV carries it.
@@ -76,7 +77,7 @@ static void sets_of(int nodes, const char *algo, int proto, char sets[SETS][64])
   snprintf(sets[5], 64, "sim.slices_in_flight=8");
   snprintf(sets[6], 64, "cluster.intra.latency=0s");
   snprintf(sets[7], 64, "cluster.inter.latency=0s");
-  snprintf(sets[8], 64, "sim.channels=2"); /* NCCL's count here (two per NIC), declared: charged (protocol.h) */
+  snprintf(sets[8], 64, "sim.channels=2"); /* NCCL's count here (two per NIC), pinned against a change of default */
 }
 
 /* One sweep through the binary; its CSV rows into r. Returns the count, -1

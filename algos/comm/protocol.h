@@ -46,7 +46,7 @@ typedef struct {
   int nodes;        /* the communicator's members span this many nodes */
   int cpu_amd;      /* hosts with AMD CPUs (NCCL's proxy overhead and LL cap) */
   hs_gpu_arch arch; /* which of NCCL's per-generation maxima apply */
-  int channels;     /* NCCL channels a collective runs on, as declared (sim.channels); 0: not charged */
+  int channels;     /* NCCL channels a collective runs on (hs_channels_of); 0: no cap charged */
 } hs_proto_site;
 
 /* The channels a collective runs on: sim.channels, or two per NIC, as
