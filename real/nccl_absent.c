@@ -5,7 +5,7 @@
 #include "real/nccl_backend.h"
 
 int hs_nccl_built(void) { return 0; }
-int hs_nccl_available(void) { return 0; }
+int hs_nccl_gpus(void) { return 0; }
 hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {
   (void)sc;
   (void)emulate_compute;

@@ -66,7 +66,10 @@ struct hs_request {
 };
 
 int hs_nccl_built(void) { return 1; }
-int hs_nccl_available(void) { return hs_kc_available(); }
+int hs_nccl_gpus(void) {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
 
 static int nccl_failed(hs_comm *c, ncclResult_t r, const char *what) {
   if (r == ncclSuccess) return 0;

@@ -14,8 +14,10 @@
 
 /* 1 if this build has the NCCL transport. */
 int hs_nccl_built(void);
-/* 1 if it is built and this process sees at least one CUDA GPU. */
-int hs_nccl_available(void);
+/* How many CUDA GPUs this process sees; 0 where the transport is not built.
+ * NCCL refuses two ranks of one communicator on the same GPU, so the
+ * transport is usable only where a machine has a GPU for each of its ranks. */
+int hs_nccl_gpus(void);
 
 /* Collective over MPI_COMM_WORLD (ncclUniqueId travels by MPI_Bcast).
  * emulate_compute: as for the MPI transport. NULL on failure (reported). */

@@ -58,21 +58,41 @@ static int check_ranks(const hs_scenario *sc, int rank, int size) {
   return HS_SCENARIO_EBAD;
 }
 
-/* Picks the transport the scenario asks for, or says why it cannot. */
+/* How many ranks of the job run on this rank's machine. */
+static int ranks_on_this_machine(void) {
+  MPI_Comm node;
+  int n = 1;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
+/* Picks the transport the scenario asks for, or says why it cannot. NCCL
+ * needs a GPU of its own for every rank of a machine (two ranks on one GPU
+ * fail ncclCommInitRank), so "auto" takes it only then: 4 ranks on a
+ * one-GPU workstation run over MPI instead of failing. */
 static int choose_transport(const hs_scenario *sc, int rank, hs_transport *out) {
-  const char *why = NULL;
-  int nccl_ok = hs_nccl_available();
+  char why[256] = "";
+  int gpus = hs_nccl_gpus(), local = ranks_on_this_machine();
+  int nccl_ok = gpus > 0 && gpus >= local;
   *out = sc->real.transport;
   if (*out == HS_TRANSPORT_AUTO) *out = nccl_ok && !sc->real.emulate ? HS_TRANSPORT_NCCL : HS_TRANSPORT_MPI;
   if (*out == HS_TRANSPORT_NCCL && sc->real.emulate)
-    why = "real.emulate delays messages of the MPI transport; NCCL's links are the GPUs' own "
-          "(use real.transport = \"mpi\" to emulate)";
+    snprintf(why, sizeof why, "real.emulate delays messages of the MPI transport; NCCL's links are the GPUs' own "
+                              "(use real.transport = \"mpi\" to emulate)");
+  else if (*out == HS_TRANSPORT_NCCL && !hs_nccl_built())
+    snprintf(why, sizeof why, "real.transport = \"nccl\" but this build has no NCCL transport "
+                              "(CUDA toolkit or NCCL not found when it was configured)");
+  else if (*out == HS_TRANSPORT_NCCL && gpus == 0)
+    snprintf(why, sizeof why, "real.transport = \"nccl\" but no CUDA GPU is visible to this process");
   else if (*out == HS_TRANSPORT_NCCL && !nccl_ok)
-    why = hs_nccl_built() ? "real.transport = \"nccl\" but no CUDA GPU is visible to this process"
-                          : "real.transport = \"nccl\" but this build has no NCCL transport "
-                            "(CUDA toolkit or NCCL not found when it was configured)";
-  int bad = agree(why ? 1 : 0);
-  if (bad && rank == 0) fprintf(stderr, "%s: %s\n", sc->path, why ? why : "NCCL is not usable on every rank");
+    snprintf(why, sizeof why,
+             "real.transport = \"nccl\" but %d ranks share this machine's %d GPU%s; NCCL needs one GPU per rank "
+             "(start at most %d ranks per machine, or use real.transport = \"mpi\")",
+             local, gpus, gpus == 1 ? "" : "s", gpus);
+  int bad = agree(why[0] ? 1 : 0);
+  if (bad && rank == 0) fprintf(stderr, "%s: %s\n", sc->path, why[0] ? why : "NCCL is not usable on every rank");
   return bad ? HS_SCENARIO_EBAD : 0;
 }
 
