@@ -42,7 +42,9 @@ int hs_kc_ema_sq_f32(float *v, const float *g, float beta, size_t n, void *strea
 int hs_kc_adam_apply_f32(float *w, const float *m, const float *v, size_t n, float lr, float eps, float c1, float c2,
                          void *stream);
 
-/* Compressors (compress.h). Outputs are device buffers of the *_bytes size. */
+/* Compressors (compress.h). Outputs are device buffers of the *_bytes size.
+ * The encoders take their tiles' partial results from the stream-ordered
+ * pool (cudaMallocAsync) and give them back on the same stream. */
 int hs_kc_minmax_u8_encode(const float *x, size_t n, size_t chunk, uint8_t *out, void *stream);
 int hs_kc_minmax_u8_decode(const uint8_t *in, size_t n, size_t chunk, float *x, void *stream);
 int hs_kc_sign_encode(const float *x, float *err, size_t n, size_t chunk, uint8_t *out, void *stream);

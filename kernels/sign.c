@@ -8,9 +8,10 @@
 
 size_t hs_k_sign_bytes(size_t n, size_t chunk) { return hs_k_chunks(n, chunk) * sizeof(float) + (n + 7) / 8; }
 
-/* Sum of squares in double: lane j takes elements j, j+LANES, ... in order,
- * then lanes are combined by halving strides, exactly as the CUDA block does. */
-static double sum_squares(const float *buf, size_t len) {
+/* Sum of squares in double, in sign_lanes.h's order: per tile, lane j
+ * takes elements j, j+LANES, ... in order and lanes are combined by halving
+ * strides, exactly as a CUDA block does; tiles are then added in order. */
+static double tile_squares(const float *buf, size_t len) {
   double lane[HS_K_SIGN_LANES];
   for (size_t j = 0; j < HS_K_SIGN_LANES; j++) {
     double s = 0;
@@ -20,6 +21,13 @@ static double sum_squares(const float *buf, size_t len) {
   for (size_t stride = HS_K_SIGN_LANES / 2; stride > 0; stride /= 2)
     for (size_t j = 0; j < stride; j++) lane[j] += lane[j + stride];
   return lane[0];
+}
+
+static double sum_squares(const float *buf, size_t len) {
+  double s = 0;
+  for (size_t a = 0; a < len; a += HS_K_SIGN_TILE)
+    s += tile_squares(buf + a, len - a < HS_K_SIGN_TILE ? len - a : HS_K_SIGN_TILE);
+  return s;
 }
 
 void hs_k_sign_encode(const float *x, float *err, size_t n, size_t chunk, uint8_t *out) {

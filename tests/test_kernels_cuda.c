@@ -16,7 +16,7 @@
 #include "tests/tap.h"
 
 #define N 1000003 /* odd, larger than one grid of blocks */
-#define CHECKS 44 /* 21 reduce, 4 divide, axpy, average2, mix, 2 sgd, 4 adam, 2 minmax, 2 sign, 2 top-k,
+#define CHECKS 55 /* 21 reduce, 4 divide, axpy, average2, mix, 2 sgd, 4 adam, 3 x (2 minmax, 2 sign), minmax ties, 2 top-k,
                      2 gather/scatter, 4 half conversions */
 
 static gsl_rng *rng;
@@ -77,18 +77,21 @@ static void compare_adam(const float *w, const float *m, const float *g, size_t 
   hs_kc_free(dw), hs_kc_free(dm), hs_kc_free(dv), hs_kc_free(dg), free(rw), free(rm), free(rv), free(v);
 }
 
-/* Encodes on both sides and compares the bytes, then decodes the same bytes. */
-static void compare_compressors(const float *x, size_t fb) {
-  const size_t chunk = 4099, k = 1000;
+/* MinMaxUInt8 and sign at one chunk size: encodes on both sides and compares
+ * the bytes, then decodes the same bytes. The CUDA side cuts a chunk into
+ * tiles (4096 elements for min/max, HS_K_SIGN_TILE for sign), so the chunk
+ * sizes cover one tile, several with a short last chunk, and one chunk of
+ * many tiles. */
+static void compare_chunked(const float *x, size_t fb, size_t chunk) {
   float *dx = upload(x, fb), *dy = hs_kc_malloc(fb), *ry = malloc(fb);
   size_t mb = hs_k_minmax_u8_bytes(N, chunk);
   uint8_t *rb = malloc(mb), *db = hs_kc_malloc(mb);
   int ok = hs_kc_minmax_u8_encode(dx, N, chunk, db, NULL) == 0 && hs_kc_synchronize() == 0;
   hs_k_minmax_u8_encode(x, N, chunk, rb);
-  tap_ok(ok && same(rb, db, mb), "minmax-uint8 encode: CUDA bytes == C bytes");
+  tap_ok(ok && same(rb, db, mb), "minmax-uint8 encode, chunk %zu: CUDA bytes == C bytes", chunk);
   ok = hs_kc_minmax_u8_decode(db, N, chunk, dy, NULL) == 0 && hs_kc_synchronize() == 0;
   hs_k_minmax_u8_decode(rb, N, chunk, ry);
-  tap_ok(ok && same(ry, dy, fb), "minmax-uint8 decode: CUDA == C");
+  tap_ok(ok && same(ry, dy, fb), "minmax-uint8 decode, chunk %zu: CUDA == C", chunk);
   free(rb), hs_kc_free(db);
 
   size_t sb = hs_k_sign_bytes(N, chunk);
@@ -98,11 +101,41 @@ static void compare_compressors(const float *x, size_t fb) {
   rb = malloc(sb), db = hs_kc_malloc(sb);
   ok = hs_kc_sign_encode(dx, derr, N, chunk, db, NULL) == 0 && hs_kc_synchronize() == 0;
   hs_k_sign_encode(x, err, N, chunk, rb);
-  tap_ok(ok && same(rb, db, sb) && same(err, derr, fb), "sign encode with error feedback: bytes and residual CUDA == C");
+  tap_ok(ok && same(rb, db, sb) && same(err, derr, fb),
+         "sign encode with error feedback, chunk %zu: bytes and residual CUDA == C", chunk);
   ok = hs_kc_sign_decode(db, N, chunk, dy, NULL) == 0 && hs_kc_synchronize() == 0;
   hs_k_sign_decode(rb, N, chunk, ry);
-  tap_ok(ok && same(ry, dy, fb), "sign decode: CUDA == C");
-  free(rb), hs_kc_free(db), free(err), hs_kc_free(derr);
+  tap_ok(ok && same(ry, dy, fb), "sign decode, chunk %zu: CUDA == C", chunk);
+  free(rb), hs_kc_free(db), free(err), hs_kc_free(derr), hs_kc_free(dx), hs_kc_free(dy), free(ry);
+}
+
+/* Min and max where the order of comparisons shows: -0 and +0 tie (the C
+ * loop keeps the earliest), NaNs never win unless a chunk starts with one.
+ * Only the headers are compared: quantising NaN has no defined byte. */
+static void compare_minmax_ties(size_t fb) {
+  const size_t chunk = 5003; /* 2 tiles; chunks start on every residue mod 3 */
+  float *z = malloc(fb);
+  for (size_t i = 0; i < N; i++) z[i] = i % 3 == 0 ? -0.0f : i % 3 == 1 ? 0.0f : NAN;
+  for (size_t i = 4; i < N; i += 977) z[i] = i % 2 ? 0.0f : -0.0f; /* ties scattered over the tiles */
+  float *dz = upload(z, fb);
+  size_t mb = hs_k_minmax_u8_bytes(N, chunk), hb = hs_k_chunks(N, chunk) * 2 * sizeof(float);
+  uint8_t *rb = malloc(mb), *db = hs_kc_malloc(mb);
+  int ok = hs_kc_minmax_u8_encode(dz, N, chunk, db, NULL) == 0 && hs_kc_synchronize() == 0;
+  hs_k_minmax_u8_encode(z, N, chunk, rb);
+  tap_ok(ok && same(rb, db, hb), "minmax-uint8 headers over signed zeros and NaNs: CUDA == C");
+  free(z), hs_kc_free(dz), free(rb), hs_kc_free(db);
+}
+
+/* Encodes on both sides and compares the bytes, then decodes the same bytes. */
+static void compare_compressors(const float *x, size_t fb) {
+  const size_t k = 1000;
+  compare_chunked(x, fb, 4099);
+  compare_chunked(x, fb, 300007);
+  compare_chunked(x, fb, N);
+  compare_minmax_ties(fb);
+  float *dx = upload(x, fb), *dy = hs_kc_malloc(fb), *ry = malloc(fb);
+  uint8_t *rb, *db;
+  int ok;
 
   size_t tb = hs_k_topk_bytes(k);
   rb = malloc(tb), db = hs_kc_malloc(tb);
