@@ -22,6 +22,7 @@ static void rank_main(int argc, char **argv) {
   (void)argv;
   rank_boot *b = sg_actor_self_get_data();
   b->cfg->main(&b->rank->w, b->cfg->arg);
+  hs_sim_rank_finished(b->rank);
   /* After a failure, messages of dead ranks may still be on the wire. The
    * simulation ends (and kills the dead ranks' daemonized actors) when the
    * last rank returns: let those messages land first, or their receivers

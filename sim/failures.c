@@ -92,25 +92,31 @@ int hs_sim_failures(hs_worker *w) { return ((sim_rank *)w->impl)->world->epoch; 
 
 /* ---- the shrink agreement ----------------------------------------------------------- */
 
-/* Releases the survivors once every living rank has arrived. */
+/* Releases the survivors once every living rank has arrived, but for those
+ * whose training loop has already returned (they never will): the new
+ * world is the living ranks that arrived. */
 static void recovery_check(sim_world *w) {
   sim_recovery *rc = w->recovery;
   if (!rc || rc->released) return;
-  int alive_arrived = 0;
-  for (int r = 0; r < w->n; r++) alive_arrived += rc->rank_arrived[r] && !w->ranks[r].dead;
-  if (alive_arrived < w->alive) return;
+  for (int r = 0; r < w->n; r++)
+    if (!w->ranks[r].dead && !w->ranks[r].finished && !rc->rank_arrived[r]) return;
   sim_members *m = malloc(sizeof *m + (size_t)w->alive * sizeof(int));
   m->plan = NULL;
   m->cache = NULL;
   m->refs = 0;
   m->n = 0;
   for (int r = 0; r < w->n; r++)
-    if (!w->ranks[r].dead) m->ranks[m->n++] = r;
+    if (!w->ranks[r].dead && rc->rank_arrived[r]) m->ranks[m->n++] = r;
   rc->members = m;
   rc->ctx = w->next_ctx++;
   rc->released = 1;
   w->recovery = NULL;
   for (int i = 0; i < rc->arrived; i++) sg_sem_release(rc->go);
+}
+
+void hs_sim_rank_finished(sim_rank *r) {
+  r->finished = 1;
+  recovery_check(r->world);
 }
 
 int hs_sim_shrink(hs_worker *wk, int iteration, int *resume) {

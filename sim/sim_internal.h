@@ -19,6 +19,7 @@ typedef struct {
   sim_world *world;
   int comms; /* communicators this rank has joined: their trace lanes */
   int dead;  /* struck by a failure: its actors stop at their next call */
+  int finished; /* its training loop has returned: it takes no part in a shrink */
   sg_actor_t *actors; /* main, streams, threads: daemonized when it dies */
   int n_actors, cap_actors;
 } sim_rank;
@@ -176,6 +177,9 @@ void hs_sim_pending_remove(sim_world *w, sim_pending *p);
 void hs_sim_pending_revoke(const sim_pending *p);
 int hs_sim_failures(hs_worker *w);
 int hs_sim_shrink(hs_worker *w, int iteration, int *resume);
+/* Its training loop returned: an open shrink agreement no longer waits for
+ * it (an asynchronous worker may be done before a failure strikes). */
+void hs_sim_rank_finished(sim_rank *r);
 /* The token a failure sends in place of a message that will never come. */
 extern char hs_sim_poison;
 /* backend.c: marks the operation the stream runs as hit by a failure. */

@@ -105,6 +105,25 @@ int main(void) {
   tap_ok(ps.rc == 0 && ps.wall < 60 && ps.rows > 0 && hs_csv(&ps, ps.rows - 1, "workers") <= 5,
          "asynchronous parameter server, node 1 (two workers) fails: the servers drop them and the run ends (exit %d, "
          "%.2f s wall)", ps.rc, ps.wall);
+  /* A worker whose budget ran out before the failure never comes to the
+   * agreement: the survivors must not wait for it (they once waited until
+   * the watchdog stopped the run at 80 simulated days). Here the fast
+   * workers have served the shared budget by 2 ms; the straggler and
+   * the noisy ones are still at work when node 2 fails. */
+  static hs_csv_run done_early;
+  hs_csv_run_lua("ps-done",
+                 "cluster { nodes = 4, gpus_per_node = 4, gpu = { flops = '2GF', efficiency = 1 },\n"
+                 "  intra = { bandwidth = '100GBps', latency = '2us' }, inter = { bandwidth = '10Gbps', latency = '20us' } }\n"
+                 "stragglers { { gpu = 5, slowdown = 2 }, { noise = 'lognormal', sigma = 0.2 } }\n"
+                 "workload { model = 'softmax', dataset = { classes = 4, features = 16, samples = 4000, test_samples = 200 },\n"
+                 "  batch = 16, lr = 0.05, momentum = 0.9 }\n"
+                 "algorithm { name = 'parameter_server', servers = 2, mode = 'async' }\n"
+                 "run { iterations = 40, seed = 5, eval_every = 4, on_failure = 'shrink' }\n"
+                 "failures { { node = 2, at = 0.002 } }\n",
+                 "", &done_early);
+  tap_ok(done_early.rc == 0 && done_early.wall < 60 && done_early.rows > 0 && !strstr(done_early.err, "80 days"),
+         "asynchronous parameter server, a worker done before node 2 fails: the survivors shrink without it and the "
+         "run ends (exit %d, %.2f s wall)", done_early.rc, done_early.wall);
   sweep();
   return tap_done(0);
 }
