@@ -16,7 +16,7 @@ static void usage(FILE *f) {
         "The scenario's real { } block picks the transport:\n"
         "  transport = \"mpi\"   host memory, messages over MPI\n"
         "  transport = \"nccl\"  device memory, NCCL on CUDA streams (if built)\n"
-        "  transport = \"auto\"  NCCL when built and each rank of a machine has a GPU, else MPI\n"
+        "  transport = \"auto\"  NCCL when built and every rank has a GPU of its own, else MPI\n"
         "  emulate = true      MPI messages delayed by the scenario's link model,\n"
         "                      so one machine behaves like the modelled cluster\n"
         "Writes metrics.csv and summary.json (the simulator's schema, wall-clock\n"

@@ -70,14 +70,17 @@ static int ranks_on_this_machine(void) {
 
 /* Picks the transport the scenario asks for, or says why it cannot. NCCL
  * needs a GPU of its own for every rank of a machine (two ranks on one GPU
- * fail ncclCommInitRank), so "auto" takes it only then: 4 ranks on a
- * one-GPU workstation run over MPI instead of failing. */
+ * fail ncclCommInitRank), so "auto" takes it only where that holds on every
+ * machine: 4 ranks on a one-GPU workstation run over MPI instead of failing. */
 static int choose_transport(const hs_scenario *sc, int rank, hs_transport *out) {
   char why[256] = "";
   int gpus = hs_nccl_gpus(), local = ranks_on_this_machine();
   int nccl_ok = gpus > 0 && gpus >= local;
   *out = sc->real.transport;
-  if (*out == HS_TRANSPORT_AUTO) *out = nccl_ok && !sc->real.emulate ? HS_TRANSPORT_NCCL : HS_TRANSPORT_MPI;
+  /* Decided together: machines that differ (one with GPUs for its ranks,
+   * one without) must not start different transports. */
+  if (*out == HS_TRANSPORT_AUTO)
+    *out = agree(!nccl_ok || sc->real.emulate) ? HS_TRANSPORT_MPI : HS_TRANSPORT_NCCL;
   if (*out == HS_TRANSPORT_NCCL && sc->real.emulate)
     snprintf(why, sizeof why, "real.emulate delays messages of the MPI transport; NCCL's links are the GPUs' own "
                               "(use real.transport = \"mpi\" to emulate)");
