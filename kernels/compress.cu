@@ -154,7 +154,9 @@ __global__ void sign_tiles_kernel(const float *x, float *err, size_t n, size_t c
   }
 }
 
-// Pass 1b, one thread per chunk: its tiles' sums in order, then the RMS.
+// Pass 1b, one thread per chunk: its tiles' sums in order, then the RMS. A
+// short last chunk's tiles past its end hold 0 (pass 1a summed nothing):
+// s + 0 is s, so the sum is still sign.c's.
 __global__ void sign_scale_kernel(size_t n, size_t chunk, size_t nc, size_t tiles_per_chunk, const double *sums,
                                   float *scales) {
   GRID_STRIDE(c, nc) {
