@@ -261,6 +261,7 @@ typedef struct {
   int protocol;         /* hs_proto, HS_PROTO_NONE or HS_PROTO_AUTO */
   double slice;         /* bytes a ring moves per slice; 0: the protocol's step (protocol.h) */
   int slices_in_flight; /* per connection (NCCL_STEPS); 0: lock-step ring steps, as MPI's Sendrecv ring */
+  int switch_slices;    /* slices an in-switch schedule moves per lock-step tick (nvls, collnet) */
   hs_fidelity fidelity;
   double stack_size; /* bytes per actor stack */
 } hs_sim_spec;

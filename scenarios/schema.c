@@ -110,7 +110,8 @@ static const field sim_fields[] = {
     {"channels", F_INT, OFF(sim.channels), "0", MIN_GE, 0, 64, NULL, NULL},
     {"protocol", F_ENUM, OFF(sim.protocol), "auto", MIN_NONE, 0, 0, "ll|ll128|simple|none|auto", NULL},
     {"slice", F_BYTES, OFF(sim.slice), "0", MIN_ZERO_OR, 1, 1099511627776.0, NULL, NULL},
-    {"slices_in_flight", F_INT, OFF(sim.slices_in_flight), "0", MIN_GE, 0, 64, NULL, NULL},
+    {"slices_in_flight", F_INT, OFF(sim.slices_in_flight), "8", MIN_GE, 0, 64, NULL, NULL},
+    {"switch_slices", F_INT, OFF(sim.switch_slices), "1", MIN_GE, 1, 64, NULL, NULL},
     {"fidelity", F_ENUM, OFF(sim.fidelity), "auto", MIN_NONE, 0, 0, "auto|step|fast", NULL},
     {"stack_size", F_BYTES, OFF(sim.stack_size), "256KiB", MIN_GE, 16384, 67108864.0, NULL, NULL},
     END};

@@ -53,6 +53,7 @@ typedef struct {
   double finish;
   double hop_latency, hop_bandwidth; /* slowest ring hop */
   double mean_hop_latency;           /* over the ring's n hops */
+  double mean_link_latency, link_latency; /* the same without the protocol's hop; the slowest hop's */
   int proto;                         /* the protocol the selector runs it with */
   hs_proto_cost cost;                /* and its costs, on every GPU of the cluster */
   int gpus_per_node;
@@ -73,15 +74,21 @@ static void rank_main(hs_worker *w, void *arg) {
     j->hop_latency = 0;
     j->hop_bandwidth = INFINITY;
     j->mean_hop_latency = 0;
+    j->mean_link_latency = 0;
+    j->link_latency = 0;
     for (int r = 0; r < w->size; r++) {
       if (w->size < 2) continue;
       /* the link's latency and the protocol's on that kind of hop */
       int same_node = r / j->gpus_per_node == ((r + 1) % w->size) / j->gpus_per_node;
       double lat, bw;
       hs_sim_route(w, r, (r + 1) % w->size, &lat, &bw);
+      j->mean_link_latency += lat / w->size;
       lat += same_node ? j->cost.hop_intra : j->cost.hop_net;
       j->mean_hop_latency += lat / w->size;
-      if (lat > j->hop_latency) j->hop_latency = lat;
+      if (lat > j->hop_latency) {
+        j->hop_latency = lat;
+        j->link_latency = lat - (same_node ? j->cost.hop_intra : j->cost.hop_net);
+      }
       if (bw < j->hop_bandwidth) j->hop_bandwidth = bw;
     }
   }
@@ -430,11 +437,13 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   if (pipelined) {
     /* The slices pay the latencies of the hops they cross; but a
      * connection holds only `window` slices: when a step needs more (L ==
-     * 1 step of credit), the slowest hop pays its latency per unit, else
-     * it carries L steps at once. Exact on rings of equal hops. */
+     * 1 step of credit), each of its units waits for the credit the one
+     * before returned and pays a link latency, else it carries L steps at
+     * once. Exact on rings of equal hops. */
     int credit_steps = hs_lower_ring_credit_lag(pipe);
-    double path = steps * (units * j.mean_hop_latency + chunk_s);
-    double pace = credit_steps == 1 ? steps * (units * j.hop_latency + chunk_s)
+    double a = j.mean_link_latency, h = j.mean_hop_latency - a;
+    double path = steps * fmax(units * a + chunk_s, a + h + chunk_s / units);
+    double pace = credit_steps == 1 ? steps * fmax(units * j.link_latency + chunk_s, j.hop_latency + chunk_s / units)
                                     : steps * fmax(chunk_s, (j.hop_latency + chunk_s) / credit_steps);
     bound = fmax(path, pace);
   }

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "sim/sim.h"
+#include "sim/sg_latency.h"
 #include "sim/sim_internal.h"
 
 typedef struct {
@@ -116,8 +117,12 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
    * blocked actors when it detects a deadlock. */
   const char *log = getenv("HS_SIMGRID_LOG");
   snprintf(a[argc++], sizeof a[0], "--log=root.thres:%.32s", log && *log ? log : "warning");
-  /* 0 keeps the model's own factors (LV08: 13.01 and 0.97; CM02: 1 and 1). */
-  if (sp->latency_factor > 0)
+  /* 0 keeps the model's own factors (LV08: 13.01 and 0.97; CM02: 1 and 1).
+   * Under CM02 and LV08 the latency factor goes through the callback that
+   * lets a connection's messages pay their latency after their bytes
+   * (sg_latency.h), which SimGrid will not mix with a configured one. */
+  int latency_hook = strcmp(sp->network_model, "CM02") == 0 || strcmp(sp->network_model, "LV08") == 0;
+  if (sp->latency_factor > 0 && !latency_hook)
     snprintf(a[argc++], sizeof a[0], "--cfg=network/latency-factor:%.17g", sp->latency_factor);
   if (sp->bandwidth_factor > 0)
     snprintf(a[argc++], sizeof a[0], "--cfg=network/bandwidth-factor:%.17g", sp->bandwidth_factor);
@@ -131,6 +136,8 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   argv[argc] = NULL;
   simgrid_init(&argc, argv);
   simgrid_load_platform(cfg->platform_file);
+  double latency_factor = 1;
+  int fifo = latency_hook && hs_sg_latency_hook_install(sp->latency_factor, &latency_factor);
   /* Read: a temporary platform goes now, so no crash or kill later can
    * leave it behind in /tmp. */
 
@@ -141,6 +148,8 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   w->gpus_per_node = sc->cluster.gpus_per_node;
   w->next_ctx = 1;
   w->offer = sim_offer(sc);
+  w->fifo_connections = fifo;
+  w->latency_factor = latency_factor;
   w->ranks = calloc(n, sizeof *w->ranks);
   int nodes = (n + w->gpus_per_node - 1) / w->gpus_per_node;
   sg_host_t *gpu = calloc((size_t)n, sizeof *gpu), *nvswitch = calloc((size_t)nodes, sizeof *nvswitch), fabric;

@@ -99,6 +99,9 @@ struct sim_world {
   sim_rank *switches;      /* switch.c: the nodes' reducing switches (cluster.nvls), ids n + node,
                               then the fabric's per rail (SHARP), ids n + nodes + rail */
   int n_switches;
+  int fifo_connections;   /* a pipelined ring's connections serve their units first in, first out,
+                             latency after the bytes (transport.c, sg_latency.h) */
+  double latency_factor;  /* the network model's, which such a unit's latency is multiplied by */
 };
 
 /* switch.c: the switches of w (when its offer has them), from the hosts of

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sg_latency.h"
 #include "sim/sg_rate.h"
 #include "sim/sim_internal.h"
 
@@ -231,41 +232,64 @@ void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
  * or receive is posted alone and completed later, in any order. The
  * communicator keeps the ones not yet complete in one registration with
  * the world (sim_pending), so that a failure completes them as it does an
- * exchange's. */
+ * exchange's.
+ *
+ * What a rank sends to one peer is a connection, served first in, first
+ * out, latency overlapped (sg_latency.h): a send goes on the wire when the
+ * one before it is off, with no latency before its bytes, and a message is
+ * done for both ends one route latency after its bytes end. Without that
+ * (a network model whose latency cannot be moved: SMPI, Constant) sends go
+ * on the wire when due and SimGrid charges their latency as usual.
+ *
+ * The rank moves its connections itself: whenever it waits
+ * (hs_sim_complete_one), it wakes when one of its messages leaves the
+ * wire (the next send of that connection goes on), when a send falls due
+ * (the protocol's hop, protocol.h) and when what it waits for is done, as
+ * NCCL's proxy thread drives its network sends between progress checks.
+ * Not a helper actor per connection: a rank then waited on comms another
+ * actor had started, and SimGrid 3.32 keeps one waiter's timeout action per
+ * side of a comm, so a sender rank and its receiver waiting on one comm
+ * leaked an action, which SimGrid reported as a "probable bug" at the end
+ * of the run (dozens per collective). */
+
+/* A peer this rank talks to on the communicator. */
+typedef struct sim_peer {
+  int rank;                         /* in the world: sub-groups of a lowering share their communicator's peers */
+  sg_host_t host;
+  double lat_out, lat_in;           /* paid after the bytes, each way (fifo connections) */
+  struct sim_async *flying;         /* my send on the wire to it, if any */
+  struct sim_async *queue, *q_tail; /* my sends due, waiting for the wire */
+} sim_peer;
 
 typedef struct sim_async {
-  sg_comm_t comm; /* NULL while a send waits out its protocol hop */
+  sg_comm_t comm; /* while on the wire; NULL before (a send deferred or queued) and after */
   int is_recv, slot;
+  int landed;    /* its bytes are all there */
+  double done;   /* when it is done for the rank (landed + the latency paid after) */
+  int peer;      /* its slot in the set's peers */
   hs_lower_recv recv;
   void *got;
-  /* a deferred send: what is posted at `due` */
-  double due;
+  /* a send before the wire: what goes on it, where, when due */
   sg_mailbox_t mb;
+  double due;
   void *payload;
   long size;
   double rate;
   struct sim_async *next;
 } sim_async;
 
-/* The protocol's hop defers each send (protocol.h) while the rank goes on
- * receiving and forwarding. The rank posts its deferred sends itself when
- * they fall due: whenever it waits (hs_sim_complete_one), it wakes at the
- * next due time (a timeout that leaves the comm it waits for running),
- * posts what is due and waits again, as NCCL's proxy thread drives its
- * network sends between progress checks. A ring sends to one peer, so
- * sends fall due in the order they are deferred: a queue. Not a helper
- * actor posting them for the rank, as before: the rank then waited on
- * comms another actor had started, and SimGrid 3.32 keeps one waiter's
- * timeout action per side of a comm, so a sender rank and its receiver
- * waiting on one comm leaked an action, which SimGrid reported as a
- * "probable bug" at the end of the run (dozens per collective). */
 struct sim_async_set {
   sim_pending pending; /* registered while n > 0 */
   sg_mailbox_t *mailbox;
   char *is_recv;
   sim_async **posted;
   int n, cap;
-  sim_async *due_head, *due_tail; /* deferred sends, in due order */
+  sim_async *due_head, *due_tail; /* deferred sends, by due time */
+  sim_peer *peers;
+  int n_peers;
+  sg_comm_t *wire; /* scratch for waiting: the comms on the wire, and whose */
+  sim_async **wire_of;
+  int fifo;
 };
 
 void hs_sim_async_free(sim_async_set *set) {
@@ -273,42 +297,111 @@ void hs_sim_async_free(sim_async_set *set) {
   free(set->mailbox);
   free(set->is_recv);
   free(set->posted);
+  free(set->peers);
+  free(set->wire);
+  free(set->wire_of);
   free(set);
 }
 
-static void defer_send(sim_async_set *set, sim_async *a) {
-  if (set->due_tail) set->due_tail->next = a;
-  else set->due_head = a;
-  set->due_tail = a;
+static double route_latency(const sim_rank *self, int from, int to) {
+  double lat, bw;
+  hs_sim_route(&self->w, from, to, &lat, &bw);
+  return lat * self->world->latency_factor;
 }
 
-/* Posts every deferred send due by now. */
-static void post_due(sim_async_set *set) {
+static int peer_of(sim_async_set *set, const hs_lower_group *g, int idx) {
+  int rank = g->members[idx];
+  for (int i = 0; i < set->n_peers; i++)
+    if (set->peers[i].rank == rank) return i;
+  /* a ring has two peers, an alltoall n: grown by one, found by a scan */
+  set->peers = realloc(set->peers, (size_t)(set->n_peers + 1) * sizeof *set->peers);
+  const sim_rank *self = ((hs_comm *)g->ctx)->self;
+  sim_peer *p = &set->peers[set->n_peers];
+  *p = (sim_peer){.rank = rank, .host = self->world->ranks[rank].host};
+  if (set->fifo) {
+    p->lat_out = route_latency(self, g->members[g->me], rank);
+    p->lat_in = route_latency(self, rank, g->members[g->me]);
+  }
+  return set->n_peers++;
+}
+
+/* Deferred sends by due time (a stable insertion: equals keep their order,
+ * so that a peer's messages still match its receives in order). */
+static void defer_send(sim_async_set *set, sim_async *a) {
+  sim_async **at = &set->due_head;
+  if (set->due_tail && set->due_tail->due <= a->due) at = &set->due_tail->next;
+  else
+    while (*at && (*at)->due <= a->due) at = &(*at)->next;
+  a->next = *at;
+  *at = a;
+  if (!a->next) set->due_tail = a;
+}
+
+static void put_on_wire(sim_async_set *set, const hs_comm *c, sim_async *a) {
+  sim_peer *p = &set->peers[a->peer];
+  if (set->fifo) {
+    a->comm = hs_sg_put_async_latency_after(a->mb, a->payload, a->size, a->rate, c->self->host, p->host);
+    p->flying = a;
+  } else {
+    a->comm = hs_sg_put_async_at_most(a->mb, a->payload, a->size, a->rate);
+  }
+}
+
+/* Due sends join their connection's queue; an idle connection puts its
+ * next one on the wire (without fifo connections: every one at once). */
+static void move_sends(sim_async_set *set, const hs_comm *c) {
   double now = simgrid_get_clock();
   while (set->due_head && set->due_head->due <= now) {
     sim_async *a = set->due_head;
     set->due_head = a->next;
     if (!set->due_head) set->due_tail = NULL;
-    a->comm = hs_sg_put_async_at_most(a->mb, a->payload, a->size, a->rate);
+    a->next = NULL;
+    sim_peer *p = &set->peers[a->peer];
+    if (p->q_tail) p->q_tail->next = a;
+    else p->queue = a;
+    p->q_tail = a;
+  }
+  for (int i = 0; i < set->n_peers; i++) {
+    sim_peer *p = &set->peers[i];
+    while (p->queue && !p->flying) {
+      sim_async *a = p->queue;
+      p->queue = a->next;
+      if (!p->queue) p->q_tail = NULL;
+      a->next = NULL;
+      put_on_wire(set, c, a);
+    }
   }
 }
 
-/* Waits for a's comm, posting deferred sends as they fall due meanwhile. */
-static void wait_posting(sim_async_set *set, sim_async *a) {
+static void land(sim_async_set *set, sim_async *a) {
+  sim_peer *p = &set->peers[a->peer];
+  a->comm = NULL;
+  a->landed = 1;
+  a->done = simgrid_get_clock() + (set->fifo ? (a->is_recv ? p->lat_in : p->lat_out) : 0);
+  if (p->flying == a) p->flying = NULL;
+}
+
+/* Waits until a is done, moving the rank's connections meanwhile. */
+static void settle(sim_async_set *set, const hs_comm *c, sim_async *a) {
   for (;;) {
-    post_due(set);
-    if (!a->comm) { /* a itself is deferred: nothing of mine moves before it is due */
-      sg_actor_sleep_until(set->due_head->due);
+    move_sends(set, c);
+    double now = simgrid_get_clock();
+    if (a->landed && a->done <= now) return;
+    double until = set->due_head ? set->due_head->due : INFINITY;
+    if (a->landed && a->done < until) until = a->done;
+    int k = 0;
+    for (int i = 0; i < set->n; i++)
+      if (set->posted[i]->comm) {
+        set->wire[k] = set->posted[i]->comm;
+        set->wire_of[k++] = set->posted[i];
+      }
+    if (k == 0) { /* nothing on the wire: what a waits for is a time (it landed, or a send is due) */
+      sg_actor_sleep_until(until);
       continue;
     }
-    if (!set->due_head) break;
-    double wait = set->due_head->due - simgrid_get_clock();
-    /* wait_all_for, not wait_for (which fails the comm on timeout) nor
-     * wait_any_for (whose C binding drops the comm's reference on
-     * timeout, SimGrid 3.32) */
-    if (sg_comm_wait_all_for(&a->comm, 1, wait) == 1) return;
+    long i = hs_sg_wait_any_for(set->wire, (size_t)k, isinf(until) ? -1.0 : until - now);
+    if (i >= 0) land(set, set->wire_of[i]);
   }
-  sg_comm_wait(a->comm);
 }
 
 void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r) {
@@ -320,39 +413,41 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
     if (c->stream) hs_sim_stream_failed(c->stream);
     return NULL;
   }
-  sim_async_set *set = c->async ? c->async : (c->async = calloc(1, sizeof *c->async));
+  sim_async_set *set = c->async;
+  if (!set) {
+    set = c->async = calloc(1, sizeof *c->async);
+    set->fifo = world->fifo_connections;
+  }
   if (set->n == set->cap) {
     set->cap = set->cap ? 2 * set->cap : 32;
     set->mailbox = realloc(set->mailbox, (size_t)set->cap * sizeof *set->mailbox);
     set->is_recv = realloc(set->is_recv, (size_t)set->cap);
     set->posted = realloc(set->posted, (size_t)set->cap * sizeof *set->posted);
+    set->wire = realloc(set->wire, (size_t)set->cap * sizeof *set->wire);
+    set->wire_of = realloc(set->wire_of, (size_t)set->cap * sizeof *set->wire_of);
     set->pending.mailbox = set->mailbox;
     set->pending.is_recv = set->is_recv;
   }
   sim_async *a = calloc(1, sizeof *a);
   sg_mailbox_t mb;
   if (s) {
-    void *payload = &timing_only_token;
+    a->peer = peer_of(set, g, s->peer);
+    a->payload = &timing_only_token;
     if (s->data) {
-      payload = malloc(s->bytes ? s->bytes : 1);
-      memcpy(payload, s->data, s->bytes);
+      a->payload = malloc(s->bytes ? s->bytes : 1);
+      memcpy(a->payload, s->data, s->bytes);
     }
-    mb = mailbox(c, g, g->me, s->peer);
-    double hop = hs_lower_hop(g, g->me, s->peer);
-    if (hop > 0) {
-      a->due = simgrid_get_clock() + hop;
-      a->mb = mb;
-      a->payload = payload;
-      a->size = wire_size(g, s->bytes);
-      a->rate = g->rate;
-      defer_send(set, a);
-    } else {
-      a->comm = hs_sg_put_async_at_most(mb, payload, wire_size(g, s->bytes), g->rate);
-    }
+    mb = a->mb = mailbox(c, g, g->me, s->peer);
+    a->due = simgrid_get_clock() + hs_lower_hop(g, g->me, s->peer);
+    a->size = wire_size(g, s->bytes);
+    a->rate = g->rate;
+    defer_send(set, a);
+    move_sends(set, c);
     self->w.bytes_sent += s->bytes;
     world->messages++;
   } else {
     a->is_recv = 1;
+    a->peer = peer_of(set, g, r->peer);
     a->recv = *r;
     mb = mailbox(c, g, r->peer, g->me);
     a->comm = sg_mailbox_get_async(mb, &a->got);
@@ -378,7 +473,7 @@ void hs_sim_complete_one(const hs_lower_group *g, void *posted) {
   sim_world *world = c->self->world;
   sim_async_set *set = c->async;
   sim_async *a = posted;
-  wait_posting(set, a);
+  settle(set, c, a);
   int last = --set->n;
   set->mailbox[a->slot] = set->mailbox[last];
   set->is_recv[a->slot] = set->is_recv[last];

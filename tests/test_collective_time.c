@@ -5,7 +5,8 @@
  *   ring allgather        (n-1)a + (n-1)/n M/B          (M: the full vector)
  *   binomial broadcast,
  *   binomial reduce       ceil(log2 n)(a + M/B)
- * for n in {8, 64} and M in {1 MiB, 100 MiB}, within 1%. The cluster is one
+ * (the lock-step ring, sim.slices_in_flight = 0; the pipelined ring, the
+ * default, below) for n in {8, 64} and M in {1 MiB, 100 MiB}, within 1%. The cluster is one
  * GPU per node on a flat switch with CM02 (plain alpha-beta): a is the route
  * latency intra.latency + inter.latency, B the narrowest link. Also the
  * hierarchical allreduce against intra RS + inter allreduce of M/g + intra
@@ -18,8 +19,8 @@
  * Their halves for reduce-scatter (recursive halving) and allgather
  * (recursive doubling):   log2(n) a + (n-1)/n M/B   (n a power of two).
  * The in-switch allreduce (sim.collectives = "nvls", one node of 8 whose
- * switch reduces): U = ceil(M / 2 MiB) units, 8 at a time with
- * sim.slices_in_flight = 8, in U + 1 lock-step ticks, each a GPU link's
+ * switch reduces): U = ceil(M / 2 MiB) units, one per tick (the default,
+ * sim.switch_slices = 1) and 8 with sim.switch_slices = 8, in U + 1 lock-step ticks, each a GPU link's
  * latency (half the GPU-to-GPU route's) and one unit over a GPU link:
  *   (U + 1)(a/2 + M/(U B)).
  * Its reduce-scatter and allgather move M over the busier direction of a
@@ -132,7 +133,7 @@ static void one_gpu_nodes(char *lua, size_t len, int n, const char *protocol) {
            "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
            "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-           "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"%s\" }\n",
+           "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"%s\", slices_in_flight = 0 }\n",
            n, protocol);
 }
 
@@ -189,7 +190,7 @@ int main(void) {
                       "  intra = { bandwidth = \"300GBps\", latency = \"2us\" },\n"
                       "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8 } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-                      "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"none\" }\n";
+                      "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"none\", slices_in_flight = 0 }\n";
     timed_case tc = {lua, "sim.collectives=hierarchical", {ALLREDUCE, 100u << 20, 0}, want,
                      "hierarchical allreduce 8x8 M=100MiB", 0};
     hs_test_in_child(tc.label, child, &tc, 120);
@@ -227,8 +228,8 @@ int main(void) {
         double want = (U + 1) * (1e-6 + M / U / 300e9);
         char label[128];
         snprintf(label, sizeof label, "in-switch allreduce 1x8 M=%zu B (%g units%s)", sizes[j], U,
-                 w ? ", 8 in flight" : "");
-        timed_case tc = {lua, w ? "sim.slices_in_flight=8" : NULL, {ALLREDUCE, sizes[j], 0}, want, label, 0};
+                 w ? ", 8 slices a tick" : "");
+        timed_case tc = {lua, w ? "sim.switch_slices=8" : NULL, {ALLREDUCE, sizes[j], 0}, want, label, 0};
         hs_test_in_child(label, child, &tc, 120);
       }
     /* Its reduce-scatter and allgather move M over the busier direction
@@ -271,7 +272,7 @@ int main(void) {
                       "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8,\n"
                       "            in_network_reduction = true } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
-                      "run { iterations = 1 }\nsim { collectives = \"collnet\", protocol = \"none\" }\n";
+                      "run { iterations = 1 }\nsim { collectives = \"collnet\", protocol = \"none\", slices_in_flight = 0 }\n";
     timed_case tc = {lua, NULL, {ALLREDUCE, 100u << 20, 0}, want, "in-network allreduce 8x8 M=100MiB", 0};
     hs_test_in_child(tc.label, child, &tc, 120);
   }

@@ -178,10 +178,10 @@ int main(void) {
       "          inter = { bandwidth = '3200Gbps', latency = '5us' } }\n"
       "workload { model = 'resnet50', batch = 64 }\nalgorithm { name = 'gradient_allreduce' }\n"
       "run { iterations = 3, seed = 1 }\nsim { collectives = 'ring', protocol = 'll128', channels = 2 }\n");
-  compare_collective("Hopper, channels' caps, 32 ranks, ring/LL128 allreduce 256 MiB", capped,
-                     "--op allreduce --bytes 256MiB", 1);
+  compare_collective("Hopper, channels' caps, 32 ranks, lock-step ring/LL128 allreduce 256 MiB", capped,
+                     "--op allreduce --bytes 256MiB --set sim.slices_in_flight=0", 1);
   compare_collective("Hopper, channels' caps, 32 ranks, pipelined ring/LL128 allreduce 256 MiB", capped,
-                     "--op allreduce --bytes 256MiB --set sim.slices_in_flight=8", 0);
+                     "--op allreduce --bytes 256MiB", 0);
   compare_collective("Hopper, channels' caps, 32 ranks, hierarchical/LL128 allreduce 64 MiB", capped,
                      "--op allreduce --bytes 64MiB --set sim.collectives=hierarchical", 0);
   compare_collective("Hopper, channels' caps, 32 ranks, halving-doubling/LL allreduce 64 MiB", capped,

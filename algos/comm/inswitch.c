@@ -18,8 +18,8 @@
  * as member n (world id g->switch_id, a host without a rank), and the
  * backend runs its part beside the members (g->run_switch): messages in
  * step fidelity, records in fast, like any member's. Data moves in units
- * of slice x window bytes over the busier direction (NCCL's NVLS chunks,
- * as many as a connection keeps in flight), in lock-step ticks: at tick x
+ * of slice x switch_slices bytes over the busier direction (NCCL's NVLS
+ * chunks on its 16 channels, sim.switch_slices rounds of them at once), in lock-step ticks: at tick x
  * a member sends unit x up and receives unit x-1's result; the switch
  * receives unit x from every member, reduces it in member order (or
  * gathers it), and sends unit x-1's result down. U units take U + 1
@@ -42,7 +42,7 @@ size_t hs_lower_switch_units(double bytes, size_t unit, size_t count, int member
 }
 
 static size_t unit_bytes(const hs_lower_group *g) {
-  double w = g->window > 0 ? g->window : 1;
+  double w = g->switch_slices > 0 ? g->switch_slices : 1;
   return (size_t)((double)(g->slice ? g->slice : 1) * w);
 }
 

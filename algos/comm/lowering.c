@@ -561,6 +561,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->complete = parent->complete;
   out->slice = parent->slice;
   out->window = parent->window;
+  out->switch_slices = parent->switch_slices;
   out->wire = parent->wire;
   out->hop_intra = parent->hop_intra;
   out->hop_net = parent->hop_net;

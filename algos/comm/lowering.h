@@ -137,6 +137,7 @@ struct hs_lower_group {
   hs_complete_fn complete;
   size_t slice;    /* ring pipelining: bytes per slice (sim.slice, else the protocol's step) */
   int window;      /* slices in flight per connection (sim.slices_in_flight); 0: lock-step */
+  int switch_slices; /* slices an in-switch tick moves (sim.switch_slices); 0 counts as 1 */
   /* The protocol's costs (protocol.h), paid by backends that time
    * messages: each message occupies `wire` times its bytes on the links
    * and leaves hop_intra (same node) or hop_net (across nodes) seconds

@@ -31,6 +31,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   t->n = size;
   t->cpu_amd = c->cpu == HS_CPU_AMD;
   t->window = sc->sim.slices_in_flight;
+  t->switch_slices = sc->sim.switch_slices;
   t->slice = sc->sim.slice;
   t->ring_bw = t->bw_intra = t->bw_inter = t->nic = INFINITY;
   /* Nodes in communicator order: a new node starts where the node changes;
@@ -99,8 +100,12 @@ static double move(const hs_proto_cost *pc, double bytes, double bw) {
 }
 
 /* A ring of `steps` steps over the communicator's own ring, each moving
- * `chunk` bytes: lock-step pays the slowest hop every step, the pipelined
- * ring the mean hop per window (docs/fidelity.md). */
+ * `chunk` bytes: lock-step pays the slowest hop every step. The pipelined
+ * ring, over the mean hop (link latency a, protocol hop h), moves a step
+ * in G windows: a window waits for the credit the one before returned
+ * and pays a link latency (G a + beta a step), and a step's data waits
+ * for the step before and its hop (a + h + beta / G), whichever is
+ * slower (docs/fidelity.md). */
 static double ring_time(const hs_tuner_topo *t, const hs_proto_cost *pc, double steps, double chunk) {
   double beta = move(pc, chunk, t->ring_bw);
   double slow = dmax(t->ring_intra ? t->ring_lat_intra + pc->hop_intra : 0,
@@ -108,8 +113,9 @@ static double ring_time(const hs_tuner_topo *t, const hs_proto_cost *pc, double 
   if (t->window <= 0) return steps * (slow + beta);
   double slice = t->slice > 0 ? t->slice : pc->slice;
   double S = dmax(1, ceil(chunk / slice)), G = S > t->window ? ceil(S / t->window) : 1;
-  double mean = (t->ring_sum_intra + t->ring_intra * pc->hop_intra + t->ring_sum_inter + t->ring_inter * pc->hop_net) / t->n;
-  return steps * (G * mean + beta);
+  double a = (t->ring_sum_intra + t->ring_sum_inter) / t->n;
+  double h = (t->ring_intra * pc->hop_intra + t->ring_inter * pc->hop_net) / t->n;
+  return steps * dmax(G * a + beta, a + h + beta / G);
 }
 
 /* A ring of m members over hops of latency lat and bandwidth bw (the
@@ -326,7 +332,7 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
   return total;
 }
 
-/* The in-switch collectives (inswitch.c): U units of slice x window bytes
+/* The in-switch collectives (inswitch.c): U units of slice x switch_slices bytes
  * over the busier direction (M in all: the allreduce's vector, the
  * scatter's every block up, the gather's every block down), U + 1 lock-
  * step ticks, each one GPU link's latency (half a GPU-to-GPU route: the
@@ -339,7 +345,7 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
  * carries Simple only; none: the links alone). */
 static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, double M, double blocks) {
   if (!t->nvls || (p != HS_PROTO_SIMPLE && p != HS_PROTO_NONE)) return -1;
-  double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->window > 0 ? t->window : 1);
+  double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->switch_slices > 0 ? t->switch_slices : 1);
   double U = (double)hs_lower_switch_units(M, (size_t)unit, (size_t)dmax(1, M / blocks), t->n);
   /* the busier direction at every tick but the last (or the first): a
    * unit; there, one block's part of it */
@@ -354,7 +360,7 @@ static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, 
  * (leaders otherwise). */
 static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double g = t->per_node, Mr = M / g, rail_bw = dmin(t->bw_inter, t->nic / g);
-  double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->window > 0 ? t->window : 1);
+  double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->switch_slices > 0 ? t->switch_slices : 1);
   double U = (double)hs_lower_switch_units(Mr, (size_t)unit, (size_t)dmax(1, Mr), t->nodes);
   return 2 * sub_ring(g, 1, hop(t, pc, 0), t->bw_intra, pc, M) +
          (U + 1) * (t->lat_inter / 2 + pc->hop_net + move(pc, Mr / U, rail_bw));

@@ -34,6 +34,7 @@ typedef struct {
   /* the pipelined ring (sim.slices_in_flight, sim.slice) */
   int window;
   double slice;
+  int switch_slices; /* the in-switch schedules' slices per tick (sim.switch_slices) */
   /* the node's switch reduces (cluster.nvls) and every member is on that
    * node; the fabric reduces (in_network_reduction) and members span nodes */
   int nvls, collnet;
