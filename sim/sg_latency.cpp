@@ -62,11 +62,12 @@ extern "C" sg_comm_t hs_sg_put_async_latency_after(sg_mailbox_t mailbox, void *p
   return comm.get();
 }
 
-extern "C" long hs_sg_wait_any_for(sg_comm_t *comms, size_t count, double timeout) {
+extern "C" long hs_sg_wait_any_for(sg_comm_t *comms, size_t count, double timeout, double *ended_at) {
   std::vector<simgrid::s4u::CommPtr> held;
   held.reserve(count);
   for (size_t i = 0; i < count; i++) held.emplace_back(comms[i], false);  // adopts the caller's references
   ssize_t pos = simgrid::s4u::Comm::wait_any_for(held, timeout);
+  if (pos >= 0 && ended_at) *ended_at = held[static_cast<size_t>(pos)]->get_finish_time();
   for (size_t i = 0; i < count; i++)
     if (pos < 0 || static_cast<size_t>(pos) != i) held[i]->add_ref();  // handed back to the caller
   return static_cast<long>(pos);

@@ -54,8 +54,10 @@ sg_comm_t hs_sg_put_async_latency_after(sg_mailbox_t mailbox, void *payload, lon
 /* sg_comm_wait_any_for that keeps the references of the comms that did not
  * end, on a timeout too (SimGrid 3.32's drops them all then). Returns the
  * index of the comm that ended, whose reference it releases, or -1 on
- * timeout (timeout < 0: none). */
-long hs_sg_wait_any_for(sg_comm_t *comms, size_t count, double timeout);
+ * timeout (timeout < 0: none). *ended_at: when it ended, which is earlier
+ * than now where it ended before the wait began (a comm the caller did
+ * not watch meanwhile). */
+long hs_sg_wait_any_for(sg_comm_t *comms, size_t count, double timeout, double *ended_at);
 
 #ifdef __cplusplus
 }

@@ -265,6 +265,8 @@ typedef struct sim_async {
   sg_comm_t comm; /* while on the wire; NULL before (a send deferred or queued) and after */
   int is_recv, slot;
   int landed;    /* its bytes are all there */
+  long seq;      /* posting order */
+  int on_wire;   /* its index among the set's comms on the wire, while there */
   double done;   /* when it is done for the rank (landed + the latency paid after) */
   int peer;      /* its slot in the set's peers */
   hs_lower_recv recv;
@@ -287,9 +289,12 @@ struct sim_async_set {
   sim_async *due_head, *due_tail; /* deferred sends, by due time */
   sim_peer *peers;
   int n_peers;
-  sg_comm_t *wire; /* scratch for waiting: the comms on the wire, and whose */
+  sim_async **on_wire; /* those with a comm on the wire: what a wait may see end */
+  int n_on_wire, cap_on_wire;
+  sg_comm_t *wire; /* scratch for waiting: the comms waited for, and whose */
   sim_async **wire_of;
   int fifo;
+  long posts; /* posted so far */
 };
 
 void hs_sim_async_free(sim_async_set *set) {
@@ -298,6 +303,7 @@ void hs_sim_async_free(sim_async_set *set) {
   free(set->is_recv);
   free(set->posted);
   free(set->peers);
+  free(set->on_wire);
   free(set->wire);
   free(set->wire_of);
   free(set);
@@ -337,6 +343,23 @@ static void defer_send(sim_async_set *set, sim_async *a) {
   if (!a->next) set->due_tail = a;
 }
 
+static void wire_add(sim_async_set *set, sim_async *a) {
+  if (set->n_on_wire == set->cap_on_wire) {
+    set->cap_on_wire = set->cap_on_wire ? 2 * set->cap_on_wire : 16;
+    set->on_wire = realloc(set->on_wire, (size_t)set->cap_on_wire * sizeof *set->on_wire);
+    set->wire = realloc(set->wire, (size_t)set->cap_on_wire * sizeof *set->wire);
+    set->wire_of = realloc(set->wire_of, (size_t)set->cap_on_wire * sizeof *set->wire_of);
+  }
+  a->on_wire = set->n_on_wire;
+  set->on_wire[set->n_on_wire++] = a;
+}
+
+static void wire_remove(sim_async_set *set, sim_async *a) {
+  sim_async *last = set->on_wire[--set->n_on_wire];
+  set->on_wire[a->on_wire] = last;
+  last->on_wire = a->on_wire;
+}
+
 static void put_on_wire(sim_async_set *set, const hs_comm *c, sim_async *a) {
   sim_peer *p = &set->peers[a->peer];
   if (set->fifo) {
@@ -345,6 +368,7 @@ static void put_on_wire(sim_async_set *set, const hs_comm *c, sim_async *a) {
   } else {
     a->comm = hs_sg_put_async_at_most(a->mb, a->payload, a->size, a->rate);
   }
+  wire_add(set, a);
 }
 
 /* Due sends join their connection's queue; an idle connection puts its
@@ -373,11 +397,14 @@ static void move_sends(sim_async_set *set, const hs_comm *c) {
   }
 }
 
-static void land(sim_async_set *set, sim_async *a) {
+/* ended: when its bytes ended, which is before now for a receive that a
+ * wait left out (settle) and found ended later. */
+static void land(sim_async_set *set, sim_async *a, double ended) {
   sim_peer *p = &set->peers[a->peer];
+  wire_remove(set, a);
   a->comm = NULL;
   a->landed = 1;
-  a->done = simgrid_get_clock() + (set->fifo ? (a->is_recv ? p->lat_in : p->lat_out) : 0);
+  a->done = ended + (set->fifo ? (a->is_recv ? p->lat_in : p->lat_out) : 0);
   if (p->flying == a) p->flying = NULL;
 }
 
@@ -389,18 +416,27 @@ static void settle(sim_async_set *set, const hs_comm *c, sim_async *a) {
     if (a->landed && a->done <= now) return;
     double until = set->due_head ? set->due_head->due : INFINITY;
     if (a->landed && a->done < until) until = a->done;
+    /* What can end before a, and whose end matters: the sends on the
+     * wire (their connection's next goes on) and the receives that a
+     * connection's order does not put after a. A receive from a's peer
+     * posted after a lands after it (its sender puts it on the wire after
+     * a's unit), so it is left out: in a ring that leaves a and my one send.
+     * One left out may end unwatched; land() then takes from SimGrid when
+     * its bytes ended, not when the wait found it. */
     int k = 0;
-    for (int i = 0; i < set->n; i++)
-      if (set->posted[i]->comm) {
-        set->wire[k] = set->posted[i]->comm;
-        set->wire_of[k++] = set->posted[i];
-      }
+    for (int i = 0; i < set->n_on_wire; i++) {
+      sim_async *x = set->on_wire[i];
+      if (set->fifo && x->is_recv && a->is_recv && x->peer == a->peer && x->seq > a->seq) continue;
+      set->wire[k] = x->comm;
+      set->wire_of[k++] = x;
+    }
     if (k == 0) { /* nothing on the wire: what a waits for is a time (it landed, or a send is due) */
       sg_actor_sleep_until(until);
       continue;
     }
-    long i = hs_sg_wait_any_for(set->wire, (size_t)k, isinf(until) ? -1.0 : until - now);
-    if (i >= 0) land(set, set->wire_of[i]);
+    double ended = now;
+    long i = hs_sg_wait_any_for(set->wire, (size_t)k, isinf(until) ? -1.0 : until - now, &ended);
+    if (i >= 0) land(set, set->wire_of[i], ended >= 0 ? ended : simgrid_get_clock());
   }
 }
 
@@ -423,12 +459,11 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
     set->mailbox = realloc(set->mailbox, (size_t)set->cap * sizeof *set->mailbox);
     set->is_recv = realloc(set->is_recv, (size_t)set->cap);
     set->posted = realloc(set->posted, (size_t)set->cap * sizeof *set->posted);
-    set->wire = realloc(set->wire, (size_t)set->cap * sizeof *set->wire);
-    set->wire_of = realloc(set->wire_of, (size_t)set->cap * sizeof *set->wire_of);
     set->pending.mailbox = set->mailbox;
     set->pending.is_recv = set->is_recv;
   }
   sim_async *a = calloc(1, sizeof *a);
+  a->seq = set->posts++;
   sg_mailbox_t mb;
   if (s) {
     a->peer = peer_of(set, g, s->peer);
@@ -451,6 +486,7 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
     a->recv = *r;
     mb = mailbox(c, g, r->peer, g->me);
     a->comm = sg_mailbox_get_async(mb, &a->got);
+    wire_add(set, a);
   }
   /* Registered after the simcall, which may have let a failure strike:
    * then it revokes itself, as an exchange does. */
