@@ -94,6 +94,7 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   int failures = self->world->sc->failures.n > 0;
   c->g.post = failures ? NULL : hs_sim_post_one;
   c->g.complete = failures ? NULL : hs_sim_complete_one;
+  c->g.complete_any = failures ? NULL : hs_sim_complete_any;
   /* Point-to-point messages carry no protocol; each collective's group
    * takes its own (hs_sim_group_for). */
   hs_proto_cost none = hs_proto_cost_of(HS_PROTO_NONE, HS_PROTO_FOR_RING, NULL);

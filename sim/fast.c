@@ -1194,6 +1194,7 @@ static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   if (g.run_switch) g.run_switch = record_switch;
   g.post = NULL;
   g.complete = NULL;
+  g.complete_any = NULL;
   g.ctx = &rc;
   hs_lower_run(&g, o, s->algo);
   s->has[c->g.me] = 1;

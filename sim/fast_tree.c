@@ -1,6 +1,9 @@
 /* fast_tree.c — a whole pipelined tree run timed in arithmetic (fast_tree.h). */
 #include "sim/fast_tree.h"
 
+#include "algos/comm/tree_pipe.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +122,123 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
     }
 }
 
+/* ---- forwarding on arrival (tree_pipe.h), in arithmetic ----------------------------
+ * The same run as algos/comm/tree_pipe.c's, time by time. Edge e (a
+ * connection) moves its slices one after another: slice k goes on the
+ * wire at max(when its sender posted it plus the protocol's hop, when
+ * slice k - 1 left the wire, when the receiver posted its receive), moves
+ * its bytes at its share, and is done for both ends one route latency
+ * later. A rank processes slice k of a direction at max(its start, its
+ * inputs' done, its out connections' slice k - room done at the sender),
+ * and then posts the receives for slice k + window. The share of edge e
+ * for slice k is its share in the lock-step tick off + k: the flows that
+ * run beside it there are those that run beside it pipelined, up to the
+ * way the pipeline drifts from the ticks (test_fidelity_fast). */
+
+static int by_depth_desc(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  return x[1] != y[1] ? (x[1] > y[1] ? -1 : 1) : (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static void time_pipelined(const hs_fast_tree *t, double wire, double *times) {
+  int n = t->n, S = t->run.slices, W = t->run.window, L = hs_tree_pipe_send_room(W), E = t->n_edges, T = t->run.trees;
+  int up = (t->run.mode & HS_TREE_UP) != 0, down = (t->run.mode & HS_TREE_DOWN) != 0;
+  /* edges by (tree, position): the one up, the ones down in role order */
+  int *up_e = malloc((size_t)(T * n) * sizeof(int)), *down_e = malloc((size_t)(T * n * HS_TREE_MAX_DOWN) * sizeof(int));
+  for (int i = 0; i < T * n; i++) up_e[i] = -1;
+  for (int i = 0; i < T * n * HS_TREE_MAX_DOWN; i++) down_e[i] = -1;
+  for (int e = 0; e < E; e++) {
+    const hs_fast_tree_edge *ed = &t->edge[e];
+    const hs_tree_role *r = &t->role[ed->src][ed->w];
+    if (r->up == ed->dst) up_e[ed->w * n + ed->src] = e;
+    for (int j = 0; j < r->n_down; j++)
+      if (r->down[j] == ed->dst && up_e[ed->w * n + ed->src] != e) down_e[(ed->w * n + ed->src) * HS_TREE_MAX_DOWN + j] = e;
+  }
+  /* positions deepest first, per tree */
+  int *order = malloc((size_t)(T * n) * 2 * sizeof(int));
+  for (int w = 0; w < T; w++) {
+    int *o = order + (size_t)w * n * 2;
+    for (int pos = 0; pos < n; pos++) o[2 * pos] = pos, o[2 * pos + 1] = t->role[pos][w].depth;
+    qsort(o, (size_t)n, 2 * sizeof(int), by_depth_desc);
+  }
+  /* per edge: its last slice's end on the wire, its slices' done at the
+   * sender (the last L), the receives' posting (the next W) */
+  double *ended = malloc((size_t)E * sizeof(double) + 1), *done = malloc((size_t)E * (size_t)L * sizeof(double) + 1);
+  double *rpost = malloc((size_t)E * (size_t)W * sizeof(double) + 1);
+  double *end = malloc((size_t)n * sizeof(double));
+  for (int e = 0; e < E; e++) {
+    ended[e] = -INFINITY;
+    for (int i = 0; i < W; i++) rpost[(size_t)e * W + i] = times[t->edge[e].dst];
+  }
+  memcpy(end, times, (size_t)n * sizeof(double));
+#define ROOM(e, k) ((k) >= L ? done[(size_t)(e) * L + (size_t)((k) % L)] : -INFINITY)
+  for (int k = 0; k < S; k++) {
+    for (int w = 0; w < T; w++) {
+      const int *o = order + (size_t)w * n * 2;
+      /* one edge's slice k, posted at `at` */
+      #define MOVE(e, at) do { \
+          int e_ = (e); const hs_fast_tree_edge *ed_ = &t->edge[e_]; \
+          int x_ = ed_->off + k, p_ = t->tick_pat[x_]; \
+          double rate_ = t->pat_rate[p_][e_ - t->pat_lo[p_]]; \
+          double go_ = dmax(dmax((at) + ed_->hop, ended[e_]), rpost[(size_t)e_ * W + (size_t)(k % W)]); \
+          ended[e_] = go_ + t->slice_bytes[w * S + k] * wire / rate_; \
+          done[(size_t)e_ * L + (size_t)(k % L)] = ended[e_] + ed_->lat; \
+          end[ed_->src] = dmax(end[ed_->src], ended[e_] + ed_->lat); \
+          end[ed_->dst] = dmax(end[ed_->dst], ended[e_] + ed_->lat); \
+        } while (0)
+      for (int i = 0; up && i < n; i++) { /* upward, children before parents */
+        int pos = o[2 * i];
+        const hs_tree_role *r = &t->role[pos][w];
+        int ue = up_e[w * n + pos], root_fwd = down && r->up < 0;
+        const int *de = down_e + (size_t)(w * n + pos) * HS_TREE_MAX_DOWN;
+        if (ue < 0 && r->n_down == 0) continue; /* alone */
+        double at = times[pos];
+        for (int j = 0; j < r->n_down; j++) { /* the children's slice k, done */
+          int ce = up_e[w * n + r->down[j]];
+          at = dmax(at, done[(size_t)ce * L + (size_t)(k % L)]);
+        }
+        if (ue >= 0) at = dmax(at, ROOM(ue, k));
+        for (int j = 0; root_fwd && j < r->n_down; j++) at = dmax(at, ROOM(de[j], k));
+        if (ue >= 0) MOVE(ue, at);
+        for (int j = 0; root_fwd && j < r->n_down; j++) MOVE(de[j], at);
+        for (int j = 0; j < r->n_down && k + W < S; j++) rpost[(size_t)up_e[w * n + r->down[j]] * W + (size_t)(k % W)] = at;
+      }
+      for (int i = n - 1; down && i >= 0; i--) { /* downward, parents before children */
+        int pos = o[2 * i];
+        const hs_tree_role *r = &t->role[pos][w];
+        const int *de = down_e + (size_t)(w * n + pos) * HS_TREE_MAX_DOWN;
+        if ((up && r->up < 0) || (r->up < 0 && r->n_down == 0)) continue; /* the allreduce's root went down with its sums */
+        double at = times[pos];
+        int pe = -1;
+        if (r->up >= 0) {
+          const hs_tree_role *pr = &t->role[r->up][w];
+          for (int j = 0; j < pr->n_down; j++)
+            if (pr->down[j] == pos) pe = down_e[(size_t)(w * n + r->up) * HS_TREE_MAX_DOWN + j];
+          at = dmax(at, done[(size_t)pe * L + (size_t)(k % L)]);
+        }
+        for (int j = 0; j < r->n_down; j++) at = dmax(at, ROOM(de[j], k));
+        for (int j = 0; j < r->n_down; j++) MOVE(de[j], at);
+        if (pe >= 0 && k + W < S) rpost[(size_t)pe * W + (size_t)(k % W)] = at;
+      }
+      #undef MOVE
+    }
+  }
+#undef ROOM
+  memcpy(times, end, (size_t)n * sizeof(double));
+  free(up_e);
+  free(down_e);
+  free(order);
+  free(ended);
+  free(done);
+  free(rpost);
+  free(end);
+}
+
 void hs_fast_tree_time(const hs_fast_tree *t, double wire, double *times) {
+  if (t->run.window > 0) {
+    time_pipelined(t, wire, times);
+    return;
+  }
   int n = t->n, S = t->run.slices;
   double *next = malloc((size_t)n * sizeof *next);
   for (int x = 0; x < t->run.ticks; x++) {

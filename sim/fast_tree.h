@@ -1,8 +1,11 @@
 /* fast_tree.h — fast fidelity's timing of a whole pipelined tree run.
  *
- * The double binary tree (lowering.c) runs in lock-step ticks: at tick x
+ * The double binary tree (lowering.c) forwards slices on arrival
+ * (tree_pipe.h; run.window > 0) or runs in lock-step ticks: at tick x
  * every rank moves the slices its place in the trees gives it, and the
- * flows of one tick share the links. Recorded tick by tick, a tree
+ * flows of one tick share the links. Forwarding on arrival, each slice
+ * of an edge takes the share it has in the tick it would move in
+ * lock-step (fast_tree.c). Recorded tick by tick, a tree
  * allreduce over 16 384 ranks is 1.6 million records; handed whole (the
  * lowering's tree hook), it is each rank's place in the trees, from which
  * this file replays the same ticks in arithmetic:

@@ -153,6 +153,7 @@ void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc);
  * complete them; after a revocation they post nothing. */
 void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r);
 void hs_sim_complete_one(const hs_lower_group *g, void *posted);
+int hs_sim_complete_any(const hs_lower_group *g, void *const *posted, int n);
 void hs_sim_async_free(sim_async_set *set);
 
 /* stream.c: the backend's post: queues o on c (or runs it directly when it

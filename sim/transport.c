@@ -252,9 +252,12 @@ void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
  * leaked an action, which SimGrid reported as a "probable bug" at the end
  * of the run (dozens per collective). */
 
-/* A peer this rank talks to on the communicator. */
+/* A connection: a peer this rank talks to on the communicator, under
+ * one tag (the pipelined tree's two trees are two connections, NCCL's
+ * channels). */
 typedef struct sim_peer {
-  int rank;                         /* in the world: sub-groups of a lowering share their communicator's peers */
+  int rank;                         /* in the world */
+  char tag[48];                     /* the group's */
   sg_host_t host;
   double lat_out, lat_in;           /* paid after the bytes, each way (fifo connections) */
   struct sim_async *flying;         /* my send on the wire to it, if any */
@@ -318,12 +321,13 @@ static double route_latency(const sim_rank *self, int from, int to) {
 static int peer_of(sim_async_set *set, const hs_lower_group *g, int idx) {
   int rank = g->members[idx];
   for (int i = 0; i < set->n_peers; i++)
-    if (set->peers[i].rank == rank) return i;
+    if (set->peers[i].rank == rank && strcmp(set->peers[i].tag, g->tag) == 0) return i;
   /* a ring has two peers, an alltoall n: grown by one, found by a scan */
   set->peers = realloc(set->peers, (size_t)(set->n_peers + 1) * sizeof *set->peers);
   const sim_rank *self = ((hs_comm *)g->ctx)->self;
   sim_peer *p = &set->peers[set->n_peers];
   *p = (sim_peer){.rank = rank, .host = self->world->ranks[rank].host};
+  memcpy(p->tag, g->tag, sizeof p->tag);
   if (set->fifo) {
     p->lat_out = route_latency(self, g->members[g->me], rank);
     p->lat_in = route_latency(self, rank, g->members[g->me]);
@@ -408,29 +412,42 @@ static void land(sim_async_set *set, sim_async *a, double ended) {
   if (p->flying == a) p->flying = NULL;
 }
 
-/* Waits until a is done, moving the rank's connections meanwhile. */
-static void settle(sim_async_set *set, const hs_comm *c, sim_async *a) {
+/* Waits until one of the n targets is done, moving the rank's
+ * connections meanwhile; returns its index (the earliest done). */
+static int settle_any(sim_async_set *set, const hs_comm *c, sim_async *const *t, int n) {
+  /* per connection, the first receive among the targets (by posting order) */
+  long first_in[16], *first = set->n_peers <= 16 ? first_in : malloc((size_t)set->n_peers * sizeof *first);
   for (;;) {
     move_sends(set, c);
-    double now = simgrid_get_clock();
-    if (a->landed && a->done <= now) return;
-    double until = set->due_head ? set->due_head->due : INFINITY;
-    if (a->landed && a->done < until) until = a->done;
-    /* What can end before a, and whose end matters: the sends on the
-     * wire (their connection's next goes on) and the receives that a
-     * connection's order does not put after a. A receive from a's peer
-     * posted after a lands after it (its sender puts it on the wire after
-     * a's unit), so it is left out: in a ring that leaves a and my one send.
-     * One left out may end unwatched; land() then takes from SimGrid when
-     * its bytes ended, not when the wait found it. */
+    double now = simgrid_get_clock(), until = set->due_head ? set->due_head->due : INFINITY;
+    int best = -1;
+    for (int j = 0; j < n; j++)
+      if (t[j]->landed && (best < 0 || t[j]->done < t[best]->done)) best = j;
+    if (best >= 0 && t[best]->done <= now) {
+      if (first != first_in) free(first);
+      return best;
+    }
+    if (best >= 0 && t[best]->done < until) until = t[best]->done;
+    /* What can end before a target, and whose end matters: the sends on
+     * the wire (their connection's next goes on) and the receives that a
+     * connection's order does not put after a target. A receive from a
+     * target's peer posted after it lands after it (its sender puts it on
+     * the wire after the target's unit), so it is left out: in a ring that
+     * leaves the target and my one send. One left out may end unwatched;
+     * land() then takes from SimGrid when its bytes ended, not when the
+     * wait found it. */
+    for (int p = 0; p < set->n_peers; p++) first[p] = -1;
+    for (int j = 0; j < n && set->fifo; j++)
+      if (t[j]->is_recv && !t[j]->landed && (first[t[j]->peer] < 0 || t[j]->seq < first[t[j]->peer]))
+        first[t[j]->peer] = t[j]->seq;
     int k = 0;
     for (int i = 0; i < set->n_on_wire; i++) {
       sim_async *x = set->on_wire[i];
-      if (set->fifo && x->is_recv && a->is_recv && x->peer == a->peer && x->seq > a->seq) continue;
+      if (set->fifo && x->is_recv && first[x->peer] >= 0 && x->seq > first[x->peer]) continue;
       set->wire[k] = x->comm;
       set->wire_of[k++] = x;
     }
-    if (k == 0) { /* nothing on the wire: what a waits for is a time (it landed, or a send is due) */
+    if (k == 0) { /* nothing on the wire: what a target waits for is a time (it landed, or a send is due) */
       sg_actor_sleep_until(until);
       continue;
     }
@@ -503,13 +520,11 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
   return a;
 }
 
-void hs_sim_complete_one(const hs_lower_group *g, void *posted) {
-  if (!posted) return; /* posted after a revocation: nothing to wait for */
+/* Completes a (settled): forgets it, delivers a receive. */
+static void finish_one(const hs_lower_group *g, sim_async *a) {
   hs_comm *c = g->ctx;
   sim_world *world = c->self->world;
   sim_async_set *set = c->async;
-  sim_async *a = posted;
-  settle(set, c, a);
   int last = --set->n;
   set->mailbox[a->slot] = set->mailbox[last];
   set->is_recv[a->slot] = set->is_recv[last];
@@ -524,4 +539,24 @@ void hs_sim_complete_one(const hs_lower_group *g, void *posted) {
     if (failed && c->stream) hs_sim_stream_failed(c->stream);
   }
   free(a);
+}
+
+void hs_sim_complete_one(const hs_lower_group *g, void *posted) {
+  if (!posted) return; /* posted after a revocation: nothing to wait for */
+  hs_comm *c = g->ctx;
+  sim_async *a = posted;
+  settle_any(c->async, c, &a, 1);
+  finish_one(g, a);
+}
+
+int hs_sim_complete_any(const hs_lower_group *g, void *const *posted, int n) {
+  for (int j = 0; j < n; j++)
+    if (!posted[j]) return j; /* posted after a revocation */
+  hs_comm *c = g->ctx;
+  sim_async *in[64] = {0}, **t = n <= 64 ? in : malloc((size_t)n * sizeof *t);
+  for (int i = 0; i < n; i++) t[i] = posted[i];
+  int j = settle_any(c->async, c, t, n);
+  finish_one(g, t[j]);
+  if (t != in) free(t);
+  return j;
 }

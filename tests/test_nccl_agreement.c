@@ -29,12 +29,10 @@
  * network steps, while a chunk's 2(n - 1) hops cross nodes about
  * 2(n - 1) x nodes / n times, which hearsay charges; the difference times
  * (network hop - NVLink hop) is printed and allowed.
- * The tree is compared with one more allowance: hearsay runs it in
- * lock-step ticks (one slice in flight per connection), so each of its
- * S - 1 slices after the first waits for the slowest hop's latency, which
- * NCCL's 8 slices in flight hide. Its check is NCCL's time x (1 +- 5%)
- * plus at most (S - 1) x that latency; how much the ticks add is printed.
- * That gap is open in issue 18.
+ * The tree is compared as it is: it forwards slices on arrival with
+ * NCCL's 8 in flight per connection (algos/comm/tree_pipe.c), so no
+ * slice after the first pays a hop's latency that NCCL's hides (its
+ * lock-step ticks did: up to 23% over NCCL here).
  * Ring cases where one of NCCL's bandwidth caps in GB/s (llMaxBw, the
  * LL128 per-channel maximum) sets NCCL's bandwidth are compared like the
  * rest: a ring's flows move at most those maxima times the channels
@@ -124,7 +122,7 @@ int main(void) {
   }
   char csv[sizeof dir + 16];
   snprintf(csv, sizeof csv, "%s/rows.csv", dir);
-  int compared = 0, capped = 0, fitted = 0, knee = 0, tree_ticks = 0, two_nodes = 0;
+  int compared = 0, capped = 0, fitted = 0, knee = 0, trees = 0, two_nodes = 0;
   int capped_ring = 0, tree_capped = 0; /* compared, where NCCL's caps set its bandwidth; excluded */
   double worst = 0;
   for (size_t ni = 0; ni < sizeof node_counts / sizeof *node_counts; ni++)
@@ -146,14 +144,7 @@ int main(void) {
         hs_nccl_topo_of(&sc, &topo);
         hs_nccl_model m;
         hs_nccl_model_init(&m, &topo);
-        int n = hs_scenario_gpus(&sc), *members = malloc((size_t)n * sizeof *members);
-        for (int i = 0; i < n; i++) members[i] = i;
-        hs_tuner_topo tt;
-        hs_tuner_topo_of(&sc, members, n, &tt);
-        free(members);
-        hs_proto_cost pc = hs_proto_cost_of(p, HS_PROTO_FOR_TREE, &tt.site);
-        /* the slowest hop's latency, paid by every tick of the tree */
-        double tick_lat = fmax(tt.lat_intra + pc.hop_intra, nodes > 1 ? tt.lat_inter + pc.hop_net : 0);
+        int n = hs_scenario_gpus(&sc);
         int cpu_amd = sc.cluster.cpu == HS_CPU_AMD;
         hs_scenario_free(&sc);
 
@@ -188,12 +179,9 @@ int main(void) {
                    "NCCL's bus / 2 assumes an inner node's 2M) %s\n", what);
             two_nodes++;
           } else if (ai == 1) {
-            double S = (double)hs_lower_tree_slices(r[i].bytes / 2, (size_t)pc.slice, n);
-            double extra = (S - 1) * tick_lat * 1e6;
-            tap_ok(ratio >= 0.95 && got <= 1.05 * want + extra, "%s (the ticks may add %.2f us: %.1f%%)", what,
-                   extra, 100 * extra / want);
-            tree_ticks++;
-            if (fabs(got - want) > 0.05 * want) worst = fmax(worst, (got - want) / want);
+            tap_ok(fabs(ratio - 1) <= 0.05, "%s (bound 5%%)", what);
+            trees++;
+            worst = fmax(worst, fabs(ratio - 1));
           } else {
             /* NCCL counts 2(nodes - 1) network steps; a chunk's 2(n - 1)
              * hops around a ring of n GPUs on `nodes` nodes cross nodes
@@ -212,12 +200,11 @@ int main(void) {
                algos[ai], proto_names[p], algos[ai], proto_names[p]);
       }
   rmdir(dir);
-  printf("# compared within 5%%: %d ring cases, %d tree cases (with the ticks' latency; the largest gap beyond 5%% "
-         "%.0f%%), NCCL's GB/s caps setting the bandwidth in %d of the ring's (%d capped cases in all); excluded: "
+  printf("# compared within 5%%: %d ring cases, %d tree cases (the largest tree gap %.1f%%), NCCL's GB/s caps setting the bandwidth in %d of the ring's (%d capped cases in all); excluded: "
          "%d capped tree, %d fitted, %d knee, %d tree over two nodes\n",
-         compared, tree_ticks, 100 * worst, capped_ring, capped, tree_capped, fitted, knee, two_nodes);
-  tap_ok(compared >= 20 && tree_ticks >= 10, "enough cases compared to mean something (%d ring, %d tree)", compared,
-         tree_ticks);
+         compared, trees, 100 * worst, capped_ring, capped, tree_capped, fitted, knee, two_nodes);
+  tap_ok(compared >= 20 && trees >= 10, "enough cases compared to mean something (%d ring, %d tree)", compared,
+         trees);
   tap_ok(capped_ring >= 10, "capped ring cases among them (%d)", capped_ring);
   return tap_done(0);
 }

@@ -93,12 +93,16 @@ static void test_noise(void) {
  * hop's latency after its sender posts it, so a late rank finds its first
  * message waiting, and how much that saves depends on whether that hop
  * crosses nodes: the collective's time after the last arrival would differ
- * by a few microseconds with the late rank's place in the ring. */
+ * by a few microseconds with the late rank's place in the ring. The ring
+ * is pinned: the tree the tuner picks here (two nodes: each NIC carries M,
+ * not the ring's 1.5 M) forwards on arrival, so ranks that arrive early
+ * already move their first slices, and what is left after the last
+ * arrival depends on where in the trees the late rank sits. */
 static const char *base_lua =
     "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '20TF' }, inter = { bandwidth = '25Gbps' } }\n"
     "workload { model = 'resnet50', batch = 16 }\n"
     "algorithm { name = 'gradient_allreduce', overlap = false, bucket_size = '1GiB' }\n"
-    "run { iterations = %d, seed = 5 } sim { protocol = 'none' }\n%s";
+    "run { iterations = %d, seed = 5 } sim { protocol = 'none', collectives = 'ring' }\n%s";
 
 static void run(const char *name, int iters, const char *extra, hs_csv_run *r) {
   char lua[4096];

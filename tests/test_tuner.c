@@ -3,8 +3,9 @@
  *    (one GPU per node on a flat switch, every hop alike): ring, halving-
  *    doubling and recursive doubling allreduce, LL and Simple, 8 KiB and
  *    16 MiB, against step fidelity, within 1%; the double binary tree
- *    too (its ticks summed), and on 16 x 8 at 1-16 MiB, where the fill
- *    decides, never under fast and at most 5% over;
+ *    (its first slice's ticks, then a slice per busiest link or credit
+ *    round trip) within 1% at 8 KiB and 5% at 16 MiB, and on 16 x 8 at
+ *    1-16 MiB, where the fill decides, never under and at most 7% over;
  *  - with sim.collectives = sim.protocol = "auto" on 16 x 8 GPUs, a run
  *    runs exactly the pick (the summary's counts per schedule and
  *    protocol), LL for small messages and Simple on the ring or the
@@ -141,24 +142,32 @@ static void closed_forms(void) {
         tap_ok(err <= 0.01, "8 one-GPU nodes, %s/%s, %zu B: simulated %.6g s, tuner %.6g s, error %.3g%% (bound 1%%)",
                algo_names[algos[a]], proto_names[protos[p]], sizes[s], sim, want, 100 * err);
       }
-  /* The tree's pipeline, tick by tick: on one-GPU nodes every tick's
-   * slowest message lies on the critical path, so the sum is exact. */
+  /* The tree's pipeline: the first slice's ticks (on one-GPU nodes each
+   * tick's slowest message lies on the critical path, so exact where the
+   * first slice decides: 8 KiB), then a slice per busiest link's time or
+   * per credit round trip over the window. Closed form of a pipeline whose
+   * steady state the simulation enters before the first slice's path
+   * ends, and whose first window goes unpaced: over by up to 4.1% at
+   * 16 MiB (Simple, 16 slices a tree), measured; within 5%. */
   for (int p = 0; p < 2; p++)
     for (int s = 0; s < 2; s++) {
       char set_p[64];
       snprintf(set_p, sizeof set_p, "sim.protocol=%s", proto_names[protos[p]]);
       double sim = simulate(one_gpu_nodes, "sim.collectives=tree", set_p, NULL, sizes[s]);
       double want = predict(&sc, HS_COLL_TREE, protos[p], (double)sizes[s]), err = fabs(sim - want) / want;
-      tap_ok(err <= 0.01, "8 one-GPU nodes, tree/%s, %zu B: simulated %.6g s, tuner %.6g s, error %.3g%% (bound 1%%)",
-             proto_names[protos[p]], sizes[s], sim, want, 100 * err);
+      double bound = sizes[s] > 8192 ? 0.05 : 0.01;
+      tap_ok(err <= bound, "8 one-GPU nodes, tree/%s, %zu B: simulated %.6g s, tuner %.6g s, error %.3g%% (bound %g%%)",
+             proto_names[protos[p]], sizes[s], sim, want, 100 * err, 100 * bound);
     }
   hs_scenario_free(&sc);
   /* On 16 x 8, where the fill decides (1-16 MiB: 1-4 slices of LL128 per
    * tree): a parent hears its two children at once, both trees run one
-   * node's chain in the same ticks. The lock-step sum may only over-count
-   * (a tick's slowest message off the critical path, where the two trees
-   * cross nodes in different ticks): within 5%. The closed form that
-   * charged the fill at full rate was 8-48% under here. */
+   * node's chain in the same ticks. The first slice's ticks may only
+   * over-count (a tick's slowest message off the critical path, where the
+   * two trees cross nodes in different ticks), and the slices after it
+   * are charged as above: over by up to 6% (4 MiB), measured; 0 to 7%.
+   * The closed form that charged the fill at full rate was 8-48% under
+   * here. */
   if (hs_test_load(cluster_16x8, &sc)) {
     tap_ok(0, "16 x 8 scenario loads");
     return;
@@ -167,8 +176,8 @@ static void closed_forms(void) {
   for (int s = 0; s < 3; s++) {
     double sim = simulate(cluster_16x8, "sim.collectives=tree", "sim.protocol=ll128", NULL, fills[s]);
     double want = predict(&sc, HS_COLL_TREE, HS_PROTO_LL128, (double)fills[s]), err = (want - sim) / sim;
-    tap_ok(err >= -1e-9 && err <= 0.05,
-           "16 x 8, tree/ll128, %zu B: simulated %.6g s, tuner %.6g s, over by %.3g%% (bound 0 to 5%%)", fills[s], sim,
+    tap_ok(err >= -1e-9 && err <= 0.07,
+           "16 x 8, tree/ll128, %zu B: simulated %.6g s, tuner %.6g s, over by %.3g%% (bound 0 to 7%%)", fills[s], sim,
            want, 100 * err);
   }
   hs_scenario_free(&sc);

@@ -29,6 +29,7 @@
 #include "kernels/kernels.h"
 #include "algos/comm/lowering.h"
 #include "algos/comm/dtree.h"
+#include "algos/comm/tree_pipe.h"
 
 typedef struct {
   size_t off, cnt;
@@ -559,6 +560,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->tree = parent->tree;
   out->post = parent->post;
   out->complete = parent->complete;
+  out->complete_any = parent->complete_any;
   out->slice = parent->slice;
   out->window = parent->window;
   out->switch_slices = parent->switch_slices;
@@ -719,10 +721,13 @@ static int worth_hierarchy(const hierarchy *h, int n) { return h->n_nodes > 1 &&
  * forwards it to its children, while later slices still go up: NCCL's
  * tree allreduce (ncclPatternTreeUpDown).
  *
- * It runs in lock-step ticks, every rank making one exchange per tick
- * (empty ones included: flows that run together share a tick). A backend
- * that times trees whole (g->tree: the simulator's fast fidelity) is
- * handed the run instead and replays the same ticks itself. With H the depth of the deepest rank and d a
+ * Where the backend can post, complete and wait for any of several
+ * messages (window > 0: the simulator's step fidelity), each slice is
+ * forwarded on arrival (tree_pipe.h); a backend that times trees whole
+ * (g->tree: fast fidelity) is handed the run and computes the same. Else
+ * (the MPI transport, runs with failures, window 0) it runs in lock-step
+ * ticks, every rank making one exchange per tick (empty ones included:
+ * flows that run together share a tick). With H the depth of the deepest rank and d a
  * rank's own, slice k goes up from depth d at tick k + H - d, reaches the
  * root at k + H - 1 and goes down from depth d at k + H + d: a rank
  * forwards each slice the tick after it arrived, and the collective takes
@@ -851,8 +856,14 @@ static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, h
     int x = run.slices + (mode == HS_TREE_BOTH ? 2 : 1) * tr[w].height - 1;
     run.ticks = x > run.ticks ? x : run.ticks;
   }
-  if (g->tree && !buf.data) { /* timed whole by the backend */
+  if (g->tree && !buf.data) { /* timed whole by the backend, pipelined as the step fidelity runs it */
+    run.window = g->window;
     g->tree(g, &run);
+    return;
+  }
+  if (g->window > 0 && g->post && g->complete_any) { /* forwarding on arrival */
+    run.window = g->window;
+    hs_tree_pipe_run(g, buf, op, avg_over, &run);
     return;
   }
   hs_buf child[2][HS_TREE_MAX_DOWN];

@@ -83,6 +83,7 @@ typedef struct {
   hs_tree_mode mode;
   int slices;   /* S per tree; slice k of a tree is hs_lower_part(count, k, S) */
   int ticks;    /* lock-step ticks of the run */
+  int window;   /* slices in flight per connection (forwarding on arrival); 0: lock-step ticks */
   size_t esize; /* bytes per element */
   hs_tree_role role[2];
 } hs_tree_run;
@@ -103,6 +104,13 @@ typedef void (*hs_tree_fn)(const hs_lower_group *g, const hs_tree_run *t);
  * then runs to its end without effect, and the backend reports it. */
 typedef void *(*hs_post_fn)(const hs_lower_group *g, const hs_lower_send *s, const hs_lower_recv *r);
 typedef void (*hs_complete_fn)(const hs_lower_group *g, void *posted);
+/* Optional, with post: waits until one of posted[0, n) is done, completes
+ * it as hs_complete_fn does and returns its index (the earliest done; a
+ * NULL entry, posted after a failure, at once). Schedules with several
+ * independent streams into one rank (the pipelined tree: slices up from
+ * children, down from the parent) forward whichever arrives first, as
+ * NCCL's threads do; without it they run in lock-step ticks. */
+typedef int (*hs_complete_any_fn)(const hs_lower_group *g, void *const *posted, int n);
 
 /* In-switch reduction (inswitch.c): what the switch's part of one
  * collective does, and the backend's way to run it beside the members:
@@ -135,6 +143,7 @@ struct hs_lower_group {
   hs_tree_fn tree; /* NULL: every tree tick goes through exchange */
   hs_post_fn post; /* NULL: no forwarding on arrival (see hs_post_fn) */
   hs_complete_fn complete;
+  hs_complete_any_fn complete_any; /* NULL: no tree forwarding on arrival */
   size_t slice;    /* ring pipelining: bytes per slice (sim.slice, else the protocol's step) */
   int window;      /* slices in flight per connection (sim.slices_in_flight); 0: lock-step */
   int switch_slices; /* slices an in-switch tick moves (sim.switch_slices); 0 counts as 1 */

@@ -271,7 +271,7 @@ static link_load load_of(const tree_run_shape *r, const node_class *c, int q, in
 /* The slowest message of a class-c node's members busy in [lo, hi], seen
  * from its own end (the sender's side for what it sends, the receiver's
  * for what it receives): the slowest over every class is the tick's. */
-static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, int hi) {
+static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, int hi, double *moves) {
   const hs_tuner_topo *t = r->t;
   double worst = 0;
   for (int q = 0; q < r->g; q++) {
@@ -281,8 +281,14 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
       int ni = dir_intra[dir], nx = dir_inter[dir];
       double nic = nx ? dmin(t->bw_inter, t->nic / nx) : 0, across = 0;
       double inside = share_beside(t->bw_intra, nx, nic, ni, &across);
-      if (ni) worst = dmax(worst, hop(t, r->pc, 0) + move(r->pc, r->b, inside));
-      if (nx) worst = dmax(worst, hop(t, r->pc, 1) + move(r->pc, r->b, dmin(nic, across)));
+      if (ni) {
+        worst = dmax(worst, hop(t, r->pc, 0) + move(r->pc, r->b, inside));
+        *moves = dmax(*moves, move(r->pc, r->b, inside));
+      }
+      if (nx) {
+        worst = dmax(worst, hop(t, r->pc, 1) + move(r->pc, r->b, dmin(nic, across)));
+        *moves = dmax(*moves, move(r->pc, r->b, dmin(nic, across)));
+      }
     }
   }
   return worst;
@@ -317,16 +323,21 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
     if (classes == 0 || memcmp(&cls[classes - 1], &cls[k], sizeof *cls)) cls[classes++] = cls[k];
   int span = 0; /* the last offset any edge starts at, plus one */
   for (int w = 0; w < trees; w++) span = dmax(span, (r.up && r.down ? 2 : 1) * r.H[w]);
-  double total = 0, cost = 0;
-  int last_lo = -1, last_hi = -1;
+  /* Pipelined (a window of slices in flight, forwarding on arrival:
+   * tree_pipe.h), the first slice crosses the trees as the ticks do, and
+   * each later one costs the busiest link's time for it, or a window's
+   * round trip shared by the window's slices where the credits pace it
+   * (the ticks after the first slice's `span`). */
+  double total = 0, cost = 0, moves = 0;
+  int last_lo = -1, last_hi = -1, W = t->window;
   for (double x = 0; x < S + span - 1; x++) {
     int lo = (int)dmax(0, x - S + 1), hi = (int)dmin(x, span);
     if (lo != last_lo || hi != last_hi) {
-      cost = 0;
-      for (int c = 0; c < classes; c++) cost = dmax(cost, slowest_of(&r, &cls[c], lo, hi));
+      cost = moves = 0;
+      for (int c = 0; c < classes; c++) cost = dmax(cost, slowest_of(&r, &cls[c], lo, hi, &moves));
       last_lo = lo, last_hi = hi;
     }
-    total += cost;
+    total += W > 0 && x >= span ? dmax(moves, cost / W) : cost;
   }
   free(cls);
   return total;
