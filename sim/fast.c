@@ -722,6 +722,14 @@ static double tree_hop(void *ctx, int src, int dst) {
   return hop_cost(e->w, e->s, e->s->world_of[e->t->member[src]], e->s->world_of[e->t->member[dst]]);
 }
 
+static int tree_links(void *ctx, int src, int dst, int *ids, double *bw, int max) {
+  const tree_env *e = ctx;
+  const route_entry *re = route_of(e->w, e->f, e->s->world_of[e->t->member[src]], e->s->world_of[e->t->member[dst]]);
+  int n = re->n_links < max ? re->n_links : max;
+  for (int i = 0; i < n; i++) ids[i] = re->links[i], bw[i] = e->f->links.bw[re->links[i]];
+  return n;
+}
+
 /* Flows at the same record index of the members' schedules run at the
  * same time (the lowerings are lock-step): they share bandwidth. A
  * protocol adds its hop latency to each flow's and moves `wire` bytes per
@@ -796,7 +804,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
   }
   for (int t = 0; t < s->n_trees; t++) {
     tree_env e = {w, f, s, s->trees[t]};
-    hs_fast_tree_compile(s->trees[t], &(hs_fast_tree_env){tree_share, tree_hop, &e});
+    hs_fast_tree_compile(s->trees[t], &(hs_fast_tree_env){tree_share, tree_hop, tree_links, &e});
   }
   s->start = malloc((size_t)s->n * sizeof *s->start);
   for (int i = 0; i < s->n; i++) s->start[i] = malloc(((size_t)s->n_recs[i] + 1) * sizeof(double));

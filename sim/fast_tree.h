@@ -46,6 +46,16 @@ typedef struct {
   int *pat_lo, *pat_hi; /* pattern -> its edges [lo, hi) */
   double **pat_rate;   /* pattern -> the share of each of its edges */
   double *slice_bytes; /* [w * S + k]: bytes of slice k of tree w */
+  /* What forwarding on arrival needs to see which flows really run
+   * together (fast_tree.c, time_pipelined): the shared links the edges
+   * cross, densely numbered, both ways (CSR); each edge's least fair
+   * share of a link among the flows of a pattern; each edge's rate alone. */
+  int n_links;
+  double *link_bw;
+  int *edge_link_at, *edge_link; /* edge e crosses edge_link[edge_link_at[e] .. edge_link_at[e + 1]) */
+  int *link_edge_at, *link_edge; /* link l carries link_edge[link_edge_at[l] .. link_edge_at[l + 1]) */
+  double **pat_local;            /* pattern -> per edge: min over its links of bandwidth / flows on it */
+  double *solo;                  /* edge -> its share alone */
 } hs_fast_tree;
 
 /* A run lives as long as its schedule: fast.c keeps schedules for the
@@ -64,6 +74,10 @@ double hs_fast_tree_sent(const hs_fast_tree *t, int pos);
 typedef struct {
   void (*share)(void *ctx, const int *src, const int *dst, int nf, double *lat, double *rate);
   double (*hop)(void *ctx, int src, int dst);
+  /* The links that flows from src to dst share with others (ids in any
+   * numbering the platform keeps, at most max written); returns how many,
+   * and each one's bandwidth. */
+  int (*links)(void *ctx, int src, int dst, int *ids, double *bw, int max);
   void *ctx;
 } hs_fast_tree_env;
 

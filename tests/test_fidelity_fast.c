@@ -277,11 +277,15 @@ int main(void) {
   /* The double binary tree (sim.collectives = tree; broadcast and reduce
    * on its first tree, rooted at the root), forwarding on arrival: every
    * slice of both trees a message in step; in fast each slice of an edge
-   * takes the share it has in the lock-step tick it would move in. Where
-   * the first slice's path takes most of the run (LL, 1 MiB: 16 slices a
-   * tree, 22 hops deep), the pipeline drifts from the ticks, and a tick's
-   * shares count flows that in step are not on the wire yet: fast 2.9%
-   * slower, measured; within 3.5% there (docs/fidelity.md). */
+   * takes the share it has in the lock-step tick it would move in, scaled
+   * (three passes) by the share it gets among the slices really on the
+   * wire beside it (sim/fast_tree.c). Where the first slice's path takes
+   * most of the run (LL, 1 MiB: 16 slices a tree, 22 hops deep) the ticks'
+   * shares alone were 2.9% slow; now 0.03%. On the 2:1 fat tree fast is
+   * faster than step by 1.5% at 64 MiB and 2.6% at LL 1 MiB (the ticks'
+   * shares alone: 0.26% slow and 4.6% slow): the scaling is a fluid
+   * estimate of what SimGrid re-solves at every message's end. That LL
+   * case is allowed 3% (docs/fidelity.md). */
   static const struct {
     const char *what, *path, *op, *bytes;
   } trees[] = {{"flat switch, 32 ranks", "flat", "allreduce", "64MiB"},
@@ -289,24 +293,30 @@ int main(void) {
                {"two-level (NVLink, 25 Gbps), 128 ranks", "two", "allreduce", "100MiB"},
                {"racks of different bandwidths (256 ranks)", "racks", "allreduce", "64MiB"},
                {"two-level (NVLink, 25 Gbps), 128 ranks, LL", "two", "allreduce", "1MiB --set sim.protocol=ll"},
+               {"two-level (NVLink, 25 Gbps), 128 ranks, LL", "two", "allreduce", "128KiB --set sim.protocol=ll"},
+               {"fat tree 2:1, 64 ranks, LL", "fat", "allreduce", "1MiB --set sim.protocol=ll"},
                {"fat tree 2:1, 64 ranks", "fat", "broadcast", "16MiB"},
                {"two-level (NVLink, 25 Gbps), 128 ranks", "two", "reduce", "16MiB"}};
-  for (int i = 0; i < 7; i++) {
+  for (int i = 0; i < 9; i++) {
     char what[200], path[720];
     snprintf(path, sizeof path, "%s/%s.lua", dir, trees[i].path);
     snprintf(what, sizeof what, "%s, %s %s %s", trees[i].what,
              strcmp(trees[i].op, "allreduce") ? "pipelined tree" : "double binary tree", trees[i].op, trees[i].bytes);
     snprintf(args, sizeof args, "--op %s --bytes %s --set sim.collectives=tree", trees[i].op, trees[i].bytes);
-    tolerance = i == 4 ? 0.035 : 0.02;
+    tolerance = i == 6 ? 0.03 : 0.02;
     compare_collective(what, path, args, 0);
     tolerance = 0.02;
     compare_tree_replay(what, path, args);
   }
   /* Where the credits pace the tree (a window of LL's 32 KiB slices at
-   * 2500 Gbps takes less than the 7 us round trip): broadcast and reduce
-   * over 4 one-GPU nodes, one flow per link, so no share to approximate:
-   * step and fast to 1e-4 (measured 1e-6); without the credits fast is
-   * 3.3% faster. */
+   * 2500 Gbps takes less than the 7 us round trip): over 4 one-GPU nodes,
+   * broadcast and reduce, one flow per link, so no share to approximate:
+   * step and fast to 1e-4 (measured 1e-6; without the credits fast is
+   * 3.3% faster). The allreduce over 2 and 4 nodes: each NIC carries one
+   * tree's slices going up and the other's coming down, in the same ticks
+   * but, paced by the credits, never at once: fast with the ticks' shares
+   * alone was 8.5% and 16% slow; with the passes that see who is on the
+   * wire, 1e-6 (1e-4 allowed). */
   {
     const char *paced = write_lua("paced",
         "cluster { nodes = 4, gpus_per_node = 1, gpu = { flops = '312TF' },\n"
@@ -319,6 +329,10 @@ int main(void) {
                        "--op broadcast --bytes 1MiB", 0);
     compare_collective("4 one-GPU nodes at 2500 Gbps, credit-paced tree reduce 1 MiB (LL)", paced,
                        "--op reduce --bytes 1MiB", 0);
+    compare_collective("4 one-GPU nodes at 2500 Gbps, credit-paced double binary tree allreduce 1 MiB (LL)", paced,
+                       "--op allreduce --bytes 1MiB", 0);
+    compare_collective("2 one-GPU nodes at 2500 Gbps, credit-paced double binary tree allreduce 1 MiB (LL)", paced,
+                       "--op allreduce --bytes 1MiB --set cluster.nodes=2", 0);
     tolerance = 0.02;
   }
 
