@@ -8,6 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How fast refines a run forwarding on arrival (time_pipelined, below). */
+enum {
+  REFINE_PASSES = 3,
+  /* Slices (edges x slices per edge) up to which the run is refined: a
+   * refinement costs ~0.1 us a slice (two 1024-GPU trees of 100 slices:
+   * 0.04 s, against 0.015 s for the first timing), and a training run
+   * times its collectives at every call. Above it the ticks' shares stand
+   * (docs/fidelity.md says where that errs). */
+  REFINE_BUDGET = 1 << 16
+};
+
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
@@ -157,7 +168,9 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
   }
   qsort(t->edge, (size_t)t->n_edges, sizeof *t->edge, by_off);
   for (int e = 0; e < t->n_edges; e++) t->edge[e].hop = env->hop(env->ctx, t->edge[e].src, t->edge[e].dst);
-  compile_links(t, env);
+  /* what the refinement needs, where it will run */
+  t->refine = t->run.window > 0 && (size_t)t->n_edges * (size_t)S <= REFINE_BUDGET;
+  if (t->refine) compile_links(t, env);
   /* Patterns: the edges active at tick x are [first with off > x - S,
    * first with off > x); both ends only grow with x, so equal ranges are
    * consecutive ticks. */
@@ -165,7 +178,7 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
   t->pat_lo = malloc(((size_t)t->run.ticks + 1) * sizeof(int));
   t->pat_hi = malloc(((size_t)t->run.ticks + 1) * sizeof(int));
   t->pat_rate = calloc((size_t)t->run.ticks + 1, sizeof(double *));
-  t->pat_local = calloc((size_t)t->run.ticks + 1, sizeof(double *));
+  t->pat_local = t->refine ? calloc((size_t)t->run.ticks + 1, sizeof(double *)) : NULL;
   int *count = calloc((size_t)t->n_links + 1, sizeof(int));
   int *src = malloc((size_t)t->n_edges * sizeof(int) + 1), *dst = malloc((size_t)t->n_edges * sizeof(int) + 1);
   double *lat = malloc((size_t)t->n_edges * sizeof(double) + 1);
@@ -182,7 +195,7 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
     t->pat_rate[p] = malloc((size_t)(hi - lo) * sizeof(double) + 1);
     for (int e = lo; e < hi; e++) src[e - lo] = t->edge[e].src, dst[e - lo] = t->edge[e].dst;
     if (hi > lo) env->share(env->ctx, src, dst, hi - lo, lat, t->pat_rate[p]);
-    t->pat_local[p] = local_shares(t, lo, hi, count);
+    if (t->refine) t->pat_local[p] = local_shares(t, lo, hi, count);
     for (int e = lo; e < hi; e++) t->edge[e].lat = lat[e - lo]; /* a route's latency: the same in every pattern */
   }
   free(src);
@@ -226,15 +239,6 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
  * every message's end: within 0.3% of step on the reference set but the
  * 2:1 fat tree (1.5% at 64 MiB, 2.6% at LL 1 MiB; test_fidelity_fast). */
 
-enum {
-  REFINE_PASSES = 3,
-  /* Slices (edges x slices per edge) up to which the run is refined: a
-   * refinement costs ~0.1 us a slice (two 1024-GPU trees of 100 slices:
-   * 0.04 s, against 0.015 s for the first timing), and a training run
-   * times its collectives at every call. Above it the ticks' shares stand
-   * (docs/fidelity.md says where that errs). */
-  REFINE_BUDGET = 1 << 16
-};
 
 static int by_depth_desc(const void *a, const void *b) {
   const int *x = a, *y = b;
@@ -260,11 +264,13 @@ static void move(pipe_timing *p, int e, int k, double at) {
   const hs_fast_tree *t = p->t;
   const hs_fast_tree_edge *ed = &t->edge[e];
   int x = ed->off + k, pat = t->tick_pat[x], S = p->S;
-  double rate = t->pat_rate[pat][e - t->pat_lo[pat]] * p->scale[(size_t)e * S + k];
+  double rate = t->pat_rate[pat][e - t->pat_lo[pat]] * (p->scale ? p->scale[(size_t)e * S + k] : 1);
   double go = dmax(dmax(at + ed->hop, p->ended[e]), p->rpost[(size_t)e * p->W + (size_t)(k % p->W)]);
   p->ended[e] = go + t->slice_bytes[ed->w * S + k] * p->wire / rate;
-  p->go[(size_t)e * S + k] = go;
-  p->left[(size_t)e * S + k] = p->ended[e];
+  if (p->go) {
+    p->go[(size_t)e * S + k] = go;
+    p->left[(size_t)e * S + k] = p->ended[e];
+  }
   p->done[(size_t)e * p->L + (size_t)(k % p->L)] = p->ended[e] + ed->lat;
   p->end[ed->src] = dmax(p->end[ed->src], p->ended[e] + ed->lat);
   p->end[ed->dst] = dmax(p->end[ed->dst], p->ended[e] + ed->lat);
@@ -434,16 +440,18 @@ static void time_pipelined(const hs_fast_tree *t, double wire, double *times) {
     qsort(o, (size_t)n, 2 * sizeof(int), by_depth_desc);
   }
   size_t slices = (size_t)E * (size_t)S;
-  p.scale = malloc(slices * sizeof(double) + 1);
-  p.go = malloc(slices * sizeof(double) + 1);
-  p.left = malloc(slices * sizeof(double) + 1);
-  for (size_t i = 0; i < slices; i++) p.scale[i] = 1;
+  if (t->refine) { /* per slice: what the passes need */
+    p.scale = malloc(slices * sizeof(double) + 1);
+    p.go = malloc(slices * sizeof(double) + 1);
+    p.left = malloc(slices * sizeof(double) + 1);
+    for (size_t i = 0; i < slices; i++) p.scale[i] = 1;
+  }
   p.ended = malloc((size_t)E * sizeof(double) + 1);
   p.done = malloc((size_t)E * (size_t)p.L * sizeof(double) + 1);
   p.rpost = malloc((size_t)E * (size_t)p.W * sizeof(double) + 1);
   p.end = malloc((size_t)n * sizeof(double));
   time_pass(&p);
-  for (int i = 0; slices <= REFINE_BUDGET && i < REFINE_PASSES; i++) {
+  for (int i = 0; t->refine && i < REFINE_PASSES; i++) {
     rescale(&p);
     time_pass(&p);
   }

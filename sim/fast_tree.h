@@ -50,6 +50,7 @@ typedef struct {
    * together (fast_tree.c, time_pipelined): the shared links the edges
    * cross, densely numbered, both ways (CSR); each edge's least fair
    * share of a link among the flows of a pattern; each edge's rate alone. */
+  int refine; /* whether it is refined (small enough; else the rest stay empty) */
   int n_links;
   double *link_bw;
   int *edge_link_at, *edge_link; /* edge e crosses edge_link[edge_link_at[e] .. edge_link_at[e + 1]) */
