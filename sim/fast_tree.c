@@ -239,7 +239,6 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
  * every message's end: within 0.3% of step on the reference set but the
  * 2:1 fat tree (1.5% at 64 MiB, 2.6% at LL 1 MiB; test_fidelity_fast). */
 
-
 static int by_depth_desc(const void *a, const void *b) {
   const int *x = a, *y = b;
   return x[1] != y[1] ? (x[1] > y[1] ? -1 : 1) : (x[0] > y[0]) - (x[0] < y[0]);
