@@ -32,17 +32,17 @@ const char *hs_loader_models_dir(void) { return models_dir; }
 
 /* ---- error reporting ------------------------------------------------------ */
 
-static void read_source_lines(hs_loader *ld) {
-  FILE *f = fopen(ld->path, "r");
+void hs_loader_read_lines(const char *path, char ***lines, size_t *n_lines) {
+  FILE *f = fopen(path, "r");
   if (!f) return;
   size_t cap = 0;
   char buf[4096];
   while (fgets(buf, sizeof buf, f)) {
-    if (ld->n_lines == cap) {
+    if (*n_lines == cap) {
       cap = cap ? cap * 2 : 64;
-      ld->lines = realloc(ld->lines, cap * sizeof *ld->lines);
+      *lines = realloc(*lines, cap * sizeof **lines);
     }
-    ld->lines[ld->n_lines++] = strdup(buf);
+    (*lines)[(*n_lines)++] = strdup(buf);
   }
   fclose(f);
 }
@@ -159,6 +159,16 @@ static const char *override_for(const hs_loader *ld, const char *keypath) {
   return NULL;
 }
 
+/* If keypath (or a table holding it) was filled in by the system file. */
+static const char *system_key(const hs_loader *ld, const char *keypath) {
+  for (int i = 0; i < ld->n_system_keys; i++) {
+    size_t n = strlen(ld->system_keys[i]);
+    if (strncmp(ld->system_keys[i], keypath, n) == 0 && (keypath[n] == '\0' || keypath[n] == '.'))
+      return ld->system_keys[i];
+  }
+  return NULL;
+}
+
 int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
@@ -172,8 +182,15 @@ int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char
     for (int i = 0; i < ld->n_sets && !set; i++)
       if (strncmp(ld->sets[i], keypath, n) == 0 && ld->sets[i][n] == '.') set = ld->sets[i];
   }
+  const char *from_system = set || !keypath ? NULL : system_key(ld, keypath);
   if (set) {
     fprintf(stderr, "%s: --set %s: %s: %s\n", ld->path, set, keypath, msg);
+  } else if (from_system) {
+    /* The value came from the system file: its line there. */
+    hs_loader sys = {.path = ld->system_path, .lines = ld->system_lines, .n_lines = ld->n_system_lines};
+    int line = key_line(&sys, keypath, ld->system_decl_line);
+    if (line > 0) fprintf(stderr, "%s:%d: %s: %s\n", ld->system_path, line, keypath, msg);
+    else fprintf(stderr, "%s: %s: %s\n", ld->system_path, keypath, msg);
   } else if (keypath) {
     int line = key_line(ld, keypath, decl_line);
     if (line > 0) fprintf(stderr, "%s:%d: %s: %s\n", ld->path, line, keypath, msg);
@@ -473,6 +490,9 @@ static void loader_close(hs_loader *ld) {
   else if (ld->L) hs_sandbox_close(ld->L);
   for (size_t i = 0; i < ld->n_lines; i++) free(ld->lines[i]);
   free(ld->lines);
+  for (size_t i = 0; i < ld->n_system_lines; i++) free(ld->system_lines[i]);
+  free(ld->system_lines);
+  free(ld->system_keys);
 }
 
 /* What a scenario may not use: a clear message instead of "attempt to
@@ -561,6 +581,7 @@ static int validate_protected(lua_State *L) {
       rc = hs_loader_fail(ld, required_declarations[i], ld->n_lines > 0 ? (int)ld->n_lines : 1,
                           "missing declaration: %s { ... }", required_declarations[i]);
   }
+  if (!rc) rc = hs_system_apply(ld);
   if (!rc) rc = hs_schema_validate(ld);
   if (!rc) rc = hs_conditions_validate(ld);
   if (!rc) note_keys(ld);
@@ -591,7 +612,7 @@ int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_s
     fprintf(stderr, "%s: scenario path longer than %d bytes\n", path, HS_PATH_MAX - 1);
     return HS_SCENARIO_EBAD;
   }
-  read_source_lines(&ld);
+  hs_loader_read_lines(path, &ld.lines, &ld.n_lines);
 
   hs_sandbox_name(path);
   lua_State *L = hs_sandbox_new();

@@ -21,6 +21,15 @@ typedef struct {
    * metamethod of the scenario's tables raises an error while it is read. */
   char where[256];
   int where_line;
+  /* cluster { system = NAME }: the system file (system.c), its source
+   * and its opening line, and the key paths its values filled in, so that
+   * a bad one is reported at the system file's line. */
+  char system_path[HS_PATH_MAX];
+  char **system_lines;
+  size_t n_system_lines;
+  int system_decl_line;
+  char (*system_keys)[128];
+  int n_system_keys;
 } hs_loader;
 
 /* Prints "FILE:LINE: keypath: message" (or names the --set that gave the
@@ -41,5 +50,9 @@ int hs_loader_entry_line(const hs_loader *ld, int decl_line, int i);
 /* A Lua slowdown function (slowdown_lua.c); the scenario keeps L. */
 hs_slowdown_fn *hs_slowdown_lua_create(lua_State *L, int idx, char *err, size_t len);
 const char *hs_loader_models_dir(void);
+/* Reads a file's lines (for reporting a key's line); NULL lines if unreadable. */
+void hs_loader_read_lines(const char *path, char ***lines, size_t *n_lines);
+/* cluster { system = NAME } fills in what the scenario leaves out (system.c). */
+int hs_system_apply(hs_loader *ld);
 
 #endif

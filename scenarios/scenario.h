@@ -68,6 +68,7 @@ static inline const char *hs_gpu_arch_name(hs_gpu_arch a) {
 typedef enum { HS_CPU_INTEL, HS_CPU_AMD } hs_cpu_vendor;
 
 typedef struct {
+  char system[HS_NAME_MAX]; /* cluster.system: the system file its keys came from, "" if none */
   int nodes, gpus_per_node;
   hs_gpu_arch gpu_arch;
   hs_cpu_vendor cpu;

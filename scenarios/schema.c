@@ -59,6 +59,7 @@ static const field inter_fields[] = {
     END};
 static const field cluster_fields[] = {
     {"nodes", F_INT, OFF(cluster.nodes), NULL, MIN_GE, 1, HS_NODES_MAX, NULL, NULL},
+    {"system", F_STR, OFF(cluster.system), "", MIN_NONE, 0, 0, NULL, NULL}, /* merged in before (system.c) */
     {"gpus_per_node", F_INT, OFF(cluster.gpus_per_node), "1", MIN_GE, 1, HS_GPUS_PER_NODE_MAX, NULL, NULL},
     {"cpu", F_ENUM, OFF(cluster.cpu), "intel", MIN_NONE, 0, 0, "intel|amd", NULL},
     {"nvls", F_BOOL, OFF(cluster.nvls), "false", MIN_NONE, 0, 0, NULL, NULL},

@@ -92,7 +92,10 @@ static void json_num(FILE *f, double v) {
 static void json_config(FILE *f, const hs_scenario *sc) {
   const hs_cluster_spec *c = &sc->cluster;
   const hs_workload_spec *w = &sc->workload;
-  fprintf(f, "  \"config\": {\n    \"cluster\": {\"nodes\": %d, \"gpus_per_node\": %d, ", c->nodes, c->gpus_per_node);
+  fprintf(f, "  \"config\": {\n    \"cluster\": {\"system\": ");
+  if (c->system[0]) json_str(f, c->system);
+  else fputs("null", f);
+  fprintf(f, ", \"nodes\": %d, \"gpus_per_node\": %d, ", c->nodes, c->gpus_per_node);
   fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, \"gpu_arch\": \"%s\", \"cpu\": \"%s\", \"nvls\": %s, ",
           c->gpu_flops, c->gpu_efficiency, hs_gpu_arch_name(c->gpu_arch), c->cpu == HS_CPU_AMD ? "amd" : "intel",
           c->nvls ? "true" : "false");
@@ -298,8 +301,9 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   hs_format_bytes(s.bytes_per_iter / (info->ranks ? info->ranks : 1), b1, sizeof b1);
   hs_format_bandwidth(c->inter.bandwidth, bw, sizeof bw);
   fprintf(out, "hearsay: %s (%s, %s backend, %s collectives)\n", sc->name, info->mode, info->backend, info->fidelity);
-  fprintf(out, "  cluster     %d nodes x %d GPUs = %d ranks, inter-node %s %s\n", c->nodes, c->gpus_per_node,
-          info->ranks, bw, c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
+  fprintf(out, "  cluster     %d nodes x %d GPUs = %d ranks%s%s%s, inter-node %s %s\n", c->nodes, c->gpus_per_node,
+          info->ranks, c->system[0] ? " (" : "", c->system, c->system[0] ? ")" : "", bw,
+          c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
   fprintf(out, "  workload    %s%s, batch %d per worker; algorithm %s\n", sc->workload.model,
           sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, sc->algorithm.name);
   int simulated = strcmp(info->mode, "simulated") == 0;

@@ -1,0 +1,201 @@
+/* system.c — cluster { system = "dgx-a100", nodes = 16 }: a named machine.
+ *
+ * A system file (scenarios/systems/NAME.lua, or one beside the scenario)
+ * returns a table shaped like cluster { } without what only a scenario
+ * knows (how many nodes, which of them differ): the GPU, its links inside
+ * the node and the node's NICs, each value with its public source. Its
+ * keys fill in what the scenario leaves out, one table deep: a scenario
+ * that sets inter = { latency = "3us" } keeps the system's inter.bandwidth.
+ * --set overrides apply before, so they win too. The merged table then
+ * goes through the schema like any scenario's, and a bad value the system
+ * gave is reported at the system file's line (hs_loader_fail). */
+#include <dirent.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/loader_internal.h"
+#include "scenarios/sandbox.h"
+
+/* What a system file may hold besides cluster keys: its description. */
+static const char *const metadata_keys[] = {"name", "description", "sources", NULL};
+/* Cluster keys that describe a job's cluster, not a kind of machine. */
+static const char *const scenario_only_keys[] = {"nodes", "system", "overrides", "gpu_speed", NULL};
+
+static int listed(const char *const *list, const char *key) {
+  for (int i = 0; list[i]; i++)
+    if (strcmp(list[i], key) == 0) return 1;
+  return 0;
+}
+
+static int file_exists(const char *p) {
+  FILE *f = fopen(p, "r");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+#define FITS(call, len) ((size_t)(call) < (len))
+
+/* A name with a slash or ending in .lua is a path from the scenario's
+ * folder; else systems/NAME.lua beside the scenario, then the shipped one. */
+static int find_system(const hs_loader *ld, const char *name, char *out, size_t len) {
+  char dir[HS_PATH_MAX];
+  if (!FITS(snprintf(dir, sizeof dir, "%s", ld->path), sizeof dir)) return 0;
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
+  if (strchr(name, '/') || strstr(name, ".lua")) {
+    if (name[0] == '/') return FITS(snprintf(out, len, "%s", name), len) && file_exists(out);
+    return FITS(snprintf(out, len, "%s/%s", dir, name), len) && file_exists(out);
+  }
+  if (FITS(snprintf(out, len, "%s/systems/%s.lua", dir, name), len) && file_exists(out)) return 1;
+  return FITS(snprintf(out, len, "%s/%s.lua", HS_DEFAULT_SYSTEMS_DIR, name), len) && file_exists(out);
+}
+
+static void list_systems(char *buf, size_t len) {
+  buf[0] = '\0';
+  DIR *d = opendir(HS_DEFAULT_SYSTEMS_DIR);
+  if (!d) return;
+  /* sorted, so the message is the same on every machine */
+  char names[64][HS_NAME_MAX];
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) && n < 64;) {
+    size_t k = strlen(e->d_name);
+    if (k > 4 && k - 4 < HS_NAME_MAX && strcmp(e->d_name + k - 4, ".lua") == 0)
+      snprintf(names[n++], HS_NAME_MAX, "%.*s", (int)(k - 4), e->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+  for (int i = 0; i < n; i++) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
+  }
+}
+
+static void note_key(hs_loader *ld, const char *a, const char *b) {
+  ld->system_keys = realloc(ld->system_keys, (size_t)(ld->n_system_keys + 1) * sizeof *ld->system_keys);
+  snprintf(ld->system_keys[ld->n_system_keys++], sizeof ld->system_keys[0], "cluster.%s%s%s", a, b ? "." : "",
+           b ? b : "");
+}
+
+/* The first line whose code opens a table: the one the file returns. */
+static int opening_line(const hs_loader *ld) {
+  for (size_t l = 0; l < ld->n_system_lines; l++) {
+    const char *s = ld->system_lines[l], *comment = strstr(s, "--"), *brace = strchr(s, '{');
+    if (brace && (!comment || brace < comment)) return (int)l + 1;
+  }
+  return 1;
+}
+
+/* Copies every string key of the table at `from` that the table at `to`
+ * lacks (both absolute indices). */
+static int fill_in(hs_loader *ld, int to, int from, const char *outer) {
+  lua_State *L = ld->L;
+  lua_pushnil(L);
+  while (lua_next(L, from)) {
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      lua_pop(L, 2);
+      return hs_loader_fail(ld, NULL, 0, "%s: %s%skeys must be names", ld->system_path, outer ? outer : "",
+                            outer ? ": " : "");
+    }
+    const char *key = lua_tostring(L, -2);
+    lua_getfield(L, to, key);
+    int absent = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (absent) {
+      lua_pushvalue(L, -2);
+      lua_pushvalue(L, -2);
+      lua_settable(L, to);
+      note_key(ld, outer ? outer : key, outer ? key : NULL);
+    }
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+int hs_system_apply(hs_loader *ld) {
+  lua_State *L = ld->L;
+  int line = hs_loader_push_decl(ld, "cluster");
+  if (!lua_istable(L, -1)) { /* missing or not a table: the schema says so */
+    lua_pop(L, 1);
+    return 0;
+  }
+  int cluster = lua_gettop(L);
+  lua_getfield(L, cluster, "system");
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  char known[1024];
+  list_systems(known, sizeof known);
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    lua_pop(L, 2);
+    return hs_loader_fail(ld, "cluster.system", line, "expected a system's name (known: %s)", known);
+  }
+  char name[HS_NAME_MAX * 4];
+  snprintf(name, sizeof name, "%s", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  if (!find_system(ld, name, ld->system_path, sizeof ld->system_path)) {
+    lua_pop(L, 1);
+    return hs_loader_fail(ld, "cluster.system", line, "unknown system '%s' (known: %s; or a file: systems/NAME.lua "
+                          "beside the scenario, or a path ending in .lua)", name, known);
+  }
+  hs_loader_read_lines(ld->system_path, &ld->system_lines, &ld->n_system_lines);
+  ld->system_decl_line = opening_line(ld);
+  if (hs_sandbox_loadfile(L, ld->system_path) != LUA_OK || hs_sandbox_pcall(L, 0, 1) != LUA_OK) {
+    int rc = hs_loader_fail(ld, "cluster.system", line, "system '%s' failed to load: %s", name, lua_tostring(L, -1));
+    lua_pop(L, 2);
+    return rc;
+  }
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 2);
+    return hs_loader_fail(ld, "cluster.system", line, "%s must return a table of cluster keys", ld->system_path);
+  }
+  int sys = lua_gettop(L), rc = 0;
+  /* top level: scenario-only keys refused, tables merged one deep */
+  lua_pushnil(L);
+  while (!rc && lua_next(L, sys)) {
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      rc = hs_loader_fail(ld, NULL, 0, "%s: keys must be names", ld->system_path);
+      lua_pop(L, 2);
+      break;
+    }
+    const char *key = lua_tostring(L, -2);
+    if (listed(metadata_keys, key)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (listed(scenario_only_keys, key)) {
+      char kp[128];
+      snprintf(kp, sizeof kp, "cluster.%s", key);
+      note_key(ld, key, NULL); /* so the message names the system file's line */
+      rc = hs_loader_fail(ld, kp, 0, "a system describes a kind of node and its fabric; %s belongs in the scenario",
+                          key);
+      lua_pop(L, 2);
+      break;
+    }
+    lua_getfield(L, cluster, key);
+    if (lua_isnil(L, -1)) { /* the scenario leaves it out: the system's (a table copied, not shared) */
+      lua_pop(L, 1);
+      if (lua_istable(L, -1)) {
+        lua_newtable(L);
+        lua_setfield(L, cluster, key);
+        lua_getfield(L, cluster, key);
+        rc = fill_in(ld, lua_gettop(L), lua_gettop(L) - 1, key);
+        lua_pop(L, 1);
+        if (!rc) note_key(ld, key, NULL);
+      } else {
+        lua_pushvalue(L, -1);
+        lua_setfield(L, cluster, key);
+        note_key(ld, key, NULL);
+      }
+    } else {
+      if (lua_istable(L, -1) && lua_istable(L, -2)) rc = fill_in(ld, lua_gettop(L), lua_gettop(L) - 1, key);
+      lua_pop(L, 1); /* else the scenario's value stands */
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+  return rc;
+}
