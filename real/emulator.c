@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/comm/protocol.h"
 #include "scenarios/links.h"
+#include "scenarios/net_transport.h"
 
 /* Lives in shared memory; the mutex is process-shared. */
 typedef struct {
@@ -21,6 +23,7 @@ typedef struct {
 struct hs_emulator {
   const hs_cluster_spec *cluster;
   double latency_factor, bandwidth_factor;
+  int channels; /* NCCL channels a connection carries: the transport's bound per flow (net_transport.h) */
   MPI_Win win;
   MPI_Comm node;
   shared_table *table;
@@ -51,6 +54,7 @@ hs_emulator *hs_emulator_create(const hs_scenario *sc, MPI_Comm world, char *err
   }
   hs_emulator *e = calloc(1, sizeof *e);
   e->cluster = &sc->cluster;
+  e->channels = hs_channels_of(sc);
   e->node = node;
   model_factors(&sc->sim, &e->latency_factor, &e->bandwidth_factor);
   int n_links = hs_links_count(&sc->cluster);
@@ -105,5 +109,7 @@ double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double d
   pthread_mutex_unlock(&e->table->lock);
   double flow = narrowest * e->bandwidth_factor;
   if (rate > 0 && rate < flow) flow = rate;
+  int gpn = e->cluster->gpus_per_node;
+  flow = fmin(flow, hs_net_flow_cap(e->cluster, src / gpn, dst / gpn, e->channels));
   return start + latency + b / flow;
 }

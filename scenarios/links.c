@@ -1,6 +1,8 @@
 /* links.c — the cluster's links and routes (see links.h). */
 #include "scenarios/links.h"
 
+#include "scenarios/net_transport.h"
+
 double hs_links_speed_factor(const hs_cluster_spec *c, int gpu) {
   double f = 1;
   for (int i = 0; i < c->n_speed; i++) {
@@ -26,7 +28,13 @@ void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, h
       if (o->intra.bandwidth > 0) intra->bandwidth = o->intra.bandwidth;
       if (o->intra.latency > 0) intra->latency = o->intra.latency;
     }
-  inter->bandwidth *= c->nics_per_node;
+  /* What transfers get of the line rates, and what each message across
+   * nodes pays besides (net_transport.h): on the links themselves, so
+   * every engine and the emulator charge them alike. */
+  hs_net_transport t = hs_net_transport_of_node(c, node);
+  intra->bandwidth *= c->intra_efficiency;
+  inter->bandwidth *= c->nics_per_node * t.efficiency;
+  inter->latency += t.message_cost;
 }
 
 hs_link_spec hs_links_uplink(const hs_cluster_spec *c, int rack) {

@@ -41,6 +41,17 @@ typedef struct {
 
 typedef enum { HS_TOPO_FLAT, HS_TOPO_FAT_TREE } hs_topology;
 
+/* How NCCL moves bytes between nodes (cluster.inter.transport; defaults and
+ * their sources in scenarios/transport.c). */
+typedef enum { HS_NET_RDMA, HS_NET_TCP } hs_net_kind;
+typedef struct {
+  hs_net_kind kind;
+  double efficiency;       /* fraction of the NIC's line rate its payload gets */
+  double stream_bandwidth; /* B/s one stream (a TCP socket) moves at most; 0: no limit */
+  int sockets;             /* streams per connection (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD) */
+  double message_cost;     /* s each message across nodes pays beyond the links' latency */
+} hs_net_transport;
+
 /* One `cluster.overrides` entry: changes the links of one node or of every
  * node of one rack. Zero means "leave as is". */
 typedef struct {
@@ -48,6 +59,8 @@ typedef struct {
   int rack; /* -1 when the entry names a node */
   hs_link_spec inter; /* the node's NIC */
   hs_link_spec intra; /* the node's GPU links */
+  int has_transport;  /* transport = "...": the node's (or rack's) NICs use it */
+  hs_net_transport transport;
   int line;
 } hs_net_override;
 
@@ -76,8 +89,10 @@ typedef struct {
   bool in_network_reduction; /* the inter-node fabric reduces (SHARP / CollNet) */
   double gpu_flops;      /* peak flop/s */
   double gpu_efficiency; /* fraction of peak reached by training kernels */
-  hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link */
-  hs_link_spec inter;    /* one NIC <-> first switch */
+  hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link: line rate */
+  double intra_efficiency; /* fraction of it NCCL's transfers reach */
+  hs_link_spec inter;    /* one NIC <-> first switch: line rate */
+  hs_net_transport transport; /* what moves bytes across nodes, and what it reaches of inter */
   int nics_per_node;     /* NICs of a node, modelled as one aggregated link */
   hs_topology topology;
   int rack_size;           /* nodes under one leaf switch (fat_tree) */

@@ -15,6 +15,7 @@
 #include "scenarios/loader.h"
 #include "scenarios/loader_internal.h"
 #include "scenarios/peer_lua.h"
+#include "scenarios/net_transport.h"
 #include "scenarios/sandbox.h"
 #include "scenarios/units.h"
 
@@ -46,6 +47,8 @@ static const field gpu_fields[] = {
 static const field intra_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     {"latency", F_LATENCY, OFF(cluster.intra.latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    /* absent: the generation's (resolve_transport) */
+    {"efficiency", F_NUM, OFF(cluster.intra_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
     END};
 static const field inter_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
@@ -56,6 +59,13 @@ static const field inter_fields[] = {
     {"oversubscription", F_NUM, OFF(cluster.oversubscription), "1", MIN_GE, 1, 1e6, NULL, NULL},
     {"uplink_latency", F_LATENCY, OFF(cluster.uplink_latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     {"in_network_reduction", F_BOOL, OFF(cluster.in_network_reduction), "false", MIN_NONE, 0, 0, NULL, NULL},
+    {"transport", F_ENUM, OFF(cluster.transport.kind), "rdma", MIN_NONE, 0, 0, "rdma|tcp", NULL},
+    /* absent: the transport's (resolve_transport) */
+    {"efficiency", F_NUM, OFF(cluster.transport.efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
+    {"stream_bandwidth", F_BW, OFF(cluster.transport.stream_bandwidth), "0", MIN_ZERO_OR, HS_BW_MIN, HS_BW_MAX, NULL,
+     NULL},
+    {"sockets", F_INT, OFF(cluster.transport.sockets), "1", MIN_GE, 1, 64, NULL, NULL},
+    {"message_cost", F_LATENCY, OFF(cluster.transport.message_cost), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     END};
 static const field cluster_fields[] = {
     {"nodes", F_INT, OFF(cluster.nodes), NULL, MIN_GE, 1, HS_NODES_MAX, NULL, NULL},
@@ -378,6 +388,62 @@ static int list_length(hs_loader *ld, const char *kp, int line, int *n) {
   return 0;
 }
 
+/* An override's transport = "rdma" | "tcp": that transport's published
+ * values for the node's (or rack's) NICs. The entry is on top. */
+static int read_override_transport(hs_loader *ld, const char *kp, int line, hs_net_override *o) {
+  lua_State *L = ld->L;
+  lua_getfield(L, -1, "transport");
+  int rc = 0;
+  if (!lua_isnil(L, -1)) {
+    char k[96];
+    snprintf(k, sizeof k, "%s.transport", kp);
+    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (v && (strcmp(v, "rdma") == 0 || strcmp(v, "tcp") == 0)) {
+      o->has_transport = 1;
+      o->transport = hs_net_transport_default(strcmp(v, "tcp") == 0 ? HS_NET_TCP : HS_NET_RDMA);
+    } else {
+      rc = hs_loader_fail(ld, k, line, "expected \"rdma\" or \"tcp\"");
+    }
+  }
+  lua_pop(L, 1);
+  return rc;
+}
+
+/* The keys of inter { } and intra { } a scenario leaves out take the
+ * transport's and the GPU generation's published values
+ * (scenarios/net_transport.c). The cluster's table is on top. */
+static void resolve_transport(hs_loader *ld) {
+  lua_State *L = ld->L;
+  hs_cluster_spec *c = &ld->out->cluster;
+  hs_net_transport d = hs_net_transport_default(c->transport.kind);
+  lua_getfield(L, -1, "inter");
+  int inter = lua_istable(L, -1);
+  static const char *const keys[] = {"efficiency", "stream_bandwidth", "sockets", "message_cost"};
+  for (int i = 0; i < 4; i++) {
+    int absent = 1;
+    if (inter) {
+      lua_getfield(L, -1, keys[i]);
+      absent = lua_isnil(L, -1);
+      lua_pop(L, 1);
+    }
+    if (!absent) continue;
+    if (i == 0) c->transport.efficiency = d.efficiency;
+    if (i == 1) c->transport.stream_bandwidth = d.stream_bandwidth;
+    if (i == 2) c->transport.sockets = d.sockets;
+    if (i == 3) c->transport.message_cost = d.message_cost;
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "intra");
+  int absent = 1;
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "efficiency");
+    absent = lua_isnil(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  if (absent) c->intra_efficiency = hs_intra_efficiency_default(c->gpu_arch);
+}
+
 static int read_overrides(hs_loader *ld, int line) {
   lua_State *L = ld->L;
   hs_cluster_spec *c = &ld->out->cluster;
@@ -387,7 +453,8 @@ static int read_overrides(hs_loader *ld, int line) {
   int n;
   if (list_length(ld, "cluster.overrides", line, &n)) { lua_pop(L, 1); return HS_SCENARIO_EBAD; }
   c->overrides = calloc(n > 0 ? n : 1, sizeof *c->overrides);
-  static const char *const allowed[] = {"node", "rack", "bandwidth", "latency", "intra_bandwidth", "intra_latency", NULL};
+  static const char *const allowed[] = {"node",          "rack",          "bandwidth", "latency",
+                                        "intra_bandwidth", "intra_latency", "transport", NULL};
   for (int i = 1; i <= n; i++) {
     char kp[64];
     snprintf(kp, sizeof kp, "cluster.overrides[%d]", i);
@@ -401,6 +468,7 @@ static int read_overrides(hs_loader *ld, int line) {
              : read_optional_unit(ld, kp, line, "latency", F_LATENCY, &o->inter.latency) ? HS_SCENARIO_EBAD
              : read_optional_unit(ld, kp, line, "intra_bandwidth", F_BW, &o->intra.bandwidth) ? HS_SCENARIO_EBAD
              : read_optional_unit(ld, kp, line, "intra_latency", F_LATENCY, &o->intra.latency) ? HS_SCENARIO_EBAD
+             : read_override_transport(ld, kp, line, o) ? HS_SCENARIO_EBAD
              : 0;
     if (!rc && (o->node < 0) == (o->rack < 0))
       rc = hs_loader_fail(ld, kp, line, "name exactly one of node = N or rack = R");
@@ -755,6 +823,7 @@ int hs_schema_validate(hs_loader *ld) {
     rc = hs_loader_fail(ld, "cluster.nodes", line, "%d nodes x %d GPUs is %ld GPUs; hearsay simulates at most %d",
                         s->cluster.nodes, s->cluster.gpus_per_node, (long)s->cluster.nodes * s->cluster.gpus_per_node,
                         HS_RANKS_MAX);
+  if (!rc) resolve_transport(ld);
   if (!rc) rc = read_overrides(ld, line);
   if (!rc) rc = read_gpu_speed(ld, line);
   lua_pop(L, 1);

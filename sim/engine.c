@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "algos/comm/protocol.h"
 #include "sim/sim.h"
 #include "sim/sg_latency.h"
 #include "sim/sim_internal.h"
@@ -148,6 +149,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   w->gpus_per_node = sc->cluster.gpus_per_node;
   w->next_ctx = 1;
   w->offer = sim_offer(sc);
+  w->channels = hs_channels_of(sc);
   w->fifo_connections = fifo;
   w->latency_factor = latency_factor;
   w->ranks = calloc(n, sizeof *w->ranks);

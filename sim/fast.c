@@ -33,6 +33,7 @@
 #include <string.h>
 #include <xbt/dynar.h>
 
+#include "scenarios/net_transport.h"
 #include "sim/fast_tree.h"
 #include "sim/sim_internal.h"
 
@@ -558,6 +559,11 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
     *fl[i].lat = re->lat * f->lat_factor;
     if (f->tcp_gamma > 0 && *fl[i].lat > 0) cap_flow[i] = dmin(cap_flow[i], f->tcp_gamma / (2 * *fl[i].lat));
     if (bound > 0) cap_flow[i] = dmin(cap_flow[i], bound);
+    /* the transport's bound on a connection between two nodes (step's
+     * flow_rate, transport.c) */
+    if (fl[i].src < w->n && fl[i].dst < w->n)
+      cap_flow[i] = dmin(cap_flow[i], hs_net_flow_cap(&w->sc->cluster, fl[i].src / w->gpus_per_node,
+                                                      fl[i].dst / w->gpus_per_node, w->channels));
   }
   /* local ids, by first sight; each flow's list rewritten into them */
   int *local_links = malloc((size_t)n_refs * sizeof(int) + 1), nl = 0;

@@ -86,6 +86,7 @@ struct sim_world {
   sg_sem_t never;         /* what dead actors wait on */
   hs_sim_stats *stats;
   hs_offer offer;          /* what this run's communicators can run (engine.c) */
+  int channels;            /* NCCL channels a connection between two GPUs carries (hs_channels_of) */
   sim_fast *fast;          /* timed collectives (fast.c), from the first one on */
   long collectives[HS_COLL_ALGOS]; /* collectives run, by schedule (counted once, at member 0) */
   long protocols[HS_PROTOS + 1];   /* and by protocol (hs_proto, HS_PROTO_NONE) */

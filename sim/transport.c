@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenarios/net_transport.h"
 #include "sim/sg_latency.h"
 #include "sim/sg_rate.h"
 #include "sim/sim_internal.h"
@@ -117,6 +118,17 @@ static long wire_size(const hs_lower_group *g, size_t bytes) {
 
 /* ---- posting and completing ------------------------------------------------------ */
 
+/* What one flow from the group's member `me` to member `peer` moves at
+ * most, in bytes on the wire per second: the group's protocol bound and the
+ * transport's bound on a connection between their nodes (net_transport.h);
+ * 0: the links alone. */
+static double flow_rate(const sim_world *w, const hs_lower_group *g, int peer) {
+  int a = g->members[g->me], b = g->members[peer];
+  double cap = hs_net_flow_cap(&w->sc->cluster, a / w->gpus_per_node, b / w->gpus_per_node, w->channels);
+  if (!isfinite(cap)) return g->rate;
+  return g->rate > 0 ? fmin(g->rate, cap) : cap;
+}
+
 void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r,
                  int nr, sim_posted *p) {
   sim_rank *self = c->self;
@@ -162,7 +174,7 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
     }
     p->mailbox[i] = mailbox(c, g, g->me, s[i].peer);
     p->is_recv[i] = 0;
-    p->comms[i] = hs_sg_put_async_at_most(p->mailbox[i], payload, wire_size(g, s[i].bytes), g->rate);
+    p->comms[i] = hs_sg_put_async_at_most(p->mailbox[i], payload, wire_size(g, s[i].bytes), flow_rate(self->world, g, s[i].peer));
     self->w.bytes_sent += s[i].bytes;
     self->world->messages++;
   }
@@ -492,7 +504,7 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
     mb = a->mb = mailbox(c, g, g->me, s->peer);
     a->due = simgrid_get_clock() + hs_lower_hop(g, g->me, s->peer);
     a->size = wire_size(g, s->bytes);
-    a->rate = g->rate;
+    a->rate = flow_rate(world, g, s->peer);
     defer_send(set, a);
     move_sends(set, c);
     self->w.bytes_sent += s->bytes;

@@ -56,7 +56,12 @@
  * With NCCL's per-channel maxima (channels x 36.7 GB/s for LL128 rings on
  * Hopper, 141 GB/s for LL on one node), on one Hopper node where they
  * bind:   launch + 2(n-1)(a + h + (M/n) / min(B / wire, cap)).
- * Each measurement is its own simulation, so every rank starts at t = 0. */
+ * Each measurement is its own simulation, so every rank starts at t = 0.
+ *
+ * The closed forms are the schedules' on links that deliver their line rate:
+ * every scenario here sets intra and inter efficiency = 1 (what transfers
+ * get of a line rate is scenarios/net_transport.c's, checked by
+ * test_platform and test_transport). */
 #include <math.h>
 #include <string.h>
 
@@ -130,8 +135,8 @@ static void child(void *arg, FILE *report) {
 static void one_gpu_nodes(char *lua, size_t len, int n, const char *protocol) {
   snprintf(lua, len,
            "cluster { nodes = %d, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
-           "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
-           "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
+           "  intra = { efficiency = 1, bandwidth = \"100GBps\", latency = \"1us\" },\n"
+           "  inter = { efficiency = 1, bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
            "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"%s\", slices_in_flight = 0 }\n",
            n, protocol);
@@ -187,8 +192,8 @@ int main(void) {
     double want = 2 * ((g - 1) * ai + (double)(g - 1) / g * M / Bi) +
                   2 * (N - 1) * ae + 2.0 * (N - 1) / N * (M / g) / Be;
     const char *lua = "cluster { nodes = 8, gpus_per_node = 8, gpu = { flops = \"100TF\" },\n"
-                      "  intra = { bandwidth = \"300GBps\", latency = \"2us\" },\n"
-                      "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8 } }\n"
+                      "  intra = { efficiency = 1, bandwidth = \"300GBps\", latency = \"2us\" },\n"
+                      "  inter = { efficiency = 1, bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8 } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
                       "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"none\", slices_in_flight = 0 }\n";
     timed_case tc = {lua, "sim.collectives=hierarchical", {ALLREDUCE, 100u << 20, 0}, want,
@@ -218,7 +223,7 @@ int main(void) {
    * 1 us each way (2 us GPU to GPU). */
   {
     const char *lua = "cluster { nodes = 1, gpus_per_node = 8, nvls = true, gpu = { flops = \"100TF\" },\n"
-                      "  intra = { bandwidth = \"300GBps\", latency = \"2us\" }, inter = { bandwidth = \"400Gbps\" } }\n"
+                      "  intra = { efficiency = 1, bandwidth = \"300GBps\", latency = \"2us\" }, inter = { efficiency = 1, bandwidth = \"400Gbps\" } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
                       "run { iterations = 1 }\nsim { collectives = \"nvls\", protocol = \"none\" }\n";
     const size_t sizes[] = {8, 1u << 20, 100u << 20, 1u << 30};
@@ -255,8 +260,8 @@ int main(void) {
       char lua[1024], label[128];
       snprintf(lua, sizeof lua,
                "cluster { nodes = %d, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
-               "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
-               "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", in_network_reduction = true } }\n"
+               "  intra = { efficiency = 1, bandwidth = \"100GBps\", latency = \"1us\" },\n"
+               "  inter = { efficiency = 1, bandwidth = \"100Gbps\", latency = \"5us\", in_network_reduction = true } }\n"
                "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
                "run { iterations = 1 }\nsim { protocol = \"none\" }\n", n);
       snprintf(label, sizeof label, "in-network allreduce n=%d M=%s (%g units)", n, j ? "100MiB" : "1MiB", U);
@@ -268,8 +273,8 @@ int main(void) {
     double M = 100.0 * 1048576, Bi = 300e9, ai = 2e-6, Be = 12.5e9, ae = 2e-6 + 5e-6, U = ceil(M / g / 524288);
     double want = 2 * ((g - 1) * ai + (double)(g - 1) / g * M / Bi) + (U + 1) * (ae / 2 + M / g / U / Be);
     const char *lua = "cluster { nodes = 8, gpus_per_node = 8, gpu = { flops = \"100TF\" },\n"
-                      "  intra = { bandwidth = \"300GBps\", latency = \"2us\" },\n"
-                      "  inter = { bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8,\n"
+                      "  intra = { efficiency = 1, bandwidth = \"300GBps\", latency = \"2us\" },\n"
+                      "  inter = { efficiency = 1, bandwidth = \"100Gbps\", latency = \"5us\", nics_per_node = 8,\n"
                       "            in_network_reduction = true } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
                       "run { iterations = 1 }\nsim { collectives = \"collnet\", protocol = \"none\", slices_in_flight = 0 }\n";
@@ -299,8 +304,8 @@ int main(void) {
    * the 64 B chunks' transfer (negligible). Lock-step pays 2(n-1) x 5 ms. */
   {
     const char *lua = "cluster { nodes = 16, gpus_per_node = 8, gpu = { flops = \"100TF\" },\n"
-                      "  intra = { bandwidth = \"300GBps\", latency = \"1us\" },\n"
-                      "  inter = { bandwidth = \"100Gbps\", latency = \"5ms\" } }\n"
+                      "  intra = { efficiency = 1, bandwidth = \"300GBps\", latency = \"1us\" },\n"
+                      "  inter = { efficiency = 1, bandwidth = \"100Gbps\", latency = \"5ms\" } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
                       "run { iterations = 1 }\nsim { collectives = \"ring\", protocol = \"none\" }\n";
     double N = 16, n = 128, ae = 5e-3, ai = 1e-6;
@@ -386,7 +391,7 @@ int main(void) {
               {"ll", 2, 6.6e-6, 0.6e-6, 2, 141e9},
               {"simple", 2, 8.4e-6, 3.4e-6, 1, INFINITY}};
     const char *lua = "cluster { nodes = 1, gpus_per_node = 8, gpu = { flops = \"989TF\", arch = \"hopper\" },\n"
-                      "  intra = { bandwidth = \"450GBps\", latency = \"2us\" }, inter = { bandwidth = \"400Gbps\" } }\n"
+                      "  intra = { efficiency = 1, bandwidth = \"450GBps\", latency = \"2us\" }, inter = { efficiency = 1, bandwidth = \"400Gbps\" } }\n"
                       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
                       "run { iterations = 1 }\nsim { collectives = \"ring\", slices_in_flight = 0, channels = %d }\n";
     for (size_t c = 0; c < sizeof cc / sizeof *cc; c++)

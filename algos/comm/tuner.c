@@ -8,6 +8,7 @@
 #include "algos/comm/dtree.h"
 #include "algos/comm/lowering.h"
 #include "scenarios/links.h"
+#include "scenarios/net_transport.h"
 
 static double dmin(double a, double b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }
@@ -69,6 +70,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
       t->lat_intra = dmax(t->lat_intra, lat);
       t->bw_intra = dmin(t->bw_intra, bw);
     } else {
+      bw = dmin(bw, hs_net_flow_cap(c, a / gpn, b / gpn, hs_channels_of(sc))); /* net_transport.h */
       t->ring_inter++;
       t->ring_sum_inter += lat;
       t->ring_lat_inter = dmax(t->ring_lat_inter, lat);

@@ -9,6 +9,7 @@
 
 #include "algos/algorithm.h"
 #include "algos/comm/select.h"
+#include "scenarios/net_transport.h"
 #include "scenarios/units.h"
 
 int hs_report_mkdir(const char *path) {
@@ -99,18 +100,25 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, \"gpu_arch\": \"%s\", \"cpu\": \"%s\", \"nvls\": %s, ",
           c->gpu_flops, c->gpu_efficiency, hs_gpu_arch_name(c->gpu_arch), c->cpu == HS_CPU_AMD ? "amd" : "intel",
           c->nvls ? "true" : "false");
-  fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g}, ", c->intra.bandwidth, c->intra.latency);
+  fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"efficiency\": %.9g}, ", c->intra.bandwidth,
+          c->intra.latency, c->intra_efficiency);
   fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"nics_per_node\": %d, \"latency_s\": %.9g, \"topology\": "
-             "\"%s\", \"rack_size\": %d, \"oversubscription\": %.9g, \"uplink_latency_s\": %.9g, \"in_network_reduction\": %s}, ",
+             "\"%s\", \"rack_size\": %d, \"oversubscription\": %.9g, \"uplink_latency_s\": %.9g, \"in_network_reduction\": %s, ",
           c->inter.bandwidth, c->nics_per_node, c->inter.latency, c->topology == HS_TOPO_FLAT ? "flat" : "fat_tree", c->rack_size,
           c->oversubscription, c->uplink_latency, c->in_network_reduction ? "true" : "false");
+  /* what its transport gets of it (scenarios/net_transport.h) */
+  fprintf(f, "\"transport\": \"%s\", \"efficiency\": %.9g, \"stream_bandwidth_Bps\": %.9g, \"sockets\": %d, "
+             "\"message_cost_s\": %.9g}, ",
+          hs_net_kind_name(c->transport.kind), c->transport.efficiency, c->transport.stream_bandwidth,
+          c->transport.sockets, c->transport.message_cost);
   fprintf(f, "\"overrides\": [");
   for (int i = 0; i < c->n_overrides; i++) {
     const hs_net_override *o = &c->overrides[i];
     fprintf(f, "%s{\"%s\": %d, \"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"intra_bandwidth_Bps\": %.9g, "
-               "\"intra_latency_s\": %.9g}",
+               "\"intra_latency_s\": %.9g, \"transport\": %s%s%s}",
             i ? ", " : "", o->node >= 0 ? "node" : "rack", o->node >= 0 ? o->node : o->rack, o->inter.bandwidth,
-            o->inter.latency, o->intra.bandwidth, o->intra.latency);
+            o->inter.latency, o->intra.bandwidth, o->intra.latency, o->has_transport ? "\"" : "",
+            o->has_transport ? hs_net_kind_name(o->transport.kind) : "null", o->has_transport ? "\"" : "");
   }
   fprintf(f, "], \"gpu_speed\": [");
   for (int i = 0; i < c->n_speed; i++)

@@ -1,0 +1,87 @@
+/* net_transport.c — each transport's published costs (net_transport.h). */
+#include "scenarios/net_transport.h"
+
+#include <math.h>
+
+const char *hs_net_kind_name(hs_net_kind k) { return k == HS_NET_TCP ? "tcp" : "rdma"; }
+
+hs_net_transport hs_net_transport_default(hs_net_kind k) {
+  if (k == HS_NET_TCP)
+    return (hs_net_transport){
+        .kind = HS_NET_TCP,
+        /* 1448 bytes of payload per 1538 on the wire with a 1500-byte
+         * MTU: Ethernet's preamble and start 8, header 14, FCS 4 and gap
+         * 12 (IEEE 802.3), IPv4's header 20 (RFC 791), TCP's 20 and its
+         * timestamp option 12 (RFC 793, RFC 7323). */
+        .efficiency = 1448.0 / 1538.0,
+        /* One TCP stream on a 100 GbE host: "Single stream testing will
+         * range from 15-35 Gbps" (ESnet, "Performance Expectations for a
+         * 100G Host", fasterdata.es.net, 2024): the middle, 25 Gb/s. A
+         * stream is a CPU core copying through the kernel's stack. */
+        .stream_bandwidth = 25e9 / 8,
+        /* NCCL 2.30.7 src/transport/net_socket.cc: on a generic NIC "we
+         * only use the main thread and do not spawn extra threads"
+         * (autoNt = 0, autoNs = 1): one stream per connection (AWS: 2 x 8,
+         * GCP: 4 x 1). */
+        .sockets = 1,
+        /* The kernel's stack and the host staging on every message:
+         * NVIDIA/nccl-tests#82, broadcast of 8 B between two nodes over
+         * NCCL's sockets on 25 GbE (NCCL_IB_DISABLE=1): 45.8 us, where
+         * one network hop costs NCCL's model 6.6 + 2.7 us and the links a
+         * few more; #150, allreduce of 8 B over two HDR InfiniBand nodes:
+         * 19.9 us for two hops. About 30 us a message more than RDMA
+         * (aws-samples/aws-do-eks: sockets 101.4 us against EFA 70.5 us
+         * for an 8 B allreduce of two GPUs, 15-18 us a message more than
+         * EFA, itself slower than InfiniBand). NCCL's own model adds
+         * nothing for sockets (props->latency = 0, net_socket.cc). */
+        .message_cost = 30e-6,
+    };
+  /* GPUDirect RDMA: 12 GB/s of a 100 Gb/s NIC's 12.5 ("12.2 GB/s (for a
+   * 100Gbps card) is as good as you can get", NVIDIA/nccl-tests#29; "24GB/s
+   * is the peak performance per 200G NIC (12 GB/s for 100G NICs)", #119;
+   * "CX-7 NICs at NDR rate (400Gbps) should achieve up to 48-49GB/s per
+   * NIC", #267), which is NCCL's own NET_BW 12.0 for "100Gbit"
+   * (src/graph/topo.h). Its latency is NCCL's hwLat for the network,
+   * which the protocol charges (protocol.h): nothing more per message. */
+  return (hs_net_transport){.kind = HS_NET_RDMA, .efficiency = 0.96, .stream_bandwidth = 0, .sockets = 1,
+                            .message_cost = 0};
+}
+
+double hs_intra_efficiency_default(hs_gpu_arch arch) {
+  /* NCCL 2.30.7 src/graph/topo.h, what its copies reach per NVLink link
+   * against the link's 25 GB/s each way (50 on Blackwell): SM70_NVLINK_BW
+   * and SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1.
+   * On H100 "450GB/s is the line rate. With the protocol overhead (~20%)
+   * NCCL can get an effective NVLink bandwidth of 370GB/s"
+   * (NVIDIA/nccl-tests#212). */
+  switch (arch) {
+  case HS_GPU_VOLTA:
+  case HS_GPU_AMPERE: return 20.0 / 25.0;
+  case HS_GPU_HOPPER: return 20.6 / 25.0;
+  case HS_GPU_BLACKWELL: return 40.1 / 50.0;
+  }
+  return 1;
+}
+
+hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node) {
+  hs_net_transport t = c->transport;
+  int rack = node / c->rack_size;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < c->n_overrides; i++) {
+      const hs_net_override *o = &c->overrides[i];
+      if (o->has_transport && (pass == 0 ? o->rack == rack : o->node == node)) t = o->transport;
+    }
+  return t;
+}
+
+double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels) {
+  if (node_a == node_b) return INFINITY;
+  if (channels < 1) channels = 1;
+  double cap = INFINITY;
+  const int ends[2] = {node_a, node_b};
+  for (int i = 0; i < 2; i++) {
+    hs_net_transport t = hs_net_transport_of_node(c, ends[i]);
+    if (t.stream_bandwidth > 0) cap = fmin(cap, (double)channels * t.sockets * t.stream_bandwidth);
+  }
+  return cap;
+}

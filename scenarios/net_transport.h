@@ -1,0 +1,42 @@
+/* net_transport.h — what moving bytes costs beyond a link's line rate.
+ *
+ * A link's bandwidth in a scenario is its line rate; what a transfer gets
+ * of it is less (nothing is free that costs time on a real machine):
+ *  - inside a node, NCCL's copies over NVLink reach a fraction of the line
+ *    rate (intra.efficiency, by GPU generation);
+ *  - across nodes, the transport (inter.transport) decides: RDMA (GPUDirect
+ *    over InfiniBand or RoCE) reaches nearly the line rate with nothing
+ *    else to pay; NCCL's socket transport over TCP loses the framing, moves
+ *    each connection over a few TCP streams that a CPU core each drives at
+ *    a bounded rate, and pays the kernel's stack on every message.
+ * Every default below is a public measurement or specification, cited.
+ * The platform (links.c) charges the efficiencies and the per-message
+ * cost on the links themselves, so the simulator, the link emulator and
+ * NCCL's model see them alike; the per-connection bound is each flow's
+ * (hs_net_flow_cap), applied by step, fast and the emulator. */
+#ifndef HS_NET_TRANSPORT_H
+#define HS_NET_TRANSPORT_H
+
+#include "scenarios/scenario.h"
+
+/* "rdma", "tcp". */
+const char *hs_net_kind_name(hs_net_kind k);
+
+/* A transport's parameters as published for it. */
+hs_net_transport hs_net_transport_default(hs_net_kind k);
+
+/* What NCCL's transfers reach of an NVLink's line rate on a generation. */
+double hs_intra_efficiency_default(hs_gpu_arch arch);
+
+/* The transport of node n's NICs: the cluster's, or an override's (a
+ * node's wins over its rack's, later over earlier, as links.c does). */
+hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node);
+
+/* Bytes per second one flow between a GPU of node a and a GPU of node b
+ * moves at most, in the units of the links (the transport's payload),
+ * when it carries `channels` of NCCL's channels, each its own connection
+ * of `sockets` streams: INFINITY when only the links bound it (one node,
+ * or RDMA at both ends). */
+double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels);
+
+#endif

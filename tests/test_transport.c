@@ -1,0 +1,116 @@
+/* test_transport.c — what transfers get of the line rates, and what TCP
+ * costs besides (scenarios/net_transport.c): the loader's defaults per
+ * transport and GPU generation, a scenario's own values, the bound on one
+ * connection, and a collective over two nodes on RDMA and on TCP, in step
+ * and fast, against the closed forms those parameters give. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scenarios/loader.h"
+#include "scenarios/net_transport.h"
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+static char dir[600];
+
+static int load(const char *cluster, hs_scenario *sc) {
+  char path[700];
+  snprintf(path, sizeof path, "%s/scenario.lua", dir);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "%s\nworkload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n",
+          cluster);
+  fclose(f);
+  return hs_scenario_load(path, NULL, 0, sc);
+}
+
+/* `hearsay collective` on the scenario: its simulated time, NAN on failure. */
+static double collective(const char *cluster, const char *args) {
+  char path[700], result[2048];
+  snprintf(path, sizeof path, "%s/c.lua", dir);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "%s\nworkload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n",
+          cluster);
+  fclose(f);
+  if (hs_test_collective(path, args, result, sizeof result, NULL)) return NAN;
+  return hs_test_result_value(result, "sim_s");
+}
+
+static int near(double got, double want, double tol) { return fabs(got - want) <= tol * fabs(want); }
+
+int main(void) {
+  snprintf(dir, sizeof dir, "%s", hs_test_tmpdir());
+  hs_scenario sc;
+  const double tcp_eff = 1448.0 / 1538.0;
+
+  /* Defaults: each transport's published values, NVLink's by generation. */
+  int rc = load("cluster { nodes = 2, gpu = { flops = '1TF' }, inter = { bandwidth = '100Gbps' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.transport.kind == HS_NET_RDMA && sc.cluster.transport.efficiency == 0.96 &&
+             sc.cluster.transport.stream_bandwidth == 0 && sc.cluster.transport.message_cost == 0 &&
+             sc.cluster.intra_efficiency == 0.8,
+         "default: RDMA at 0.96 of the line rate, no bound per connection, nothing per message; NVLink (Ampere) 0.8");
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'hopper' },\n"
+            "  inter = { bandwidth = '100Gbps', transport = 'tcp' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.transport.kind == HS_NET_TCP && sc.cluster.transport.efficiency == tcp_eff &&
+             sc.cluster.transport.stream_bandwidth == 25e9 / 8 && sc.cluster.transport.sockets == 1 &&
+             sc.cluster.transport.message_cost == 30e-6 && sc.cluster.intra_efficiency == 20.6 / 25,
+         "tcp: 1448 / 1538 of the line rate, one 25 Gb/s stream a connection, 30 us a message; NVLink (Hopper) "
+         "20.6 / 25");
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'volta' }, intra = { efficiency = 0.7 },\n"
+            "  inter = { bandwidth = '100Gbps', transport = 'tcp', efficiency = 0.9, stream_bandwidth = '10Gbps',\n"
+            "            sockets = 4, message_cost = '0' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.transport.efficiency == 0.9 && sc.cluster.transport.stream_bandwidth == 10e9 / 8 &&
+             sc.cluster.transport.sockets == 4 && sc.cluster.transport.message_cost == 0 &&
+             sc.cluster.intra_efficiency == 0.7,
+         "a scenario's own values win over the transport's, 0 included");
+  if (rc == 0) hs_scenario_free(&sc);
+
+  /* The bound on one flow between nodes: channels x sockets x a stream. */
+  rc = load("cluster { nodes = 4, gpus_per_node = 2, gpu = { flops = '1TF' }, inter = { bandwidth = '100Gbps' },\n"
+            "  overrides = { { node = 3, transport = 'tcp' } } }", &sc);
+  if (rc == 0) {
+    const hs_cluster_spec *c = &sc.cluster;
+    tap_ok(isinf(hs_net_flow_cap(c, 0, 1, 4)) && isinf(hs_net_flow_cap(c, 3, 3, 4)) &&
+               hs_net_flow_cap(c, 0, 3, 4) == 4 * 25e9 / 8 && hs_net_flow_cap(c, 3, 2, 1) == 25e9 / 8,
+           "per flow: none on RDMA or inside a node; a node on tcp bounds its flows at channels x 1 x 25 Gb/s");
+    hs_scenario_free(&sc);
+  } else {
+    tap_ok(0, "override with a transport loads");
+  }
+
+  /* Two one-GPU nodes, 100 Gb/s, one lock-step ring allreduce without a
+   * protocol (the links alone; pipelined, each of its slices would pay the
+   * route's latency, test_collective_time): 1 GiB is
+   * bound by the NIC on RDMA (12.5 x 0.96 GB/s) and by the connection on
+   * TCP (2 channels x 25 Gb/s = 6.25 GB/s, under the NIC's 11.77);
+   * 8 B by latency: its 2 steps each pay 30 us more on TCP. Step and fast
+   * both, each against the closed form (1%: the ring's two steps and the
+   * links' latencies are in it exactly; the rest is SimGrid's precision). */
+  const char *two = "cluster { nodes = 2, gpu = { flops = '1TF' }, intra = { bandwidth = '300GBps', latency = '1us' },\n"
+                    "  inter = { bandwidth = '100Gbps', latency = '5us', transport = '%s' } }\n"
+                    "sim { collectives = 'ring', protocol = 'none', channels = 2, slices_in_flight = 0 }";
+  for (int fast = 0; fast < 2; fast++) {
+    const char *fid = fast ? "fast" : "step";
+    double t[2][2];
+    for (int k = 0; k < 2; k++) {
+      char cl[512], args[256];
+      snprintf(cl, sizeof cl, two, k ? "tcp" : "rdma");
+      for (int big = 0; big < 2; big++) {
+        snprintf(args, sizeof args, "--op allreduce --bytes %s --set sim.fidelity=%s", big ? "1GiB" : "8B", fid);
+        t[k][big] = collective(cl, args);
+      }
+    }
+    /* 1 GiB: each rank sends half the vector twice (reduce-scatter, allgather) */
+    double M = 1073741824.0, lat = 1e-6 + 5e-6;
+    double rdma = 2 * (lat + (M / 2) / (12.5e9 * 0.96)), tcp = 2 * (lat + 30e-6 + (M / 2) / (2 * 25e9 / 8));
+    tap_ok(near(t[0][1], rdma, 0.01) && near(t[1][1], tcp, 0.01),
+           "%s, 1 GiB: RDMA %.6g s (closed form %.6g: the NIC at 0.96), TCP %.6g s (%.6g: 2 connections of one "
+           "25 Gb/s stream)", fid, t[0][1], rdma, t[1][1], tcp);
+    tap_ok(near(t[1][0] - t[0][0], 2 * 30e-6, 0.01),
+           "%s, 8 B: TCP %.4g us against RDMA %.4g us, %.4g us more (2 messages x 30 us)", fid, t[1][0] * 1e6,
+           t[0][0] * 1e6, (t[1][0] - t[0][0]) * 1e6);
+  }
+  return tap_done(0);
+}
