@@ -34,7 +34,7 @@ static int bg_init(hs_algo_ctx *ctx) {
   hs_compressor cz = {.kind = HS_CZ_MINMAX_U8};
   if (s->comm)
     for (int b = 0; b < m->n_buckets; b++)
-      s->sg[b] = hs_sg_create(&cz, m->buckets[b].count, hs_comm_size(ctx->w, s->comm), m->params != NULL, 0);
+      s->sg[b] = hs_sg_create(&ctx->sc->cluster, &cz, m->buckets[b].count, hs_comm_size(ctx->w, s->comm), m->params != NULL, 0);
   return 0;
 }
 

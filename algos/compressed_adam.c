@@ -7,6 +7,7 @@
 
 #include "algos/comm/hierarchy.h"
 #include "algos/scatter_gather.h"
+#include "algos/train/gpu_kernel.h"
 #include "kernels/kernels.h"
 
 typedef struct {
@@ -45,7 +46,7 @@ int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback)
   if (rc) return rc;
   if (s->comm)
     for (int b = 0; b < m->n_buckets; b++)
-      s->sg[b] = hs_sg_create(cz, m->buckets[b].count, hs_comm_size(ctx->w, s->comm), m->params != NULL,
+      s->sg[b] = hs_sg_create(&ctx->sc->cluster, cz, m->buckets[b].count, hs_comm_size(ctx->w, s->comm), m->params != NULL,
                               error_feedback);
   return 0;
 }
@@ -59,6 +60,9 @@ void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {
     return;
   }
   float *mb = NULL;
+  /* weight decay into the gradient (read g and w, write g), the momentum's
+   * EMA (read g and m, write m): two passes over the bucket */
+  hs_gpu_kernel(ctx, 4.0 * 6 * (double)m->buckets[b].count, 2);
   if (m->params) {
     const hs_bucket *bk = &m->buckets[b];
     float *g = m->grads + bk->offset;
@@ -80,6 +84,8 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
   float c1 = (float)(1 - pow(s->beta1, t));
   if (t - 1 < s->warmup) {
     hs_waitall(ctx->w, s->pending, m->n_buckets);
+    /* Adam: reads g, w, m, v, writes w, m, v */
+    hs_gpu_kernel(ctx, 4.0 * 7 * (double)m->n_params, 1);
     if (m->params)
       hs_k_adam_f32(m->params, m->grads, s->m, s->v, m->n_params, s->lr, s->beta1, s->beta2, s->eps, s->wd, c1,
                     (float)(1 - pow(s->beta2, t)));
@@ -91,6 +97,10 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
       hs_sg_finish(s->sg[b], ctx->w, s->m ? s->m + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
   }
   hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, s->m));
+  /* the update from the averaged momentum: reads w, m, v, writes w (with a
+   * warm-up); without one also rebuilds the gradient and the variance
+   * (reads prev, m, v; writes prev, v) and copies m */
+  hs_gpu_kernel(ctx, 4.0 * (s->warmup > 0 ? 4 : 4 + 5 + 2) * (double)m->n_params, s->warmup > 0 ? 1 : 4);
   if (!m->params) return;
   if (s->warmup > 0) {
     /* The variance stopped at the end of the warm-up, and so did its bias correction. */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/train/gpu_kernel.h"
 #include "algos/algorithm.h"
 #include "algos/comm/hierarchy.h"
 #include "algos/peers/peer_scheme.h"
@@ -183,6 +184,12 @@ static void dec_step(hs_algo_ctx *ctx) {
   if (s->exchanging) {
     if (s->gossip) {
       hs_wait(ctx->w, &s->req);
+      /* x <- W x: a copy of the average, or a pass to start (read x, write
+       * the sum), one per peer (read the sum and theirs, write the sum) and
+       * one to finish (read the sum, write x) */
+      double np = (double)m->n_params;
+      if (s->scheme->allreduce) hs_gpu_kernel(ctx, 8 * np, 1);
+      else hs_gpu_kernel(ctx, 4 * np * (2 + 3.0 * s->n_in + 2), 2 + s->n_in);
       mix(s, m);
     }
     hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, m->params));

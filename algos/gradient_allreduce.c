@@ -4,12 +4,12 @@
  * Each bucket's gradients are averaged with allreduce(avg) as soon as backward
  * has produced them (overlap = true), or all after backward (overlap =
  * false). The step waits for every bucket, then applies SGD with momentum on
- * the flat buffers in one fused kernel call. Bytes on the wire per step: the
+ * the flat buffers (hs_sgd_step, which charges its kernel's time). Bytes on the wire per step: the
  * allreduce of the whole model, 2(n-1)/n of its size per rank with a ring. */
 #include <stdlib.h>
 
 #include "algos/algorithm.h"
-#include "kernels/kernels.h"
+#include "algos/train/sgd.h"
 
 typedef struct {
   hs_request **pending; /* one per bucket */
@@ -44,11 +44,7 @@ static void gar_step(hs_algo_ctx *ctx) {
   if (!s->overlap)
     for (int b = 0; b < m->n_buckets; b++) start_bucket(ctx, s, b);
   hs_waitall(ctx->w, s->pending, m->n_buckets);
-  if (m->params) {
-    const hs_workload_spec *wl = &ctx->sc->workload;
-    hs_k_sgd_momentum_f32(m->params, m->grads, s->momentum, m->n_params, (float)wl->lr,
-                          (float)wl->momentum, (float)wl->weight_decay);
-  }
+  hs_sgd_step(ctx, m->grads, s->momentum);
 }
 
 static void gar_finish(hs_algo_ctx *ctx) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "algos/train/gpu_kernel.h"
 #include "algos/algorithm.h"
 #include "algos/train/sgd.h"
 #include "kernels/compress.h"
@@ -36,6 +37,8 @@ static void half_bucket_ready(hs_algo_ctx *ctx, int b) {
   hs_model *m = ctx->model;
   const hs_bucket *bk = &m->buckets[b];
   hs_buf h = hs_buf_virtual(bk->count, s->type);
+  /* divide (read and write 4 bytes), convert (read 4, write 2) */
+  hs_gpu_kernel(ctx, 14.0 * (double)bk->count, 2);
   if (s->half) {
     float *g = m->grads + bk->offset;
     /* Divided first, so the 16-bit sum of n gradients cannot overflow. */
@@ -51,9 +54,11 @@ static void half_step(hs_algo_ctx *ctx) {
   half_state *s = ctx->state;
   hs_model *m = ctx->model;
   hs_waitall(ctx->w, s->pending, m->n_buckets);
-  if (!s->half) return;
-  if (s->type == HS_F16) hs_k_from_f16(s->half, m->n_params, m->grads);
-  else hs_k_from_bf16(s->half, m->n_params, m->grads);
+  hs_gpu_kernel(ctx, 6.0 * (double)m->n_params, 1); /* back to 32 bits: read 2, write 4 */
+  if (s->half) {
+    if (s->type == HS_F16) hs_k_from_f16(s->half, m->n_params, m->grads);
+    else hs_k_from_bf16(s->half, m->n_params, m->grads);
+  }
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
 #define STALENESS_POLL 50e-6 /* s between two checks of the staleness bound */
@@ -158,8 +159,11 @@ static void worker_bye(ps_state *s, hs_worker *w) {
 
 static void apply(ps_state *s, hs_worker *w, const float *grad, float lr) {
   hs_model *m = s->ctx->model;
-  if (!m->params) return;
   const hs_workload_spec *wl = &s->ctx->sc->workload;
+  /* the optimizer on the server's shard: 12 or 20 bytes a parameter (sgd.h) */
+  hs_gpu_busy(w, hs_gpu_kernel_seconds(&s->ctx->sc->cluster,
+                                       (double)shard(s, my_server(s, w)) * (wl->momentum > 0 ? 20 : 12), 1));
+  if (!m->params) return;
   size_t o = s->off[my_server(s, w)];
   hs_k_sgd_momentum_f32(m->params + o, grad, s->momentum, shard(s, my_server(s, w)), lr, (float)wl->momentum,
                         (float)wl->weight_decay);
@@ -176,12 +180,14 @@ static void serve_sync(ps_state *s, hs_worker *w) {
   for (int it = s->ctx->iteration; it < s->ctx->sc->run.iterations; it++) {
     for (int v = 0; v < W; v++) ops[v] = (hs_p2p){HS_P2P_RECV, v, fbuf(s->gsum, (size_t)v * len, len)};
     if (exchange(w, w->world, ops, W)) break;
+    /* the average of the W pushes: read each, write the average */
+    hs_gpu_busy(w, hs_gpu_kernel_seconds(&s->ctx->sc->cluster, 4.0 * (W + 1) * (double)len, 2));
     if (avg) {
       memcpy(avg, s->gsum, len * sizeof(float));
       for (int v = 1; v < W; v++) hs_k_axpy_f32(avg, s->gsum + (size_t)v * len, 1.0f, len);
       hs_k_divide(HS_K_F32, avg, len, W);
-      apply(s, w, avg, (float)s->ctx->sc->workload.lr);
     }
+    apply(s, w, avg, (float)s->ctx->sc->workload.lr);
     for (int v = 0; v < W; v++) ops[v] = (hs_p2p){HS_P2P_SEND, v, fbuf(m->params, o, len)};
     exchange(w, w->world, ops, W);
   }

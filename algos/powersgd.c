@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 #include "kernels/lowrank.h"
 
@@ -77,6 +78,11 @@ static void psgd_step(hs_algo_ctx *ctx) {
       hs_allreduce(w, w->world, g, g, HS_AVG, &b->req);
       continue;
     }
+    /* M = g + err (read both, write M), P = M Q: a matmul of 2 rows cols r
+     * flops at the GPU's speed, reading M */
+    double cells = (double)b->rows * (double)b->cols;
+    hs_gpu_kernel(ctx, 4 * 4 * cells, 2);
+    hs_compute(w, 2 * cells * (double)r);
     if (b->mat) {
       size_t n = m->buckets[i].count;
       float *g = m->grads + m->buckets[i].offset;
@@ -91,6 +97,9 @@ static void psgd_step(hs_algo_ctx *ctx) {
     psgd_bucket *b = &s->b[i];
     hs_wait(w, &b->req);
     if (!b->compressed) continue;
+    /* Gram-Schmidt on P (2 rows r^2 flops), Q = M^T P (2 rows cols r, reading M) */
+    hs_gpu_kernel(ctx, 4.0 * (double)b->rows * (double)b->cols, 2);
+    hs_compute(w, 2.0 * (double)b->rows * (double)(r * r) + 2.0 * (double)b->rows * (double)b->cols * (double)r);
     if (b->mat) {
       hs_k_orthonormalize_f32(b->p, b->rows, r);
       hs_k_mtm_f32(b->mat, b->p, b->q, b->cols, b->rows, r);
@@ -103,6 +112,10 @@ static void psgd_step(hs_algo_ctx *ctx) {
     psgd_bucket *b = &s->b[i];
     if (!b->compressed) continue;
     hs_wait(w, &b->req);
+    /* P Q^T (2 rows cols r flops, writing it), err = M - approx and g =
+     * approx (read M and approx, write err and g) */
+    hs_gpu_kernel(ctx, 4.0 * 5 * (double)b->rows * (double)b->cols, 2);
+    hs_compute(w, 2.0 * (double)b->rows * (double)b->cols * (double)r);
     if (!b->mat) continue;
     size_t n = m->buckets[i].count;
     float *g = m->grads + m->buckets[i].offset, *approx = malloc(b->rows * b->cols * sizeof(float));

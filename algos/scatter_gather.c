@@ -1,10 +1,13 @@
 /* scatter_gather.c — compressed allreduce by alltoall + allgather (scatter_gather.h). */
 #include "algos/scatter_gather.h"
 
+#include "algos/train/gpu_kernel.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 struct hs_sg {
+  const hs_cluster_spec *gpu; /* what its kernels cost (algos/train/gpu_kernel.h) */
   hs_compressor cz;
   size_t n, chunk, block; /* elements, elements per rank's chunk, bytes per compressed chunk */
   int p, me;
@@ -12,16 +15,23 @@ struct hs_sg {
   uint8_t *send, *recv, *mine, *all; /* p blocks, p blocks, 1 block, p blocks */
   float *tmp, *acc;                  /* one chunk each */
   float *worker_err, *server_err;
+  int error_feedback;
   hs_request *req;
 };
+
+/* A kernel pass over the bucket, numbers or not (gpu_kernel.h). */
+static void kernel(const hs_sg *s, hs_worker *w, double bytes) { hs_gpu_busy(w, hs_gpu_kernel_seconds(s->gpu, bytes, 1)); }
 
 static size_t chunk_len(const hs_sg *s, int j) {
   size_t a = (size_t)j * s->chunk;
   return a >= s->n ? 0 : (s->n - a < s->chunk ? s->n - a : s->chunk);
 }
 
-hs_sg *hs_sg_create(const hs_compressor *cz, size_t n, int p, int numeric, int error_feedback) {
+hs_sg *hs_sg_create(const hs_cluster_spec *gpu, const hs_compressor *cz, size_t n, int p, int numeric,
+                    int error_feedback) {
   hs_sg *s = calloc(1, sizeof *s);
+  s->gpu = gpu;
+  s->error_feedback = error_feedback;
   s->cz = *cz;
   s->n = n;
   s->p = p;
@@ -59,6 +69,9 @@ static hs_buf blocks(const hs_sg *s, uint8_t *data, int count) {
 
 int hs_sg_start(hs_sg *s, hs_worker *w, hs_comm *c, const float *g, uint64_t step) {
   s->me = hs_comm_rank(w, c);
+  /* one kernel compresses the bucket chunk by chunk: reads it (and reads
+   * and writes the residual), writes p blocks */
+  kernel(s, w, 4.0 * (double)s->n * (s->error_feedback ? 3 : 1) + (double)s->p * (double)s->block);
   if (s->numeric)
     for (int j = 0; j < s->p; j++) {
       size_t a = (size_t)j * s->chunk;
@@ -73,6 +86,11 @@ int hs_sg_exchange(hs_sg *s, hs_worker *w, hs_comm *c, uint64_t step) {
   int rc = hs_wait(w, &s->req);
   if (rc) return rc;
   size_t len = chunk_len(s, s->me);
+  /* one kernel decodes the p blocks into a sum (reading each block,
+   * reading and writing the sum), one averages and compresses it (and its
+   * residual) into this rank's block */
+  kernel(s, w, (double)s->p * ((double)s->block + 8.0 * (double)len));
+  kernel(s, w, 4.0 * (double)len * (s->error_feedback ? 3 : 1) + (double)s->block);
   if (s->numeric && len) {
     /* Sum in rank order, so every run adds in the same order. */
     memset(s->acc, 0, len * sizeof(float));
@@ -89,7 +107,9 @@ int hs_sg_exchange(hs_sg *s, hs_worker *w, hs_comm *c, uint64_t step) {
 
 int hs_sg_finish(hs_sg *s, hs_worker *w, float *out, uint64_t step) {
   int rc = hs_wait(w, &s->req);
-  if (rc || !s->numeric) return rc;
+  if (rc) return rc;
+  kernel(s, w, (double)s->p * (double)s->block + 4.0 * (double)s->n); /* decodes the p blocks into the bucket */
+  if (!s->numeric) return rc;
   for (int j = 0; j < s->p; j++)
     hs_cz_decode(&s->cz, s->all + (size_t)j * s->block, chunk_len(s, j), step, out + (size_t)j * s->chunk);
   return 0;

@@ -17,11 +17,15 @@
 
 #include "algos/comm/comm.h"
 #include "algos/compressor.h"
+#include "scenarios/scenario.h"
 
 typedef struct hs_sg hs_sg;
 
-/* n elements over a communicator of p ranks; numeric = 0 moves only sizes. */
-hs_sg *hs_sg_create(const hs_compressor *cz, size_t n, int p, int numeric, int error_feedback);
+/* n elements over a communicator of p ranks; numeric = 0 moves only sizes.
+ * gpu: the cluster whose GPU times its compression kernels (every call
+ * charges them, numbers or not: algos/train/gpu_kernel.h). */
+hs_sg *hs_sg_create(const hs_cluster_spec *gpu, const hs_compressor *cz, size_t n, int p, int numeric,
+                    int error_feedback);
 void hs_sg_free(hs_sg *s);
 /* Bytes one rank sends per run (the formula above). */
 size_t hs_sg_bytes_per_rank(const hs_sg *s);

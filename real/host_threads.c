@@ -66,6 +66,10 @@ void hs_host_compute(double speed, double flops) {
   if (speed > 0 && flops > 0) hs_clock_sleep_until(hs_clock_now() + flops / speed);
 }
 
+void hs_host_gpu_busy(double speed, double seconds) {
+  if (speed > 0 && seconds > 0) hs_clock_sleep_until(hs_clock_now() + seconds);
+}
+
 void hs_host_sleep(hs_worker *w, double seconds) {
   (void)w;
   if (seconds > 0) hs_clock_sleep_until(hs_clock_now() + seconds);

@@ -23,6 +23,9 @@ void hs_host_mutex_destroy(hs_mutex *m);
 double hs_host_compute_speed(const hs_scenario *sc, int rank, int emulate_compute);
 /* Takes flops / speed of wall time (nothing when speed is 0). */
 void hs_host_compute(double speed, double flops);
+/* A kernel's modelled time where compute is emulated (speed > 0); nothing
+ * where the kernel really ran. */
+void hs_host_gpu_busy(double speed, double seconds);
 /* The backends' sleep: wall time passes. */
 void hs_host_sleep(hs_worker *w, double seconds);
 

@@ -203,6 +203,9 @@ static double mpi_now(hs_worker *w) { return hs_clock_now() - ((mpi_rank *)w->im
 /* Numeric workloads really computed their gradients before this call; a
  * timing-only workload's FLOPs take the scenario GPU's time (compute_speed). */
 static void mpi_compute(hs_worker *w, double flops) { hs_host_compute(((mpi_rank *)w->impl)->compute_speed, flops); }
+static void mpi_gpu_busy(hs_worker *w, double seconds) {
+  hs_host_gpu_busy(((mpi_rank *)w->impl)->compute_speed, seconds);
+}
 
 static int mpi_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
   (void)w;
@@ -222,6 +225,7 @@ static const hs_backend mpi_backend = {
     .now = mpi_now,
     .compute = mpi_compute,
     .sleep = hs_host_sleep,
+    .gpu_busy = mpi_gpu_busy,
     .thread_spawn = mpi_thread_spawn,
     .thread_join = hs_host_thread_join,
     .mutex_create = hs_host_mutex_create,

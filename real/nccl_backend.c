@@ -376,6 +376,9 @@ static int nccl_comm_size(const hs_comm *c) { return c ? c->size : 0; }
 static double nccl_now(hs_worker *w) { return hs_clock_now() - ((nccl_rank *)w->impl)->t0; }
 
 static void nccl_compute(hs_worker *w, double flops) { hs_host_compute(((nccl_rank *)w->impl)->compute_speed, flops); }
+static void nccl_gpu_busy(hs_worker *w, double seconds) {
+  hs_host_gpu_busy(((nccl_rank *)w->impl)->compute_speed, seconds);
+}
 
 /* The CUDA device is per thread: the second thread selects the rank's. */
 static void select_device(void *ctx) { cudaSetDevice(((nccl_rank *)ctx)->device); }
@@ -397,6 +400,7 @@ static const hs_backend nccl_backend = {
     .now = nccl_now,
     .compute = nccl_compute,
     .sleep = hs_host_sleep,
+    .gpu_busy = nccl_gpu_busy,
     .thread_spawn = nccl_thread_spawn,
     .thread_join = hs_host_thread_join,
     .mutex_create = hs_host_mutex_create,

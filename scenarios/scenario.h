@@ -89,6 +89,8 @@ typedef struct {
   bool in_network_reduction; /* the inter-node fabric reduces (SHARP / CollNet) */
   double gpu_flops;      /* peak flop/s */
   double gpu_efficiency; /* fraction of peak reached by training kernels */
+  double gpu_memory_bandwidth; /* B/s: what memory-bound kernels move (algos/train/gpu_kernel.h) */
+  double gpu_launch_overhead;  /* s a kernel launch adds */
   hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link: line rate */
   double intra_efficiency; /* fraction of it NCCL's transfers reach */
   hs_link_spec inter;    /* one NIC <-> first switch: line rate */
@@ -132,6 +134,7 @@ typedef struct {
   /* training */
   int batch; /* per worker */
   double lr, momentum, weight_decay;
+  bool fused_optimizer; /* the optimizer step: one kernel per bucket (flattened), or one per layer's tensors */
   double init_noise; /* std. dev. of each replica's own initial weights (0: all zero) */
 } hs_workload_spec;
 

@@ -15,6 +15,7 @@
 #include "scenarios/loader.h"
 #include "scenarios/loader_internal.h"
 #include "scenarios/peer_lua.h"
+#include "scenarios/gpu_defaults.h"
 #include "scenarios/net_transport.h"
 #include "scenarios/sandbox.h"
 #include "scenarios/units.h"
@@ -43,6 +44,9 @@ static const field gpu_fields[] = {
     {"flops", F_FLOPS, OFF(cluster.gpu_flops), NULL, MIN_GE, 1, 1e18, NULL, NULL},
     {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GE, 1e-6, 1, NULL, NULL},
     {"arch", F_ENUM, OFF(cluster.gpu_arch), "ampere", MIN_NONE, 0, 0, "volta|ampere|hopper|blackwell", NULL},
+    /* absent: the generation's (resolve_transport) */
+    {"memory_bandwidth", F_BW, OFF(cluster.gpu_memory_bandwidth), "1TBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
+    {"launch_overhead", F_LATENCY, OFF(cluster.gpu_launch_overhead), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     END};
 static const field intra_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
@@ -96,6 +100,7 @@ static const field workload_fields[] = {
     {"batch", F_INT, OFF(workload.batch), "32", MIN_GE, 1, 1e7, NULL, NULL},
     {"lr", F_NUM, OFF(workload.lr), "0.1", MIN_GE, 0, 1e6, NULL, NULL},
     {"momentum", F_NUM, OFF(workload.momentum), "0.9", MIN_GE, 0, 1, NULL, NULL},
+    {"fused_optimizer", F_BOOL, OFF(workload.fused_optimizer), "true", MIN_NONE, 0, 0, NULL, NULL},
     {"weight_decay", F_NUM, OFF(workload.weight_decay), "0", MIN_GE, 0, 1e3, NULL, NULL},
     {"init_noise", F_NUM, OFF(workload.init_noise), "0", MIN_GE, 0, 1e6, NULL, NULL},
     {"precision", F_ENUM, OFF(workload.precision), "fp32", MIN_NONE, 0, 0, "fp32|fp16|bf16", NULL},
@@ -409,9 +414,10 @@ static int read_override_transport(hs_loader *ld, const char *kp, int line, hs_n
   return rc;
 }
 
-/* The keys of inter { } and intra { } a scenario leaves out take the
- * transport's and the GPU generation's published values
- * (scenarios/net_transport.c). The cluster's table is on top. */
+/* The keys of inter { }, intra { } and gpu { } a scenario leaves out take
+ * the transport's and the GPU generation's published values
+ * (scenarios/net_transport.c, scenarios/gpu_defaults.c). The cluster's
+ * table is on top. */
 static void resolve_transport(hs_loader *ld) {
   lua_State *L = ld->L;
   hs_cluster_spec *c = &ld->out->cluster;
@@ -442,6 +448,18 @@ static void resolve_transport(hs_loader *ld) {
   }
   lua_pop(L, 1);
   if (absent) c->intra_efficiency = hs_intra_efficiency_default(c->gpu_arch);
+  lua_getfield(L, -1, "gpu");
+  int gpu = lua_istable(L, -1), absent_bw = 1, absent_launch = 1;
+  if (gpu) {
+    lua_getfield(L, -1, "memory_bandwidth");
+    absent_bw = lua_isnil(L, -1);
+    lua_getfield(L, -2, "launch_overhead");
+    absent_launch = lua_isnil(L, -1);
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+  if (absent_bw) c->gpu_memory_bandwidth = hs_gpu_memory_bandwidth_default(c->gpu_arch);
+  if (absent_launch) c->gpu_launch_overhead = hs_gpu_launch_overhead_default();
 }
 
 static int read_overrides(hs_loader *ld, int line) {

@@ -203,6 +203,13 @@ static void sim_sleep(hs_worker *w, double seconds) {
   if (seconds > 0) sg_actor_sleep_for(seconds);
 }
 
+/* A kernel's time on the GPU: the actor waits it out. Not an execution on
+ * the host's speed, which the compute thread's backward would share. */
+static void sim_gpu_busy(hs_worker *w, double seconds) {
+  hs_sim_freeze_if_dead(w->impl);
+  if (seconds > 0) sg_actor_sleep_for(seconds);
+}
+
 struct hs_thread {
   sg_actor_t actor;
   void (*fn)(void *);
@@ -269,6 +276,7 @@ const hs_backend hs_sim_backend = {
     .now = sim_now,
     .compute = sim_compute,
     .sleep = sim_sleep,
+    .gpu_busy = sim_gpu_busy,
     .thread_spawn = sim_thread_spawn,
     .thread_join = sim_thread_join,
     .mutex_create = sim_mutex_create,

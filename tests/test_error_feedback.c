@@ -114,13 +114,14 @@ static void test_encode(void) {
 typedef struct {
   hs_compressor cz;
   int feedback;
+  const hs_cluster_spec *gpu;
   double sent[SG_N]; /* rank 0's sums of the averages returned */
   int failed;
 } sg_job;
 
 static void sg_rank(hs_worker *w, void *arg) {
   sg_job *j = arg;
-  hs_sg *s = hs_sg_create(&j->cz, SG_N, w->size, 1, j->feedback);
+  hs_sg *s = hs_sg_create(j->gpu, &j->cz, SG_N, w->size, 1, j->feedback);
   float *x = malloc(SG_N * sizeof *x), *out = malloc(SG_N * sizeof *out);
   for (int t = 0; t < SG_T && !j->failed; t++) {
     for (size_t i = 0; i < SG_N; i++) x[i] = input(w->rank, t, i);
@@ -152,6 +153,7 @@ static void sg_child(void *arg, FILE *report) {
       for (int r = 0; r < 4; r++) mean += input(r, t, i);
       truth[i] += mean / 4;
     }
+  j->gpu = &sc.cluster;
   hs_test_simulate(&sc, 4, sg_rank, j, NULL, NULL);
   double gap = rel_gap(j->sent, truth, SG_N);
   if (j->feedback)

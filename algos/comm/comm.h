@@ -147,6 +147,10 @@ typedef struct hs_backend {
   /* Lets time pass on this thread of control: simulated time in SimGrid,
    * wall time in real runs (periodic background work). */
   void (*sleep)(hs_worker *w, double seconds);
+  /* A GPU kernel that takes `seconds` on this thread's stream
+   * (hs_gpu_kernel): simulated time in SimGrid, wall time where compute is
+   * emulated, nothing in real runs, where the kernel really runs. */
+  void (*gpu_busy)(hs_worker *w, double seconds);
 
   /* A second thread of control on the same GPU (a SimGrid actor on the
    * same host, a thread in real runs), and a mutex shared between them. */
@@ -263,6 +267,7 @@ static inline int hs_comm_size(hs_worker *w, const hs_comm *c) { return w->be->c
 static inline double hs_now(hs_worker *w) { return w->be->now(w); }
 static inline void hs_compute(hs_worker *w, double flops) { w->be->compute(w, flops); }
 static inline void hs_sleep(hs_worker *w, double seconds) { w->be->sleep(w, seconds); }
+static inline void hs_gpu_busy(hs_worker *w, double seconds) { w->be->gpu_busy(w, seconds); }
 static inline int hs_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
   return w->be->thread_spawn(w, fn, arg, out);
 }

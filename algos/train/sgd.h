@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "algos/algorithm.h"
+#include "algos/train/gpu_kernel.h"
 #include "kernels/kernels.h"
 
 /* Momentum state for the model, or NULL when none is needed. */
@@ -14,11 +15,18 @@ static inline float *hs_sgd_momentum_alloc(const hs_algo_ctx *ctx) {
   return ctx->model->params && ctx->sc->workload.momentum > 0 ? calloc(ctx->model->n_params, sizeof(float)) : NULL;
 }
 
-/* params -= lr * (momentum-filtered grad + weight decay), with grad given. */
+/* params -= lr * (momentum-filtered grad + weight decay), with grad given.
+ * Its kernel reads the gradient and the weights and writes the weights,
+ * and reads and writes the momentum when there is one: 12 or 20 bytes a
+ * parameter, in one launch per bucket over the flattened buckets (Bagua's
+ * fused optimizer) or one per layer's tensors (workload.fused_optimizer =
+ * false, a per-tensor optimizer), numbers or not (gpu_kernel.h). */
 static inline void hs_sgd_step(hs_algo_ctx *ctx, const float *grad, float *momentum) {
   hs_model *m = ctx->model;
-  if (!m->params) return;
   const hs_workload_spec *wl = &ctx->sc->workload;
+  hs_gpu_kernel(ctx, (double)m->n_params * (wl->momentum > 0 ? 20 : 12),
+                wl->fused_optimizer ? m->n_buckets : m->n_layers);
+  if (!m->params) return;
   hs_k_sgd_momentum_f32(m->params, grad, momentum, m->n_params, (float)wl->lr, (float)wl->momentum,
                         (float)wl->weight_decay);
 }

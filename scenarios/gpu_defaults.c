@@ -1,0 +1,22 @@
+/* gpu_defaults.c — published GPU figures (gpu_defaults.h). */
+#include "scenarios/gpu_defaults.h"
+
+double hs_gpu_memory_bandwidth_default(hs_gpu_arch arch) {
+  switch (arch) {
+  case HS_GPU_VOLTA: return 900e9;     /* V100 SXM2, HBM2: 900 GB/s (NVIDIA V100 datasheet) */
+  case HS_GPU_AMPERE: return 1555e9;   /* A100 SXM4 40 GB, HBM2: 1555 GB/s (NVIDIA A100 datasheet; 2039 for 80 GB) */
+  case HS_GPU_HOPPER: return 3350e9;   /* H100 SXM5, HBM3: 3.35 TB/s (NVIDIA H100 datasheet) */
+  case HS_GPU_BLACKWELL: return 8e12;  /* B200, HBM3e: 8 TB/s (NVIDIA DGX B200: 64 TB/s for 8 GPUs) */
+  }
+  return 1555e9;
+}
+
+double hs_gpu_launch_overhead_default(void) {
+  /* What a launch adds on the stream beyond the kernel's work: a small MLP
+   * of 8 kernels takes "about 50 us per evaluation when executed
+   * normally, but only 16 us when it is launched as a graph" (CUDA.jl
+   * documentation, "Performance tips"): about 4 us a launch. PyTorch's
+   * eager elementwise ops on tiny tensors run at 1.1-1.3 us each
+   * (pytorch/pytorch#161104), a GPU-side floor; NVIDIA gives no number. */
+  return 4e-6;
+}

@@ -1,0 +1,15 @@
+/* gpu_defaults.h — a GPU's published figures beyond its FLOPs, by
+ * generation: what memory-bound kernels (compression, optimizer steps,
+ * averaging, copies) cost on it (algos/train/gpu_kernel.h). */
+#ifndef HS_GPU_DEFAULTS_H
+#define HS_GPU_DEFAULTS_H
+
+#include "scenarios/scenario.h"
+
+/* Bytes per second of the GPU's memory (HBM), its peak. */
+double hs_gpu_memory_bandwidth_default(hs_gpu_arch arch);
+
+/* Seconds a kernel launch costs on the GPU's stream beyond its work. */
+double hs_gpu_launch_overhead_default(void);
+
+#endif
