@@ -1,0 +1,32 @@
+/* test_validate.c — scripts/validate --smoke: three published cases run as
+ * scenarios and print a row each with a finite prediction and its error
+ * (correctness only; whether the targets are met is the script's full run,
+ * docs/validation.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+int main(void) {
+  static char out[1 << 16];
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "HEARSAY_BIN=%s timeout -k 5 600 %s/scripts/validate --smoke 2>&1", HEARSAY_BIN,
+           HS_SOURCE_DIR);
+  int rc = hs_test_output(cmd, out, sizeof out);
+  tap_ok(rc == 0, "scripts/validate --smoke exits 0 (%d)", rc);
+  static const char *const cases[] = {"dgx-a100-1node-allreduce", "a100-3nodes-4hdr", "2nodes-tcp-25g-8B-broadcast"};
+  for (int i = 0; i < 3; i++) {
+    const char *row = strstr(out, cases[i]);
+    double predicted = 0, published = 0;
+    char unit[16] = "";
+    int ok = row && sscanf(strchr(row + 1, '|') ? strchr(strchr(row + 1, '|') + 1, '|') + 1 : "", " %lf %15s | %lf",
+                           &published, unit, &predicted) == 3;
+    tap_ok(ok && predicted > 0 && predicted < 1e9, "%s: published %g %s, predicted %g", cases[i], published, unit,
+           predicted);
+  }
+  tap_ok(strstr(out, "checks met") != NULL, "the summary line prints");
+  if (rc) tap_diag("%s", out);
+  return tap_done(0);
+}
