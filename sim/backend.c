@@ -100,6 +100,7 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   hs_proto_cost none = hs_proto_cost_of(HS_PROTO_NONE, HS_PROTO_FOR_RING, NULL);
   hs_lower_use_protocol(&c->g, &none, self->world->sc->sim.slice);
   c->g.window = self->world->sc->sim.slices_in_flight;
+  c->g.channels = self->world->channels;
   c->g.switch_slices = self->world->sc->sim.switch_slices;
   c->g.gpus_per_node = self->world->gpus_per_node;
   hs_sim_switch_of(self->world, &c->g);

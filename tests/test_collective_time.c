@@ -35,10 +35,11 @@
  * reduce-scatter and allgather in each node and each GPU's M/8 through the
  * fabric on its rail: 2((g-1)a_i + (g-1)/g M/B_i) + (U + 1)(a_e/2 +
  * M/(g U B_e)), U = ceil(M/g / 512 KiB).
- * The pipelined ring (sim.slices_in_flight = 8, slices of 512 KiB): a
- * chunk of M/n is S = ceil(M/n / 512 KiB) slices, rounded up to a multiple
- * of 8 above 8, moved in G = S/8 windows (1 when S <= 8), each paying the
- * hop latency:   steps x (G a + M/(nB)),  steps = 2(n-1) or n-1.
+ * The pipelined ring (sim.slices_in_flight = 8 slots per channel, 2
+ * channels on a one-NIC node: a window W = 16 slices of 512 KiB): a chunk
+ * of M/n is S = ceil(M/n / 512 KiB) slices, rounded up to a multiple of W
+ * above W, moved in G = S/W windows (1 when S <= W), each paying the hop
+ * latency:   steps x (G a + M/(nB)),  steps = 2(n-1) or n-1.
  * And the latency-bound case of 16 x 8 GPUs with 5 ms between nodes: the
  * pipelined ring pays the latencies of the hops a slice crosses, about
  * 2(nodes-1) inter-node ones, where the lock-step ring pays 2(n-1), and
@@ -287,7 +288,7 @@ int main(void) {
       for (int k = ALLREDUCE; k <= ALLGATHER; k++) {
         int n = ns[i];
         double M = (double)Ms[j], chunk = M / n;
-        double S = ceil(chunk / 524288), G = S > 8 ? ceil(S / 8) : 1;
+        double W = 8 * 2, S = ceil(chunk / 524288), G = S > W ? ceil(S / W) : 1; /* 8 slots x 2 channels */
         double steps = k == ALLREDUCE ? 2.0 * (n - 1) : n - 1.0;
         double want = steps * (G * a + chunk / B);
         char lua[1024], label[128];
@@ -361,7 +362,7 @@ int main(void) {
         for (int w = 0; w < 2; w++) {
           int n = 8;
           double M = (double)sizes[j], chunk = M / n;
-          double S = ceil(chunk / proto[p].slice), G = w && S > 8 ? ceil(S / 8) : 1;
+          double W = 8 * 2, S = ceil(chunk / proto[p].slice), G = w && S > W ? ceil(S / W) : 1; /* 8 slots x 2 channels */
           double want = proto[p].launch + 2 * (n - 1) * (G * (a + proto[p].hop) + proto[p].wire * chunk / B);
           char lua[1024], label[160];
           one_gpu_nodes(lua, sizeof lua, n, proto[p].name);

@@ -145,7 +145,8 @@ static hs_ring_pipeline ring_pipeline(const hs_lower_group *g, const chunk *ch, 
     hi = ch[i].cnt > hi ? ch[i].cnt : hi;
     lo = ch[i].cnt < lo ? ch[i].cnt : lo;
   }
-  return hs_lower_ring_pipeline(hi * esize, lo, g->slice, g->window);
+  /* a connection carries every channel, each with its own slots */
+  return hs_lower_ring_pipeline(hi * esize, lo, g->slice, g->window * (g->channels > 1 ? g->channels : 1));
 }
 
 /* Piece k of S of chunk c. */
@@ -563,6 +564,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->complete_any = parent->complete_any;
   out->slice = parent->slice;
   out->window = parent->window;
+  out->channels = parent->channels;
   out->switch_slices = parent->switch_slices;
   out->wire = parent->wire;
   out->hop_intra = parent->hop_intra;

@@ -145,7 +145,9 @@ struct hs_lower_group {
   hs_complete_fn complete;
   hs_complete_any_fn complete_any; /* NULL: no tree forwarding on arrival */
   size_t slice;    /* ring pipelining: bytes per slice (sim.slice, else the protocol's step) */
-  int window;      /* slices in flight per connection (sim.slices_in_flight); 0: lock-step */
+  int window;      /* slices in flight per channel (sim.slices_in_flight); 0: lock-step */
+  int channels;    /* NCCL channels one connection carries (0 counts as 1): the ring keeps `window`
+                      slots for each, NCCL_STEPS per channel */
   int switch_slices; /* slices an in-switch tick moves (sim.switch_slices); 0 counts as 1 */
   /* The protocol's costs (protocol.h), paid by backends that time
    * messages: each message occupies `wire` times its bytes on the links
