@@ -32,6 +32,30 @@ const char *hs_loader_models_dir(void) { return models_dir; }
 
 /* ---- error reporting ------------------------------------------------------ */
 
+static int file_exists(const char *p) {
+  FILE *f = fopen(p, "r");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+/* snprintf that reports truncation, so an over-long path is "not found". */
+#define FITS(call, len) ((size_t)(call) < (len))
+
+int hs_loader_find_file(const hs_loader *ld, const char *name, const char *subdir, const char *shipped, char *out,
+                        size_t len) {
+  char dir[HS_PATH_MAX];
+  if (!FITS(snprintf(dir, sizeof dir, "%s", ld->path), sizeof dir)) return 0;
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
+  if (strchr(name, '/') || strstr(name, ".lua")) {
+    const char *sep = name[0] == '/' ? "" : "/";
+    return FITS(snprintf(out, len, "%s%s%s", name[0] == '/' ? "" : dir, sep, name), len) && file_exists(out);
+  }
+  if (FITS(snprintf(out, len, "%s/%s/%s.lua", dir, subdir, name), len) && file_exists(out)) return 1;
+  return FITS(snprintf(out, len, "%s/%s.lua", shipped, name), len) && file_exists(out);
+}
+
 void hs_loader_read_lines(const char *path, char ***lines, size_t *n_lines) {
   FILE *f = fopen(path, "r");
   if (!f) return;

@@ -50,6 +50,11 @@ int hs_loader_entry_line(const hs_loader *ld, int decl_line, int i);
 /* A Lua slowdown function (slowdown_lua.c); the scenario keeps L. */
 hs_slowdown_fn *hs_slowdown_lua_create(lua_State *L, int idx, char *err, size_t len);
 const char *hs_loader_models_dir(void);
+/* A model, system, ... file named in a scenario: a name with a slash or
+ * ending in .lua is a path from the scenario's folder; else SUBDIR/NAME.lua
+ * beside the scenario, then SHIPPED/NAME.lua. 1 when found (path in out). */
+int hs_loader_find_file(const hs_loader *ld, const char *name, const char *subdir, const char *shipped, char *out,
+                        size_t len);
 /* Reads a file's lines (for reporting a key's line); NULL lines if unreadable. */
 void hs_loader_read_lines(const char *path, char ***lines, size_t *n_lines);
 /* cluster { system = NAME } fills in what the scenario leaves out (system.c). */

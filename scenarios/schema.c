@@ -553,27 +553,8 @@ static void list_models(char *buf, size_t len) {
   closedir(d);
 }
 
-static int file_exists(const char *p) {
-  FILE *f = fopen(p, "r");
-  if (f) fclose(f);
-  return f != NULL;
-}
-
-/* snprintf that reports truncation, so an over-long path is "not found". */
-#define FITS(call, len) ((size_t)(call) < (len))
-
 static int find_profile(hs_loader *ld, const char *model, char *out, size_t len) {
-  char dir[HS_PATH_MAX];
-  if (!FITS(snprintf(dir, sizeof dir, "%s", ld->path), sizeof dir)) return 0;
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-  else snprintf(dir, sizeof dir, ".");
-  if (strchr(model, '/') || strstr(model, ".lua")) {
-    const char *sep = model[0] == '/' ? "" : "/";
-    return FITS(snprintf(out, len, "%s%s%s", model[0] == '/' ? "" : dir, sep, model), len) && file_exists(out);
-  }
-  if (FITS(snprintf(out, len, "%s/models/%s.lua", dir, model), len) && file_exists(out)) return 1;
-  return FITS(snprintf(out, len, "%s/%s.lua", hs_loader_models_dir(), model), len) && file_exists(out);
+  return hs_loader_find_file(ld, model, "models", hs_loader_models_dir(), out, len);
 }
 
 /* Runs a profile file (which returns { layers = { {name=, params=,

@@ -29,30 +29,6 @@ static int listed(const char *const *list, const char *key) {
   return 0;
 }
 
-static int file_exists(const char *p) {
-  FILE *f = fopen(p, "r");
-  if (f) fclose(f);
-  return f != NULL;
-}
-
-#define FITS(call, len) ((size_t)(call) < (len))
-
-/* A name with a slash or ending in .lua is a path from the scenario's
- * folder; else systems/NAME.lua beside the scenario, then the shipped one. */
-static int find_system(const hs_loader *ld, const char *name, char *out, size_t len) {
-  char dir[HS_PATH_MAX];
-  if (!FITS(snprintf(dir, sizeof dir, "%s", ld->path), sizeof dir)) return 0;
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-  else snprintf(dir, sizeof dir, ".");
-  if (strchr(name, '/') || strstr(name, ".lua")) {
-    if (name[0] == '/') return FITS(snprintf(out, len, "%s", name), len) && file_exists(out);
-    return FITS(snprintf(out, len, "%s/%s", dir, name), len) && file_exists(out);
-  }
-  if (FITS(snprintf(out, len, "%s/systems/%s.lua", dir, name), len) && file_exists(out)) return 1;
-  return FITS(snprintf(out, len, "%s/%s.lua", HS_DEFAULT_SYSTEMS_DIR, name), len) && file_exists(out);
-}
-
 static void list_systems(char *buf, size_t len) {
   buf[0] = '\0';
   DIR *d = opendir(HS_DEFAULT_SYSTEMS_DIR);
@@ -136,7 +112,7 @@ int hs_system_apply(hs_loader *ld) {
   char name[HS_NAME_MAX * 4];
   snprintf(name, sizeof name, "%s", lua_tostring(L, -1));
   lua_pop(L, 1);
-  if (!find_system(ld, name, ld->system_path, sizeof ld->system_path)) {
+  if (!hs_loader_find_file(ld, name, "systems", HS_DEFAULT_SYSTEMS_DIR, ld->system_path, sizeof ld->system_path)) {
     lua_pop(L, 1);
     return hs_loader_fail(ld, "cluster.system", line, "unknown system '%s' (known: %s; or a file: systems/NAME.lua "
                           "beside the scenario, or a path ending in .lua)", name, known);
