@@ -44,14 +44,14 @@ static const field gpu_fields[] = {
     {"flops", F_FLOPS, OFF(cluster.gpu_flops), NULL, MIN_GE, 1, 1e18, NULL, NULL},
     {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GE, 1e-6, 1, NULL, NULL},
     {"arch", F_ENUM, OFF(cluster.gpu_arch), "ampere", MIN_NONE, 0, 0, "volta|ampere|hopper|blackwell", NULL},
-    /* absent: the generation's (resolve_transport) */
+    /* absent: the generation's (resolve_published_defaults) */
     {"memory_bandwidth", F_BW, OFF(cluster.gpu_memory_bandwidth), "1TBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     {"launch_overhead", F_LATENCY, OFF(cluster.gpu_launch_overhead), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     END};
 static const field intra_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     {"latency", F_LATENCY, OFF(cluster.intra.latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
-    /* absent: the generation's (resolve_transport) */
+    /* absent: the generation's (resolve_published_defaults) */
     {"efficiency", F_NUM, OFF(cluster.intra_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
     END};
 static const field inter_fields[] = {
@@ -64,7 +64,7 @@ static const field inter_fields[] = {
     {"uplink_latency", F_LATENCY, OFF(cluster.uplink_latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     {"in_network_reduction", F_BOOL, OFF(cluster.in_network_reduction), "false", MIN_NONE, 0, 0, NULL, NULL},
     {"transport", F_ENUM, OFF(cluster.transport.kind), "rdma", MIN_NONE, 0, 0, "rdma|tcp", NULL},
-    /* absent: the transport's (resolve_transport) */
+    /* absent: the transport's (resolve_published_defaults) */
     {"efficiency", F_NUM, OFF(cluster.transport.efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
     {"stream_bandwidth", F_BW, OFF(cluster.transport.stream_bandwidth), "0", MIN_ZERO_OR, HS_BW_MIN, HS_BW_MAX, NULL,
      NULL},
@@ -418,7 +418,7 @@ static int read_override_transport(hs_loader *ld, const char *kp, int line, hs_n
  * the transport's and the GPU generation's published values
  * (scenarios/net_transport.c, scenarios/gpu_defaults.c). The cluster's
  * table is on top. */
-static void resolve_transport(hs_loader *ld) {
+static void resolve_published_defaults(hs_loader *ld) {
   lua_State *L = ld->L;
   hs_cluster_spec *c = &ld->out->cluster;
   hs_net_transport d = hs_net_transport_default(c->transport.kind);
@@ -822,7 +822,7 @@ int hs_schema_validate(hs_loader *ld) {
     rc = hs_loader_fail(ld, "cluster.nodes", line, "%d nodes x %d GPUs is %ld GPUs; hearsay simulates at most %d",
                         s->cluster.nodes, s->cluster.gpus_per_node, (long)s->cluster.nodes * s->cluster.gpus_per_node,
                         HS_RANKS_MAX);
-  if (!rc) resolve_transport(ld);
+  if (!rc) resolve_published_defaults(ld);
   if (!rc) rc = read_overrides(ld, line);
   if (!rc) rc = read_gpu_speed(ld, line);
   lua_pop(L, 1);

@@ -29,6 +29,8 @@ static int listed(const char *const *list, const char *key) {
   return 0;
 }
 
+static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+
 static void list_systems(char *buf, size_t len) {
   buf[0] = '\0';
   DIR *d = opendir(HS_DEFAULT_SYSTEMS_DIR);
@@ -42,7 +44,7 @@ static void list_systems(char *buf, size_t len) {
       snprintf(names[n++], HS_NAME_MAX, "%.*s", (int)(k - 4), e->d_name);
   }
   closedir(d);
-  qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+  qsort(names, (size_t)n, sizeof names[0], by_name);
   for (int i = 0; i < n; i++) {
     size_t used = strlen(buf);
     snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
@@ -152,25 +154,20 @@ int hs_system_apply(hs_loader *ld) {
       break;
     }
     lua_getfield(L, cluster, key);
-    if (lua_isnil(L, -1)) { /* the scenario leaves it out: the system's (a table copied, not shared) */
+    if (lua_isnil(L, -1) && lua_istable(L, -2)) { /* a table the scenario leaves out: a copy, not the system's own */
       lua_pop(L, 1);
-      if (lua_istable(L, -1)) {
-        lua_newtable(L);
-        lua_setfield(L, cluster, key);
-        lua_getfield(L, cluster, key);
-        rc = fill_in(ld, lua_gettop(L), lua_gettop(L) - 1, key);
-        lua_pop(L, 1);
-        if (!rc) note_key(ld, key, NULL);
-      } else {
-        lua_pushvalue(L, -1);
-        lua_setfield(L, cluster, key);
-        note_key(ld, key, NULL);
-      }
-    } else {
-      if (lua_istable(L, -1) && lua_istable(L, -2)) rc = fill_in(ld, lua_gettop(L), lua_gettop(L) - 1, key);
-      lua_pop(L, 1); /* else the scenario's value stands */
+      lua_newtable(L);
+      lua_pushvalue(L, -1);
+      lua_setfield(L, cluster, key);
     }
-    lua_pop(L, 1);
+    if (lua_isnil(L, -1)) { /* a value the scenario leaves out */
+      lua_pushvalue(L, -2);
+      lua_setfield(L, cluster, key);
+      note_key(ld, key, NULL);
+    } else if (lua_istable(L, -1) && lua_istable(L, -2)) { /* both tables: fill in what the scenario's lacks */
+      rc = fill_in(ld, lua_gettop(L), lua_gettop(L) - 1, key);
+    } /* else the scenario's value stands */
+    lua_pop(L, 2);
   }
   lua_pop(L, 2);
   return rc;

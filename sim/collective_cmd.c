@@ -427,7 +427,7 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   size_t esize = hs_dtype_size(j.dtype);
   size_t slice = (size_t)(sc->sim.slice > 0 ? sc->sim.slice : j.cost.slice);
   hs_ring_pipeline pipe = hs_lower_ring_pipeline((j.count + n - 1) / n * esize, j.count / n, slice,
-                                                 sc->sim.slices_in_flight * hs_channels_of(sc));
+                                                 hs_lower_ring_window(sc->sim.slices_in_flight, hs_channels_of(sc)));
   int units = hs_lower_ring_units(pipe), pipelined = pipe.window > 0;
   /* hop latencies include the protocol's (rank_main); its wire bytes
    * slow every hop, which moves them at most at its rate (NCCL's

@@ -67,9 +67,10 @@ int main(void) {
   double fused = run_time("fused", "gradient_allreduce", "");
   double per_tensor = run_time("per_tensor", "gradient_allreduce", "--set workload.fused_optimizer=false");
   double extra = per_tensor - fused, launches = extra / 4e-6 / 4;
-  tap_ok(fabs(launches - round(launches)) < 1e-3 && round(launches) >= 40 && round(launches) < 54,
+  /* 1e-3 of a launch: the difference of two sums of doubles */
+  tap_ok(fabs(launches - 50) < 1e-3,
          "per-tensor optimizer: %.6f s against fused %.6f s, %.4g launches more an iteration at 4 us (54 layers less "
-         "the buckets)", per_tensor, fused, launches);
+         "4 buckets: 50)", per_tensor, fused, launches);
   /* and its bytes at the memory bandwidth: half the bandwidth, twice the time */
   double slow = run_time("slow", "gradient_allreduce", "--set cluster.gpu.memory_bandwidth=777.5GBps");
   double params = 25.557032e6; /* the resnet50 profile's parameters (scenarios/models/resnet50.lua) */

@@ -217,6 +217,11 @@ static void test_network(hs_csv_run *base) {
   run("traffic", 15, extra, &r);
   slow = 0;
   for (int i = 0; i < r.rows; i++) slow += hs_csv(&r, i, "iter_time_s") > it * 1.01;
+  /* At least one: four streams beside the ring's one flow leave it a fifth
+   * of the NIC, so the iteration whose allreduce the window reaches may
+   * stretch to the window's end, and the next then starts after it (how
+   * many are slowed depends on the communication's share of an
+   * iteration); at most the window's 3 iterations and their neighbours. */
   tap_ok(r.rc == 0 && slow >= 1 && slow <= 5 && close_to(hs_csv(&r, 0, "iter_time_s"), it) &&
              close_to(hs_csv(&r, 14, "iter_time_s"), it),
          "background traffic from node 0 to node 1 slows the %d iterations it overlaps", slow);

@@ -145,8 +145,7 @@ static hs_ring_pipeline ring_pipeline(const hs_lower_group *g, const chunk *ch, 
     hi = ch[i].cnt > hi ? ch[i].cnt : hi;
     lo = ch[i].cnt < lo ? ch[i].cnt : lo;
   }
-  /* a connection carries every channel, each with its own slots */
-  return hs_lower_ring_pipeline(hi * esize, lo, g->slice, g->window * (g->channels > 1 ? g->channels : 1));
+  return hs_lower_ring_pipeline(hi * esize, lo, g->slice, hs_lower_ring_window(g->window, g->channels));
 }
 
 /* Piece k of S of chunk c. */

@@ -184,6 +184,10 @@ double hs_lower_hop(const hs_lower_group *g, int from, int to);
  * never more than min_count; window 0: lock-step, one slice. */
 hs_ring_pipeline hs_lower_ring_pipeline(size_t max_bytes, size_t min_count, size_t slice, int window);
 
+/* A ring's slices in flight on one connection: `window` slots for each of
+ * the `channels` it carries (NCCL_STEPS per channel); 0 stays lock-step. */
+static inline int hs_lower_ring_window(int window, int channels) { return window * (channels > 1 ? channels : 1); }
+
 /* Units a ring step moves one after another on a connection: ceil(S /
  * window) when S exceeds the window, else 1 (all S side by side). Each
  * pays the hop's latency (docs/fidelity.md, the pipelined ring). */

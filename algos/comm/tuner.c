@@ -114,7 +114,7 @@ static double ring_time(const hs_tuner_topo *t, const hs_proto_cost *pc, double 
                      t->ring_inter ? t->ring_lat_inter + pc->hop_net : 0);
   if (t->window <= 0) return steps * (slow + beta);
   double slice = t->slice > 0 ? t->slice : pc->slice;
-  double W = (double)t->window * (t->site.channels > 1 ? t->site.channels : 1); /* slots per channel */
+  double W = hs_lower_ring_window(t->window, t->site.channels);
   double S = dmax(1, ceil(chunk / slice)), G = S > W ? ceil(S / W) : 1;
   double a = (t->ring_sum_intra + t->ring_sum_inter) / t->n;
   double h = (t->ring_intra * pc->hop_intra + t->ring_inter * pc->hop_net) / t->n;
