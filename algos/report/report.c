@@ -309,9 +309,9 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   hs_format_bytes(s.bytes_per_iter / (info->ranks ? info->ranks : 1), b1, sizeof b1);
   hs_format_bandwidth(c->inter.bandwidth, bw, sizeof bw);
   fprintf(out, "hearsay: %s (%s, %s backend, %s collectives)\n", sc->name, info->mode, info->backend, info->fidelity);
-  fprintf(out, "  cluster     %d nodes x %d GPUs = %d ranks%s%s%s, inter-node %s %s\n", c->nodes, c->gpus_per_node,
-          info->ranks, c->system[0] ? " (" : "", c->system, c->system[0] ? ")" : "", bw,
-          c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
+  fprintf(out, "  cluster     %d nodes x %d GPUs = %d ranks%s%s%s, inter-node %s NICs over %s, %s\n", c->nodes,
+          c->gpus_per_node, info->ranks, c->system[0] ? " (" : "", c->system, c->system[0] ? ")" : "", bw,
+          hs_net_kind_name(c->transport.kind), c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
   fprintf(out, "  workload    %s%s, batch %d per worker; algorithm %s\n", sc->workload.model,
           sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, sc->algorithm.name);
   int simulated = strcmp(info->mode, "simulated") == 0;
