@@ -63,6 +63,22 @@ double hs_intra_efficiency_default(hs_gpu_arch arch) {
   return 1;
 }
 
+double hs_nvls_efficiency_default(hs_gpu_arch arch, int gpus) {
+  /* NCCL 2.30.7 src/graph/tuning.cc charges NVLS's bandwidth as the
+   * NVLink figure (topo.h's, what intra.efficiency already holds) times
+   * nvlsEfficiency, 0.85 on Hopper and 0.74 on Blackwell, times
+   * (nChannels - 1) / nChannels, where the NVLS graph has one channel per
+   * GPU pulling from the switch (search.cc: "NVLS channels correspond to
+   * GPUs pulling from NVLS"). The source gives no reason for the second
+   * factor; it is charged as NCCL's model charges it. Volta and Ampere
+   * have no NVLS (NCCL's table holds 0): a node that claims one is given
+   * Hopper's, the first generation that has it. On 8 H100s: 0.744, and
+   * 370 GB/s of NVLink x 0.744 = 275, the algbw NVIDIA measures
+   * (NVIDIA/nccl-tests#212). */
+  double per_generation = arch == HS_GPU_BLACKWELL ? 0.74 : 0.85;
+  return gpus > 1 ? per_generation * (gpus - 1) / gpus : per_generation;
+}
+
 hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node) {
   hs_net_transport t = c->transport;
   int rack = node / c->rack_size;

@@ -28,6 +28,11 @@ hs_net_transport hs_net_transport_default(hs_net_kind k);
 /* What NCCL's transfers reach of an NVLink's line rate on a generation. */
 double hs_intra_efficiency_default(hs_gpu_arch arch);
 
+/* What NVLink SHARP's transfers (cluster.nvls) reach of the NVLink rate
+ * the other algorithms reach, on a node of `gpus` GPUs: NCCL's model of
+ * NVLS bandwidth (net_transport.c says where it comes from). */
+double hs_nvls_efficiency_default(hs_gpu_arch arch, int gpus);
+
 /* The transport of node n's NICs: the cluster's, or an override's (a
  * node's wins over its rack's, later over earlier, as links.c does). */
 hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node);

@@ -93,6 +93,7 @@ typedef struct {
   double gpu_launch_overhead;  /* s a kernel launch adds */
   hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link: line rate */
   double intra_efficiency; /* fraction of it NCCL's transfers reach */
+  double nvls_efficiency;  /* fraction of that the switch's multimem reductions reach (cluster.nvls) */
   hs_link_spec inter;    /* one NIC <-> first switch: line rate */
   hs_net_transport transport; /* what moves bytes across nodes, and what it reaches of inter */
   int nics_per_node;     /* NICs of a node, modelled as one aggregated link */
@@ -266,6 +267,14 @@ typedef enum { HS_PROTO_LL, HS_PROTO_LL128, HS_PROTO_SIMPLE, HS_PROTOS } hs_prot
  * SimGrid communication (step), or derived from the platform and the
  * ranks' arrival times without messages (fast); auto picks by size. */
 typedef enum { HS_FIDELITY_AUTO, HS_FIDELITY_STEP, HS_FIDELITY_FAST } hs_fidelity;
+
+/* sim.tuner: who picks a collective's schedule and protocol where
+ * sim.collectives or sim.protocol is "auto" (algos/comm/select.c). nccl:
+ * what NCCL would run, from NCCL's own model of the communicator
+ * (nccl_model.h), among the algorithms hearsay runs as NCCL does (ring,
+ * tree, NVLS, CollNet); hearsay: the fastest of every hearsay schedule by
+ * hearsay's closed forms (tuner.h), doubling and hierarchical included. */
+typedef enum { HS_TUNER_NCCL, HS_TUNER_HEARSAY } hs_tuner_kind;
 /* auto: step up to this many ranks, fast above (a 100 MiB ring allreduce
  * costs about 0.1 s of wall time in step at 128 ranks, and step grows as n²). */
 #define HS_FIDELITY_AUTO_STEP_MAX 128
@@ -276,6 +285,7 @@ typedef struct {
   double tcp_gamma; /* bytes; 0 disables SimGrid's window cap */
   double latency_factor, bandwidth_factor;
   hs_coll_algo collectives; /* or HS_COLL_AUTO */
+  hs_tuner_kind tuner;      /* who picks where collectives or protocol is auto */
   int channels; /* parallel rings/trees; 0: as NCCL's search would (nccl_model.c) */
   int protocol;         /* hs_proto, HS_PROTO_NONE or HS_PROTO_AUTO */
   double slice;         /* bytes a ring moves per slice; 0: the protocol's step (protocol.h) */

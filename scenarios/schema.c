@@ -53,6 +53,7 @@ static const field intra_fields[] = {
     {"latency", F_LATENCY, OFF(cluster.intra.latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     /* absent: the generation's (resolve_published_defaults) */
     {"efficiency", F_NUM, OFF(cluster.intra_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
+    {"nvls_efficiency", F_NUM, OFF(cluster.nvls_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
     END};
 static const field inter_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
@@ -123,6 +124,7 @@ static const field sim_fields[] = {
     {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
     {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
     {"collectives", F_ENUM, OFF(sim.collectives), "auto", MIN_NONE, 0, 0, "ring|hierarchical|halving_doubling|recursive_doubling|tree|nvls|collnet|auto", NULL},
+    {"tuner", F_ENUM, OFF(sim.tuner), "nccl", MIN_NONE, 0, 0, "nccl|hearsay", NULL},
     {"channels", F_INT, OFF(sim.channels), "0", MIN_GE, 0, 64, NULL, NULL},
     {"protocol", F_ENUM, OFF(sim.protocol), "auto", MIN_NONE, 0, 0, "ll|ll128|simple|none|auto", NULL},
     {"slice", F_BYTES, OFF(sim.slice), "0", MIN_ZERO_OR, 1, 1099511627776.0, NULL, NULL},
@@ -440,14 +442,17 @@ static void resolve_published_defaults(hs_loader *ld) {
   }
   lua_pop(L, 1);
   lua_getfield(L, -1, "intra");
-  int absent = 1;
+  int absent = 1, absent_nvls = 1;
   if (lua_istable(L, -1)) {
     lua_getfield(L, -1, "efficiency");
     absent = lua_isnil(L, -1);
-    lua_pop(L, 1);
+    lua_getfield(L, -2, "nvls_efficiency");
+    absent_nvls = lua_isnil(L, -1);
+    lua_pop(L, 2);
   }
   lua_pop(L, 1);
   if (absent) c->intra_efficiency = hs_intra_efficiency_default(c->gpu_arch);
+  if (absent_nvls) c->nvls_efficiency = hs_nvls_efficiency_default(c->gpu_arch, c->gpus_per_node);
   lua_getfield(L, -1, "gpu");
   int gpu = lua_istable(L, -1), absent_bw = 1, absent_launch = 1;
   if (gpu) {

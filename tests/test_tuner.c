@@ -1,4 +1,5 @@
-/* test_tuner.c — the tuner in the selector (algos/comm/tuner.h):
+/* test_tuner.c — hearsay's tuner in the selector (algos/comm/tuner.h; the
+ * scenarios set sim.tuner = "hearsay": NCCL's pick is test_nccl_tuner's):
  *  - its predictions are the schedules' closed forms where those are exact
  *    (one GPU per node on a flat switch, every hop alike): ring, halving-
  *    doubling and recursive doubling allreduce, LL and Simple, 8 KiB and
@@ -110,13 +111,13 @@ static const char *one_gpu_nodes =
     "cluster { nodes = 8, gpus_per_node = 1, gpu = { flops = '100TF' },\n"
     "  intra = { bandwidth = '100GBps', latency = '1us' }, inter = { bandwidth = '100Gbps', latency = '5us' } }\n"
     "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
-    "sim { fidelity = 'step' }\n";
+    "sim { fidelity = 'step', tuner = 'hearsay' }\n";
 
 static const char *cluster_16x8 =
     "cluster { nodes = 16, gpus_per_node = 8, gpu = { flops = '100TF' },\n"
     "  intra = { bandwidth = '150GBps', latency = '1us' }, inter = { bandwidth = '100Gbps', latency = '5us' } }\n"
     "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
-    "sim { fidelity = 'fast' }\n";
+    "sim { fidelity = 'fast', tuner = 'hearsay' }\n";
 
 static const char *const algo_names[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree",
                                          "nvls", "collnet"};
@@ -298,7 +299,7 @@ static const char *nvls_node =
     "cluster { nodes = 1, gpus_per_node = 8, nvls = true, gpu = { flops = '989TF', arch = 'hopper' },\n"
     "  intra = { bandwidth = '450GBps', latency = '2us' }, inter = { bandwidth = '400Gbps' } }\n"
     "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
-    "sim { fidelity = 'step' }\n";
+    "sim { fidelity = 'step', tuner = 'hearsay' }\n";
 
 /* The tuner's picks on one node of 8 given as `lua` with `sets`. */
 static hs_plan *plan_of(const char *lua, const char *const *sets, int n_sets, hs_scenario *sc) {
@@ -334,10 +335,14 @@ static void nvls_picks(void) {
          algo_names[large.algo], hs_proto_name(large.proto));
   tap_diag("the in-switch allreduce from 2^%d B on", first_nvls);
   /* Against NCCL's model for NVLS (Hopper), where bandwidth dominates: the
-   * tuner's prediction is the simulated time (checked below). Within 10%:
-   * hearsay's ticks pay a GPU link's latency per 2 MiB unit, and it does
-   * not charge NCCL's NVLS efficiency (.85 on Hopper, a system figure:
-   * docs/fidelity.md); measured 1.03-1.06. */
+   * tuner's prediction is the simulated time (checked below). hearsay
+   * charges NVLS's efficiency on its transfers (intra.nvls_efficiency,
+   * 0.744 on 8 GPUs: NCCL's nvlsEfficiency x 7/8); NCCL's model on one
+   * node takes the NVLS graph's per-channel figure, which binds before
+   * its efficiency does (tuning.cc: min(intraBw x eff x 2, interBw)), so
+   * hearsay's time is NCCL's over the efficiency, within 10%: hearsay's
+   * ticks pay a GPU link's latency per 2 MiB unit. (NVIDIA measures NVLS
+   * at 275 GB/s algbw on 8 H100s, 0.744 of NVLink's 370: scripts/validate.) */
   {
     hs_nccl_topo nt;
     hs_nccl_topo_of(&sc, &nt);
@@ -347,9 +352,10 @@ static void nvls_picks(void) {
     for (int s = 0; s < 2; s++) {
       double ours = predict(&sc, HS_COLL_NVLS, HS_PROTO_SIMPLE, big[s]);
       double nccl = hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, big[s]);
-      tap_ok(nccl > 0 && fabs(ours / nccl - 1) <= 0.10,
-             "one NVLS node, %.0f B: hearsay %.6g s, NCCL's NVLS model %.6g s, ratio %.3f (bound 1 +- 10%%)", big[s], ours,
-             nccl, ours / nccl);
+      double r = ours * sc.cluster.nvls_efficiency / nccl;
+      tap_ok(nccl > 0 && sc.cluster.nvls_efficiency > 0.7 && sc.cluster.nvls_efficiency < 0.8 && fabs(r - 1) <= 0.10,
+             "one NVLS node, %.0f B: hearsay %.6g s, NCCL's NVLS model %.6g s, over the efficiency %.3f: ratio %.3f "
+             "(bound 1 +- 10%%)", big[s], ours, nccl, sc.cluster.nvls_efficiency, r);
     }
   }
   /* its closed form against the step fidelity, and each pick against every pair */

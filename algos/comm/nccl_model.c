@@ -235,25 +235,50 @@ int hs_nccl_pick(const hs_nccl_model *m, hs_op_kind k, double bytes, hs_nccl_alg
  * through them once per channel). Channels: two per NIC, as NCCL's search
  * finds one ring per NIC on rail-optimised nodes and then duplicates them
  * (search.cc, ncclTopoDupChannels); sim.channels overrides it. */
-void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
+/* What every communicator shares: its channels, GPUs and hosts. */
+static void topo_common(const hs_scenario *sc, hs_nccl_topo *t) {
   const hs_cluster_spec *c = &sc->cluster;
   memset(t, 0, sizeof *t);
-  t->ranks = c->nodes * c->gpus_per_node;
-  t->nodes = c->nodes;
   t->channels = hs_channels_of(sc);
-  hs_link_spec intra, inter;
-  hs_links_of_node(c, 0, &intra, &inter); /* inter: the node's NICs together */
-  double total = c->nodes > 1 ? dmin(intra.bandwidth, inter.bandwidth) : intra.bandwidth;
-  t->bw_intra_gbs = t->bw_inter_gbs = total / 1e9 / t->channels;
-  t->latency_inter_us = c->nodes > 1 ? inter.latency * 1e6 : 0;
   t->nvlink = 1; /* hearsay's nodes are NVSwitch nodes (sim/platform.c) */
   t->arch = c->gpu_arch;
   t->cpu_amd = c->cpu == HS_CPU_AMD;
-  /* The NVLS graph has a channel per GPU pulling from the switch, at most
-   * NCCL_MAX_NVLS_ARITY 32 (search.cc, ncclTopoCompute; NCCL 2.30.7): what
-   * the tuning counts, not the 16 channels NVLS kernels run on. */
-  t->nvls_channels = c->nvls ? (c->gpus_per_node < 32 ? c->gpus_per_node : 32) : 0;
   t->collnet = c->in_network_reduction;
+}
+
+/* Per channel: a GPU's NVLink share on one node; across nodes the
+ * bottleneck of a GPU's link and its node's NICs. The NVLS graph has a
+ * channel per GPU pulling from the switch, at most NCCL_MAX_NVLS_ARITY 32
+ * (search.cc, ncclTopoCompute; NCCL 2.30.7): what the tuning counts, not
+ * the 16 channels NVLS kernels run on. */
+static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, double nics, double nic_latency,
+                       int per_node) {
+  double total = t->nodes > 1 ? dmin(intra, nics) : intra;
+  t->bw_intra_gbs = t->bw_inter_gbs = total / 1e9 / t->channels;
+  t->latency_inter_us = t->nodes > 1 ? nic_latency * 1e6 : 0;
+  t->nvls_channels = sc->cluster.nvls ? (per_node < 32 ? per_node : 32) : 0;
+}
+
+void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
+  const hs_cluster_spec *c = &sc->cluster;
+  topo_common(sc, t);
+  t->ranks = c->nodes * c->gpus_per_node;
+  t->nodes = c->nodes;
+  hs_link_spec intra, inter;
+  hs_links_of_node(c, 0, &intra, &inter); /* inter: the node's NICs together */
+  topo_links(sc, t, intra.bandwidth, inter.bandwidth, inter.latency, c->gpus_per_node);
+}
+
+void hs_nccl_topo_of_group(const hs_scenario *sc, const hs_tuner_topo *g, hs_nccl_topo *t) {
+  topo_common(sc, t);
+  t->ranks = g->n;
+  t->nodes = g->nodes > 0 ? g->nodes : 1;
+  /* the tuner's intra-node figure is a hop's: a GPU's link (or the
+   * narrowest), which is NCCL's bwIntra on NVSwitch nodes; across
+   * nodes its hop's latency is the route's, NIC to NIC */
+  double intra = isfinite(g->bw_intra) ? g->bw_intra : g->ring_bw;
+  double nic_lat = t->nodes > 1 ? g->lat_inter / 2 : 0;
+  topo_links(sc, t, intra, g->nic, nic_lat, g->per_node);
 }
 
 double hs_nccl_bus_cap(hs_gpu_arch arch, int cpu_amd, int nodes, int channels, hs_nccl_algo a, hs_proto p) {

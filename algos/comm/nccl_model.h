@@ -22,6 +22,7 @@
 
 #include "algos/comm/comm.h"
 #include "algos/comm/protocol.h"
+#include "algos/comm/tuner.h"
 #include "scenarios/scenario.h"
 
 /* NCCL's algorithms and protocols, in NCCL's order. */
@@ -86,6 +87,10 @@ int hs_nccl_pick(const hs_nccl_model *m, hs_op_kind k, double bytes, hs_nccl_alg
 
 /* The model's view of the whole cluster of sc (every GPU one rank). */
 void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t);
+
+/* The same for one communicator, from what the tuner knows of it (its
+ * members, nodes, narrowest GPU link and node's NICs: tuner.h). */
+void hs_nccl_topo_of_group(const hs_scenario *sc, const hs_tuner_topo *g, hs_nccl_topo *t);
 
 /* NCCL's caps on a collective's bus bandwidth, GB/s, under the protocol's
  * share of the links (tuning.cc: llMaxBws, perChMaxRingLL128Bws,

@@ -44,7 +44,8 @@ int hs_channels_of(const hs_scenario *sc) {
 /* Channels are always charged: the scenario's sim.channels, else as
  * NCCL's search would open them (two per NIC). */
 hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes) {
-  return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch, hs_channels_of(sc)};
+  return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch, hs_channels_of(sc),
+                         sc->cluster.nvls_efficiency};
 }
 
 hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w) {
@@ -54,11 +55,12 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w)
   if (f == HS_PROTO_FOR_SWITCH) {
     /* NVLS runs Simple only. NCCL's model charges its NVLink latency once
      * per collective and no base latency (tuning.cc: lat = intraLat for
-     * NVLS): the launch. Its hops are the links' own. NCCL's NVLS
-     * efficiency (.85 Ampere, .74 Hopper: nvlsEfficiency) is a figure per
-     * GPU generation, left to the system's description as the other caps
-     * in GB/s are. */
+     * NVLS): the launch. Its hops are the links' own. Its transfers reach
+     * cluster.intra.nvls_efficiency of the links' rate (NCCL's NVLS
+     * efficiency, hs_nvls_efficiency_default): each byte to or from the
+     * switch costs 1 / efficiency bytes of link time. */
     c.launch = hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, HS_NCCL_NVLS, HS_PROTO_SIMPLE);
+    if (w && w->nvls_efficiency > 0 && w->nvls_efficiency < 1) c.wire = 1 / w->nvls_efficiency;
     return c;
   }
   if (f == HS_PROTO_FOR_COLLNET) {

@@ -47,6 +47,7 @@ typedef struct {
   int cpu_amd;      /* hosts with AMD CPUs (NCCL's proxy overhead and LL cap) */
   hs_gpu_arch arch; /* which of NCCL's per-generation maxima apply */
   int channels;     /* NCCL channels a collective runs on (hs_channels_of); 0: no cap charged */
+  double nvls_efficiency; /* what the switch's reductions reach of the NVLink rate (cluster.intra.nvls_efficiency); 0: 1 */
 } hs_proto_site;
 
 /* The channels a collective runs on: sim.channels, or two per NIC, as

@@ -83,6 +83,8 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   p->doubling_by_messages = !stragglers_free(sc);
   memset(p->pick, 0, sizeof p->pick);
   if (p->tuned && q->members) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
+  p->nccl_tuner = p->tuned && q->members && sc->sim.tuner == HS_TUNER_NCCL;
+  if (p->nccl_tuner) hs_nccl_topo_of_group(sc, &p->topo, &p->nccl_topo);
   hs_exec by_messages = {HS_ENGINE_MESSAGES, algo, proto, cost}, timed = {HS_ENGINE_TIMED, algo, proto, cost},
           by_library = {HS_ENGINE_LIBRARY, algo, proto, cost};
   /* The library's own collectives when it is the only way, or when the
@@ -111,6 +113,39 @@ int hs_size_class(double bytes) {
   return c < HS_SIZE_CLASSES ? c : HS_SIZE_CLASSES - 1;
 }
 
+/* The schedule that runs NCCL's algorithm a as NCCL does, or -1: NCCL's
+ * NVLS tree and PAT are not modelled (docs/fidelity.md). */
+static int schedule_of_nccl(hs_nccl_algo a) {
+  switch (a) {
+  case HS_NCCL_RING: return HS_COLL_RING;
+  case HS_NCCL_TREE: return HS_COLL_TREE;
+  case HS_NCCL_NVLS: return HS_COLL_NVLS;
+  case HS_NCCL_COLLNET_DIRECT:
+  case HS_NCCL_COLLNET_CHAIN: return HS_COLL_COLLNET;
+  default: return -1;
+  }
+}
+
+/* What NCCL's tuner would run (ncclTopoGetAlgoTime's fastest by its own
+ * model) among the schedules and protocols allowed; 0 if it would run
+ * none of them (kinds NCCL does not tune, protocol "none", a schedule
+ * forced that NCCL does not have): the caller falls back to hearsay's. */
+static int nccl_pick(const hs_plan *p, hs_op_kind k, double bytes, unsigned algos, hs_coll_algo *a, int *proto) {
+  hs_nccl_model m;
+  hs_nccl_model_init(&m, &p->nccl_topo);
+  double best = -1;
+  for (int x = 0; x < HS_NCCL_ALGOS; x++) {
+    int s = schedule_of_nccl((hs_nccl_algo)x);
+    if (s < 0 || !(algos & (1u << s))) continue;
+    for (int y = 0; y < HS_PROTOS; y++) {
+      if (!(p->protos & (1u << y))) continue;
+      double t = hs_nccl_time(&m, k, (hs_nccl_algo)x, (hs_proto)y, bytes);
+      if (t >= 0 && (best < 0 || t < best)) best = t, *a = (hs_coll_algo)s, *proto = y;
+    }
+  }
+  return best >= 0;
+}
+
 hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
   hs_tuned *t = &p->pick[k][cls];
   if (t->known) return *t;
@@ -120,7 +155,8 @@ hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
   if (!algos) algos = 1u << HS_COLL_RING; /* a forced schedule that does not change k: k runs as the ring family */
   hs_coll_algo a;
   int proto;
-  hs_tuner_pick(&p->topo, k, bytes, algos, p->protos, &a, &proto);
+  if (!p->nccl_tuner || !nccl_pick(p, k, bytes, algos, &a, &proto))
+    hs_tuner_pick(&p->topo, k, bytes, algos, p->protos, &a, &proto);
   /* the forced schedule, where k does not depend on it, still names the run */
   if (!(p->algos & hs_tuner_algos_for(k)) || (p->algos & (p->algos - 1)) == 0) a = p->exec[k].algo;
   *t = (hs_tuned){1, (unsigned char)a, (unsigned char)proto};

@@ -11,13 +11,15 @@
  * The policy lives here and only here: sim.collectives (which schedule),
  * sim.fidelity (timed or message by message, in the simulator),
  * real.lowering (the MPI library's collectives or hearsay's), sim.protocol.
- * With sim.collectives or sim.protocol "auto", the tuner (tuner.h)
- * predicts each (schedule, protocol) on the communicator's placement and
- * the plan runs the fastest per operation and size class. */
+ * With sim.collectives or sim.protocol "auto", the plan runs per
+ * operation and size class what sim.tuner picks: NCCL's choice by NCCL's
+ * own model (nccl_model.h), or the fastest of hearsay's schedules by
+ * hearsay's predictions on the communicator's placement (tuner.h). */
 #ifndef HS_SELECT_H
 #define HS_SELECT_H
 
 #include "algos/comm/comm.h"
+#include "algos/comm/nccl_model.h"
 #include "algos/comm/protocol.h"
 #include "algos/comm/tuner.h"
 #include "scenarios/scenario.h"
@@ -79,6 +81,8 @@ typedef struct {
   unsigned algos, protos;
   int doubling_by_messages; /* the round schedules may not be timed here (hs_select_timed) */
   hs_tuner_topo topo;
+  int nccl_tuner;         /* sim.tuner "nccl": NCCL's model picks (select.c) */
+  hs_nccl_topo nccl_topo; /* the communicator as NCCL's model sees it */
   hs_proto_cost cost[HS_PROTO_FAMILIES][HS_PROTOS + 1]; /* [hs_proto_family][protocol] */
   hs_tuned pick[HS_OP_KINDS][HS_SIZE_CLASSES];
 } hs_plan;

@@ -100,8 +100,8 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, \"gpu_arch\": \"%s\", \"cpu\": \"%s\", \"nvls\": %s, ",
           c->gpu_flops, c->gpu_efficiency, hs_gpu_arch_name(c->gpu_arch), c->cpu == HS_CPU_AMD ? "amd" : "intel",
           c->nvls ? "true" : "false");
-  fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"efficiency\": %.9g}, ", c->intra.bandwidth,
-          c->intra.latency, c->intra_efficiency);
+  fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"efficiency\": %.9g, \"nvls_efficiency\": %.9g}, ",
+          c->intra.bandwidth, c->intra.latency, c->intra_efficiency, c->nvls_efficiency);
   fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"nics_per_node\": %d, \"latency_s\": %.9g, \"topology\": "
              "\"%s\", \"rack_size\": %d, \"oversubscription\": %.9g, \"uplink_latency_s\": %.9g, \"in_network_reduction\": %s, ",
           c->inter.bandwidth, c->nics_per_node, c->inter.latency, c->topology == HS_TOPO_FLAT ? "flat" : "fat_tree", c->rack_size,

@@ -1,0 +1,161 @@
+/* test_nccl_tuner.c — sim.tuner = "nccl" (the default): the selector runs
+ * what NCCL would run, NCCL's own model's pick (algos/comm/nccl_model.h)
+ * among the schedules hearsay runs as NCCL does (algos/comm/select.c):
+ *  - on 3 nodes of 8 A100s with 4 NICs each (nccl-tests#119's cluster):
+ *    at every size class from 1 B to 1 GiB the plan's pick is NCCL's
+ *    unrestricted pick (ring and tree are both run by hearsay), the ring
+ *    at 128 MiB (LL128 by NCCL's model), ring/Simple at 1 GiB, the tree
+ *    at 8 B; hearsay's own
+ *    tuner would take the double binary tree at 1 GiB (it moves 1.5
+ *    vectors through the busiest NIC where NCCL's model charges two),
+ *    which is the difference the key makes;
+ *  - hearsay-only schedules (hierarchical, doubling) are never picked;
+ *  - forcing the ring leaves the protocol to NCCL's model of the ring
+ *    (NCCL_ALGO=RING), and forcing protocol "none", which NCCL does not
+ *    have, hands the pick to hearsay's tuner;
+ *  - alltoall, which NCCL does not tune, runs the ring family;
+ *  - the run follows the plan: `hearsay collective` at 1 GiB on that
+ *    cluster runs ring/simple. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/comm/nccl_model.h"
+#include "algos/comm/select.h"
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+static const char *three_nodes =
+    "cluster { system = 'dgx-a100', nodes = 3, inter = { nics_per_node = 4 } }\n"
+    "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
+    "sim { fidelity = 'fast' }\n";
+
+static hs_plan *plan_of(const char *const *sets, int n_sets, hs_scenario *sc) {
+  if (hs_test_load_sets(three_nodes, sets, n_sets, sc)) return NULL;
+  int n = hs_scenario_gpus(sc), *members = malloc((size_t)n * sizeof *members);
+  for (int r = 0; r < n; r++) members[r] = r;
+  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES | 1u << HS_ENGINE_TIMED, 0, 1}};
+  hs_plan *plan = malloc(sizeof *plan);
+  hs_select(&q, plan);
+  free(members);
+  return plan;
+}
+
+static const char *algo(int a) { return hs_coll_algo_name((hs_coll_algo)a); }
+
+/* NCCL's algorithm for hearsay's schedule, or -1. */
+static int nccl_of(int a) {
+  return a == HS_COLL_RING ? HS_NCCL_RING : a == HS_COLL_TREE ? HS_NCCL_TREE : a == HS_COLL_NVLS ? HS_NCCL_NVLS : -1;
+}
+
+static void picks_are_nccls(void) {
+  hs_scenario sc;
+  hs_plan *p = plan_of(NULL, 0, &sc);
+  if (!tap_ok(p != NULL, "3 x 8 A100 with 4 HDR NICs a node: the scenario loads")) return;
+  hs_nccl_topo t;
+  hs_nccl_topo_of(&sc, &t);
+  hs_nccl_model m;
+  hs_nccl_model_init(&m, &t);
+  int same = 1, classes = 0, hearsay_only = 0;
+  for (int c = 1; c <= 31; c++) {
+    double bytes = ldexp(1.4142135623730951, c - 1);
+    hs_tuned got = hs_plan_tuned(p, HS_OP_ALLREDUCE, c);
+    hs_nccl_algo a;
+    hs_proto pr;
+    if (hs_nccl_pick(&m, HS_OP_ALLREDUCE, bytes, &a, &pr, NULL)) continue;
+    classes++;
+    if (nccl_of(got.algo) != (int)a || got.proto != pr) {
+      same = 0;
+      tap_diag("class 2^%d: picked %s/%s, NCCL's model %s/%s", c - 1, algo(got.algo), hs_proto_name(got.proto),
+               hs_nccl_algo_name(a), hs_proto_name(pr));
+    }
+    hearsay_only |= got.algo == HS_COLL_HIERARCHICAL || got.algo == HS_COLL_HALVING_DOUBLING ||
+                    got.algo == HS_COLL_RECURSIVE_DOUBLING;
+  }
+  tap_ok(same && classes == 31, "every size class from 1 B to 1 GiB: the plan runs NCCL's own pick (%d classes)",
+         classes);
+  tap_ok(!hearsay_only, "no hearsay-only schedule (hierarchical, doubling) is ever picked");
+  hs_tuned large = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(128.0 * 1048576));
+  hs_tuned huge = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
+  hs_tuned tiny = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(8));
+  tap_ok(large.algo == HS_COLL_RING && huge.algo == HS_COLL_RING && huge.proto == HS_PROTO_SIMPLE,
+         "128 MiB: the ring (%s/%s); 1 GiB: ring/simple (%s/%s), as NCCL runs it on 3+ nodes", algo(large.algo),
+         hs_proto_name(large.proto), algo(huge.algo), hs_proto_name(huge.proto));
+  tap_ok(tiny.algo == HS_COLL_TREE, "8 B: the tree (%s/%s)", algo(tiny.algo), hs_proto_name(tiny.proto));
+  hs_tuned a2a = hs_plan_tuned(p, HS_OP_ALLTOALL, hs_size_class(1048576));
+  tap_ok(a2a.algo == HS_COLL_RING, "alltoall (not tuned by NCCL): the ring family (%s)", algo(a2a.algo));
+  free(p);
+
+  /* hearsay's own tuner takes the tree at 1 GiB here: the key matters */
+  const char *hearsay[] = {"sim.tuner=hearsay"};
+  p = plan_of(hearsay, 1, &sc);
+  if (p) {
+    hs_tuned h = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
+    tap_ok(h.algo == HS_COLL_TREE, "sim.tuner = hearsay at 1 GiB: the double binary tree (%s/%s), which NCCL's model "
+           "does not pick", algo(h.algo), hs_proto_name(h.proto));
+    free(p);
+  } else {
+    tap_ok(0, "sim.tuner = hearsay loads");
+  }
+}
+
+static void forced(void) {
+  hs_scenario sc;
+  const char *ring[] = {"sim.collectives=ring"};
+  hs_plan *p = plan_of(ring, 1, &sc);
+  if (!tap_ok(p != NULL, "collectives = ring loads")) return;
+  hs_nccl_topo t;
+  hs_nccl_topo_of(&sc, &t);
+  hs_nccl_model m;
+  hs_nccl_model_init(&m, &t);
+  int same = 1;
+  for (int c = 1; c <= 31; c++) {
+    double bytes = ldexp(1.4142135623730951, c - 1), best = -1;
+    int want = -1;
+    for (int y = 0; y < HS_PROTOS; y++) {
+      double s = hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_RING, (hs_proto)y, bytes);
+      if (s >= 0 && (best < 0 || s < best)) best = s, want = y;
+    }
+    hs_tuned got = hs_plan_tuned(p, HS_OP_ALLREDUCE, c);
+    same &= got.algo == HS_COLL_RING && (int)got.proto == want;
+  }
+  tap_ok(same, "collectives = ring: every class runs the ring with NCCL's fastest ring protocol (NCCL_ALGO=RING)");
+  free(p);
+
+  const char *none[] = {"sim.protocol=none"};
+  p = plan_of(none, 1, &sc);
+  if (!tap_ok(p != NULL, "protocol = none loads")) return;
+  hs_tuned got = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(8));
+  hs_coll_algo a;
+  int pr;
+  hs_tuner_pick(&p->topo, HS_OP_ALLREDUCE, ldexp(1.4142135623730951, hs_size_class(8) - 1),
+                p->algos & hs_tuner_algos_for(HS_OP_ALLREDUCE), p->protos, &a, &pr);
+  tap_ok(got.algo == a && got.proto == HS_PROTO_NONE,
+         "protocol = none (not NCCL's): hearsay's tuner picks (%s/%s, its pick %s)", algo(got.algo),
+         hs_proto_name(got.proto), algo(a));
+  free(p);
+}
+
+static void the_run_follows(void) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/nccl-tuner.lua", hs_test_tmpdir());
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    tap_ok(0, "writes the scenario");
+    return;
+  }
+  fputs(three_nodes, f);
+  fclose(f);
+  char result[2048] = "";
+  int rc = hs_test_collective(path, "--op allreduce --bytes 1GiB", result, sizeof result, NULL);
+  tap_ok(rc == 0 && strstr(result, "schedule=ring") && strstr(result, "nccl_algo=ring nccl_proto=simple"),
+         "hearsay collective at 1 GiB runs the ring, as NCCL's model picks: %s", result);
+}
+
+int main(void) {
+  picks_are_nccls();
+  forced();
+  the_run_follows();
+  return tap_done(0);
+}
