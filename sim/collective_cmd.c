@@ -326,7 +326,14 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
   }
   int n = hs_scenario_gpus(sc);
   int sweep = o->max_bytes > o->min_bytes || first != last;
-  if (sweep && !(o->factor > 1)) {
+  /* a sweep by --step is linear: bound its rows, as a geometric one is by
+   * its factor, so that no input runs for ever */
+  if (sweep && o->step > 0 && (o->max_bytes - o->min_bytes) / o->step >= 10000) {
+    fprintf(stderr, "hearsay collective: --step %.0fB: %.0f B to %.0f B would take more than 10000 sizes\n", o->step,
+            o->min_bytes, o->max_bytes);
+    return 2;
+  }
+  if (sweep && !(o->factor > 1) && !(o->step > 0)) {
     fprintf(stderr, "hearsay collective: --factor %g: a sweep needs a factor above 1\n", o->factor);
     return 2;
   }
@@ -361,17 +368,21 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
   if (!sweep) {
     rc = report_one(sc, o, first, platform, csv, &model);
   } else {
-    printf("# hearsay collective: %d ranks (%d x %d), %s fidelity, sizes %.0f B to %.0f B by x%g\n", n,
-           sc->cluster.nodes, sc->cluster.gpus_per_node, hs_sim_fidelity(sc, n), o->min_bytes, o->max_bytes,
-           o->factor);
+    printf("# hearsay collective: %d ranks (%d x %d), %s fidelity, sizes %.0f B to %.0f B ", n, sc->cluster.nodes,
+           sc->cluster.gpus_per_node, hs_sim_fidelity(sc, n), o->min_bytes, o->max_bytes);
+    if (o->step > 0) printf("by +%.0f B\n", o->step);
+    else printf("by x%g\n", o->factor);
     printf("#%13s %12s %8s %6s %5s %12s %8s %8s  %-17s", "size(B)", "count", "type", "redop", "root", "time(us)",
            "algbw", "busbw", "schedule");
     if (o->model_nccl) printf(" %12s %-16s %8s", "nccl(us)", "nccl_algo", "sim/nccl");
     printf("\n");
     for (int op = first; op <= last; op++) print_tuner(sc, op, n, "# ");
+    double busbw_sum = 0;
+    int rows = 0;
     for (int op = first; op <= last && rc == 0; op++) {
       /* at least one byte more each time: floor(1 x 1.1) is 1 again */
-      for (double b = o->min_bytes; b <= o->max_bytes * (1 + 1e-12); b = fmax(floor(b * o->factor), b + 1)) {
+      for (double b = o->min_bytes; b <= o->max_bytes * (1 + 1e-12);
+           b = o->step > 0 ? b + o->step : fmax(floor(b * o->factor), b + 1)) {
         coll_job j = {.op = op, .bytes = timed_bytes(op, b, n)};
         if (j.bytes == 0) {
           printf("# %s of %.0f B skipped: it splits into %d shares of whole bytes\n", ops[op], b, n);
@@ -396,10 +407,13 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
           else printf(" %12.2f %-16s %8.3f", nus, nalgo, t_us / nus);
         }
         printf("  %s\n", ops[op]);
+        busbw_sum += busbw, rows++;
         if (csv) csv_row(csv, sc, &j, n, nus, na, np);
-        if (b * o->factor > 0x1p52) break;
+        if (o->step <= 0 && b * o->factor > 0x1p52) break;
       }
     }
+    /* nccl-tests' closing line: the mean bus bandwidth over every row */
+    if (rc == 0 && rows > 0) printf("# Avg bus bandwidth    : %g\n", busbw_sum / rows);
   }
   hs_platform_temp_release(platform);
   if (csv) {

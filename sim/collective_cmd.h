@@ -10,6 +10,7 @@ typedef struct {
   double min_bytes;   /* the full vector (M) */
   double max_bytes;   /* == min_bytes: one size, the detailed report */
   double factor;      /* between sizes of a sweep (nccl-tests -f; 2) */
+  double step;        /* > 0: added between sizes instead (nccl-tests -i) */
   int model_nccl;     /* print NCCL's own model beside each time (--model nccl) */
   const char *csv;    /* also write the table there, or NULL */
 } hs_collective_options;

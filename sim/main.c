@@ -15,7 +15,7 @@
 static void usage(FILE *f) {
   fputs("usage: hearsay run SCENARIO.lua [--set key.path=value]... [--out DIR] [--quiet]\n"
         "       hearsay collective SCENARIO.lua [--op allreduce|...|all] [--bytes 100MiB | --bytes MIN:MAX]\n"
-        "                          [--factor 2] [--model nccl] [--csv FILE] [--set k=v]...\n"
+        "                          [--factor 2 | --step SIZE] [--model nccl] [--csv FILE] [--set k=v]...\n"
         "       hearsay peers SCENARIO.lua [--steps 200] [--rounds R] [--set k=v]... [--out DIR]\n"
         "       hearsay peers --list\n"
         "       hearsay algorithms\n"
@@ -39,7 +39,8 @@ static void usage(FILE *f) {
         "the scenario's cluster and prints the simulated time, the schedule that\n"
         "ran, algbw/busbw, the ring bound, and the wall time and memory the\n"
         "simulation took. With --bytes MIN:MAX (or --op all) it sweeps sizes by\n"
-        "--factor and prints nccl-tests' table; --csv FILE writes the rows;\n"
+        "--factor (or adds --step, nccl-tests' -i) and prints nccl-tests' table\n"
+        "with its average bus bandwidth; --csv FILE writes the rows;\n"
         "--model nccl adds what NCCL's own cost model predicts for the cluster.\n"
         "\n"
         "`hearsay peers` checks the scenario's peer-selection scheme at every step\n"
@@ -81,7 +82,7 @@ int main(int argc, char **argv) {
   const char *sets[MAX_SETS];
   int n_sets = 0;
   hs_run_options opt = {0};
-  const char *bytes_text = "100MiB";
+  const char *bytes_text = "100MiB", *step_text = NULL;
   hs_collective_options copt = {.op = "allreduce", .factor = 2};
   hs_peers_options popt = {.steps = 200};
   for (int i = 2; i < argc; i++) {
@@ -99,6 +100,8 @@ int main(int argc, char **argv) {
       copt.op = argv[++i];
     } else if (collective && strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
       bytes_text = argv[++i];
+    } else if (collective && strcmp(argv[i], "--step") == 0 && i + 1 < argc) {
+      step_text = argv[++i];
     } else if (collective && strcmp(argv[i], "--factor") == 0 && i + 1 < argc) {
       char *end;
       copt.factor = strtod(argv[++i], &end);
@@ -152,6 +155,9 @@ int main(int argc, char **argv) {
     char err[256] = "";
     if (hs_collective_parse_bytes(bytes_text, &copt.min_bytes, &copt.max_bytes, err, sizeof err)) {
       fprintf(stderr, "hearsay collective: --bytes %s\n", err);
+      rc = 2;
+    } else if (step_text && hs_collective_parse_bytes(step_text, &copt.step, &copt.step, err, sizeof err)) {
+      fprintf(stderr, "hearsay collective: --step %s\n", err);
       rc = 2;
     } else {
       rc = hs_cmd_collective(&sc, &copt);

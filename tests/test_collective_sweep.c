@@ -3,7 +3,9 @@
  * size with the simulated time of that size, the schedule that ran and
  * nccl-tests' bandwidths; --csv writes the same rows; --model nccl prints
  * what NCCL's model (algos/comm/nccl_model.h) predicts for the scenario's
- * cluster; bad sweeps exit 2 and write nothing.
+ * cluster; --step sweeps linearly (nccl-tests -i) and every sweep ends
+ * with nccl-tests' average bus bandwidth; bad sweeps exit 2 and write
+ * nothing.
  *
  * On bench-1024.lua cut to 2 nodes (16 GPUs, step fidelity). Times are
  * compared to the single-size run of the same size at 1e-6 relative (the
@@ -110,6 +112,28 @@ int main(void) {
   rc = collective("--bytes 1B:4B --factor 1.1", out, sizeof out);
   tap_ok(rc == 0 && rows(out) == 4, "--bytes 1B:4B --factor 1.1 ends: exit %d, %d rows (want 4: 1, 2, 3, 4 B)", rc,
          rows(out));
+  /* --step (nccl-tests' -i): sizes added, not multiplied, and nccl-tests'
+   * closing line, the mean of the busbw column (printed to 1e-3 each) */
+  rc = collective("--bytes 1KiB:4KiB --step 1KiB", out, sizeof out);
+  double sum = 0;
+  int n_rows = 0, linear = 1;
+  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    if (*l == '#' || *l == '\n') continue;
+    double size, busbw;
+    char skip[64];
+    if (sscanf(l, "%lf %63s %63s %63s %63s %63s %63s %lf", &size, skip, skip, skip, skip, skip, skip, &busbw) == 8) {
+      linear &= size == 1024.0 * (n_rows + 1);
+      sum += busbw, n_rows++;
+    }
+  }
+  const char *avg = strstr(out, "# Avg bus bandwidth    : ");
+  double mean = avg ? strtod(avg + strlen("# Avg bus bandwidth    : "), NULL) : NAN;
+  tap_ok(rc == 0 && n_rows == 4 && linear && fabs(mean - sum / 4) <= 1e-3,
+         "--bytes 1KiB:4KiB --step 1KiB: exit %d, %d rows at 1, 2, 3, 4 KiB (%s), average line %g = mean busbw %g", rc,
+         n_rows, linear ? "yes" : "no", mean, sum / (n_rows ? n_rows : 1));
+  rc = collective("--bytes 1B:1GiB --step 1B", out, sizeof out);
+  tap_ok(rc == 2 && strstr(out, "more than 10000 sizes"), "--step 1B over 1 GiB: exit %d (2), refused, no endless sweep",
+         rc);
   /* a share that does not split into whole bytes per rank is skipped, said so */
   rc = collective("--op allgather --bytes 8B:16B", out, sizeof out);
   tap_ok(rc == 0 && rows(out) == 1 && strstr(out, "# allgather of 8 B skipped") != NULL,
