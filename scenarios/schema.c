@@ -420,51 +420,33 @@ static int read_override_transport(hs_loader *ld, const char *kp, int line, hs_n
  * the transport's and the GPU generation's published values
  * (scenarios/net_transport.c, scenarios/gpu_defaults.c). The cluster's
  * table is on top. */
+/* Whether the scenario leaves cluster.TABLE.KEY out (the cluster's table
+ * on top of L's stack, left there). */
+static int absent(lua_State *L, const char *table, const char *key) {
+  lua_getfield(L, -1, table);
+  int none = 1;
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, key);
+    none = lua_isnil(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return none;
+}
+
 static void resolve_published_defaults(hs_loader *ld) {
   lua_State *L = ld->L;
   hs_cluster_spec *c = &ld->out->cluster;
   hs_net_transport d = hs_net_transport_default(c->transport.kind);
-  lua_getfield(L, -1, "inter");
-  int inter = lua_istable(L, -1);
-  static const char *const keys[] = {"efficiency", "stream_bandwidth", "sockets", "message_cost"};
-  for (int i = 0; i < 4; i++) {
-    int absent = 1;
-    if (inter) {
-      lua_getfield(L, -1, keys[i]);
-      absent = lua_isnil(L, -1);
-      lua_pop(L, 1);
-    }
-    if (!absent) continue;
-    if (i == 0) c->transport.efficiency = d.efficiency;
-    if (i == 1) c->transport.stream_bandwidth = d.stream_bandwidth;
-    if (i == 2) c->transport.sockets = d.sockets;
-    if (i == 3) c->transport.message_cost = d.message_cost;
-  }
-  lua_pop(L, 1);
-  lua_getfield(L, -1, "intra");
-  int absent = 1, absent_nvls = 1;
-  if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "efficiency");
-    absent = lua_isnil(L, -1);
-    lua_getfield(L, -2, "nvls_efficiency");
-    absent_nvls = lua_isnil(L, -1);
-    lua_pop(L, 2);
-  }
-  lua_pop(L, 1);
-  if (absent) c->intra_efficiency = hs_intra_efficiency_default(c->gpu_arch);
-  if (absent_nvls) c->nvls_efficiency = hs_nvls_efficiency_default(c->gpu_arch, c->gpus_per_node);
-  lua_getfield(L, -1, "gpu");
-  int gpu = lua_istable(L, -1), absent_bw = 1, absent_launch = 1;
-  if (gpu) {
-    lua_getfield(L, -1, "memory_bandwidth");
-    absent_bw = lua_isnil(L, -1);
-    lua_getfield(L, -2, "launch_overhead");
-    absent_launch = lua_isnil(L, -1);
-    lua_pop(L, 2);
-  }
-  lua_pop(L, 1);
-  if (absent_bw) c->gpu_memory_bandwidth = hs_gpu_memory_bandwidth_default(c->gpu_arch);
-  if (absent_launch) c->gpu_launch_overhead = hs_gpu_launch_overhead_default();
+  if (absent(L, "inter", "efficiency")) c->transport.efficiency = d.efficiency;
+  if (absent(L, "inter", "stream_bandwidth")) c->transport.stream_bandwidth = d.stream_bandwidth;
+  if (absent(L, "inter", "sockets")) c->transport.sockets = d.sockets;
+  if (absent(L, "inter", "message_cost")) c->transport.message_cost = d.message_cost;
+  if (absent(L, "intra", "efficiency")) c->intra_efficiency = hs_intra_efficiency_default(c->gpu_arch);
+  if (absent(L, "intra", "nvls_efficiency"))
+    c->nvls_efficiency = hs_nvls_efficiency_default(c->gpu_arch, c->gpus_per_node);
+  if (absent(L, "gpu", "memory_bandwidth")) c->gpu_memory_bandwidth = hs_gpu_memory_bandwidth_default(c->gpu_arch);
+  if (absent(L, "gpu", "launch_overhead")) c->gpu_launch_overhead = hs_gpu_launch_overhead_default();
 }
 
 static int read_overrides(hs_loader *ld, int line) {

@@ -58,12 +58,24 @@ int main(void) {
          "tcp: 1448 / 1538 of the line rate, one 25 Gb/s stream a connection, 30 us a message; NVLink (Hopper) "
          "20.6 / 25");
   if (rc == 0) hs_scenario_free(&sc);
-  rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'volta' }, intra = { efficiency = 0.7 },\n"
+  /* NVLS: NCCL's nvlsEfficiency (0.85 Hopper, 0.74 Blackwell) x (g - 1)/g
+   * for g GPUs a node (tuning.cc), exact in double as computed */
+  rc = load("cluster { nodes = 1, gpus_per_node = 8, nvls = true, gpu = { flops = '1TF', arch = 'hopper' },\n"
+            "  inter = { bandwidth = '400Gbps' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.nvls_efficiency == 0.85 * 7 / 8, "NVLS on 8 H100s: 0.85 x 7/8 (%.6g)",
+         rc == 0 ? sc.cluster.nvls_efficiency : NAN);
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load("cluster { nodes = 1, gpus_per_node = 4, nvls = true, gpu = { flops = '1TF', arch = 'blackwell' },\n"
+            "  inter = { bandwidth = '400Gbps' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.nvls_efficiency == 0.74 * 3 / 4, "NVLS on 4 Blackwell GPUs: 0.74 x 3/4 (%.6g)",
+         rc == 0 ? sc.cluster.nvls_efficiency : NAN);
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'volta' }, intra = { efficiency = 0.7, nvls_efficiency = 0.5 },\n"
             "  inter = { bandwidth = '100Gbps', transport = 'tcp', efficiency = 0.9, stream_bandwidth = '10Gbps',\n"
             "            sockets = 4, message_cost = '0' } }", &sc);
   tap_ok(rc == 0 && sc.cluster.transport.efficiency == 0.9 && sc.cluster.transport.stream_bandwidth == 10e9 / 8 &&
              sc.cluster.transport.sockets == 4 && sc.cluster.transport.message_cost == 0 &&
-             sc.cluster.intra_efficiency == 0.7,
+             sc.cluster.intra_efficiency == 0.7 && sc.cluster.nvls_efficiency == 0.5,
          "a scenario's own values win over the transport's, 0 included");
   if (rc == 0) hs_scenario_free(&sc);
 
