@@ -10,11 +10,15 @@
  * finished), whether to go on: the run stops for everyone once all workers
  * together have done run.iterations x n iterations (or one reached its cap),
  * so fast workers are not held back by slow ones and nobody hangs.
- * Bytes per worker per round: 2(n-1)/n model sizes + 16 bytes of agreement. */
+ * Bytes per worker per round: 2(n-1)/n model sizes + 16 bytes of agreement.
+ * Its kernels cost their time on the averaging thread (a side stream): the
+ * copy (8 bytes a parameter) and the update (reads x, the sum and the
+ * copy, writes x: 16). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
 typedef struct {
@@ -24,6 +28,7 @@ typedef struct {
   double interval;
   hs_comm *bg;        /* the averaging thread's communicator */
   hs_mutex *lock;     /* the weights */
+  hs_sem *wake;       /* released when the worker's loop is over: ends the wait between rounds */
   hs_thread *thread;
   float *momentum, *copy, *sum;
   /* Shared between the two threads of control of a real run. */
@@ -40,7 +45,7 @@ static void average_loop(void *arg) {
   hs_model *m = ctx->model;
   double budget = (double)ctx->sc->run.iterations * w->size;
   for (;;) {
-    hs_sleep(w, s->interval);
+    hs_sem_acquire(w, s->wake, s->interval);
     double flags[2] = {s->done, s->finished};
     hs_request *r = NULL;
     hs_allreduce(w, s->bg, hs_buf_host(flags, 2, HS_F64), hs_buf_host(flags, 2, HS_F64), HS_SUM, &r);
@@ -49,18 +54,18 @@ static void average_loop(void *arg) {
       s->stop = 1;
       return;
     }
-    if (m->params) {
-      hs_mutex_lock(w, s->lock);
-      memcpy(s->copy, m->params, m->n_params * sizeof(float));
-      hs_mutex_unlock(w, s->lock);
-    }
+    double np = (double)m->n_params;
+    hs_mutex_lock(w, s->lock);
+    hs_gpu_kernel(ctx, 8 * np, 1);
+    if (m->params) memcpy(s->copy, m->params, m->n_params * sizeof(float));
+    hs_mutex_unlock(w, s->lock);
     hs_allreduce(w, s->bg, hs_model_buf(m, s->copy), hs_model_buf(m, s->sum), HS_SUM, &r);
     hs_wait(w, &r);
-    if (m->params) {
-      hs_mutex_lock(w, s->lock);
+    hs_mutex_lock(w, s->lock);
+    hs_gpu_kernel(ctx, 16 * np, 1);
+    if (m->params)
       for (size_t i = 0; i < m->n_params; i++) m->params[i] += s->sum[i] / (float)w->size - s->copy[i];
-      hs_mutex_unlock(w, s->lock);
-    }
+    hs_mutex_unlock(w, s->lock);
   }
 }
 
@@ -77,6 +82,7 @@ static int ama_init(hs_algo_ctx *ctx) {
     s->sum = malloc(ctx->model->n_params * sizeof(float));
   }
   s->lock = hs_mutex_create(ctx->w);
+  s->wake = hs_sem_create(ctx->w, 0);
   return hs_comm_split(ctx->w, ctx->w->world, 0, ctx->w->rank, &s->bg);
 }
 
@@ -112,15 +118,19 @@ static void ama_step(hs_algo_ctx *ctx) {
 static void ama_finish(hs_algo_ctx *ctx) {
   ama_state *s = ctx->state;
   s->finished = 1;
+  hs_sem_release(ctx->w, s->wake); /* a thread waiting out sync_interval goes to agree at once */
   if (s->thread) hs_thread_join(ctx->w, s->thread);
   hs_comm_free(ctx->w, s->bg);
   hs_mutex_destroy(ctx->w, s->lock);
+  hs_sem_destroy(ctx->w, s->wake);
   free(s->momentum), free(s->copy), free(s->sum);
   free(s);
 }
 
 static const hs_option_spec ama_options[] = {
-    {"sync_interval", HS_OPT_TIME, "500ms", 0, NULL, "time between two averaging rounds of the background thread"},
+    {"sync_interval", HS_OPT_TIME, "0s", 0, NULL,
+     "time the background thread waits between two averaging rounds (0: the next starts when one ends; Bagua's "
+     "default is 500ms)"},
     {"warmup_steps", HS_OPT_INT, "0", 0, NULL, "synchronous gradient-allreduce steps before going asynchronous"},
     {NULL, 0, NULL, 0, NULL, NULL},
 };

@@ -17,6 +17,7 @@
 
 #include "algos/algorithm.h"
 #include "algos/ring_copies.h"
+#include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
 typedef struct {
@@ -32,7 +33,7 @@ static int choco_init(hs_algo_ctx *ctx) {
                       .chunk = (size_t)hs_opt_int(ctx->opt, "chunk"),
                       .fraction = hs_opt_num(ctx->opt, "fraction"),
                       .seed = (uint64_t)ctx->sc->run.seed};
-  hs_ring_copies_init(&s->ring, &cz, ctx->model->n_params, ctx->model->params != NULL);
+  hs_ring_copies_init(&s->ring, &cz, &ctx->sc->cluster, ctx->model->n_params, ctx->model->params != NULL);
   /* After a shrink every survivor holds the same agreed weights
    * (algorithm.h), so every public copy is known without a message: start
    * them there rather than at zero, which would make the first rounds pull
@@ -53,9 +54,12 @@ static void choco_step(hs_algo_ctx *ctx) {
   hs_ring_copies *r = &s->ring;
   hs_model *m = ctx->model;
   hs_sgd_step(ctx, m->grads, s->momentum);
+  double np = (double)m->n_params;
+  hs_gpu_kernel(ctx, 12 * np, 1); /* the difference: reads x and x^, writes d */
   if (m->params)
     for (size_t i = 0; i < r->n; i++) r->diff[i] = m->params[i] - r->mine[i];
   hs_ring_copies_round(r, ctx->w, ctx->w->world, (uint64_t)ctx->iteration);
+  hs_gpu_kernel(ctx, 20 * np, 1); /* the mixing: reads x and three copies, writes x */
   if (m->params)
     for (size_t i = 0; i < r->n; i++)
       m->params[i] += s->gamma * ((r->left[i] + r->right[i]) / 3.0f - (2.0f / 3.0f) * r->mine[i]);

@@ -1,16 +1,26 @@
-/* compressed_adam.c — the shared engine of qadam and onebit_adam (compressed_adam.h). */
+/* compressed_adam.c — the shared engine of qadam and onebit_adam (compressed_adam.h).
+ *
+ * Past the warm-up, as Bagua runs QAdam: the momentum's update runs in
+ * backward's hook (the compute stream), and the bucket's whole exchange
+ * (intra-node reduce when hierarchical, compressed scatter-gather,
+ * broadcast back) on the communication stream (algos/comm_stream.h),
+ * so backward waits for none of it; the step waits for the stream. */
 #include "algos/compressed_adam.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/comm_stream.h"
 #include "algos/comm/hierarchy.h"
 #include "algos/scatter_gather.h"
 #include "algos/train/gpu_kernel.h"
 #include "kernels/kernels.h"
 
 typedef struct {
+  hs_algo_ctx *ctx;
+  hs_comm_stream *stream;
+  hs_comm *own; /* the stream's copy of world when not hierarchical */
   int warmup;
   int start; /* the iteration init ran before: Adam's step count starts there (algorithm.h: state restarts after a shrink) */
   float lr, beta1, beta2, eps, wd;
@@ -25,6 +35,7 @@ typedef struct {
 int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback) {
   cadam_state *s = calloc(1, sizeof *s);
   ctx->state = s;
+  s->ctx = ctx;
   hs_model *m = ctx->model;
   const hs_workload_spec *wl = &ctx->sc->workload;
   s->warmup = (int)hs_opt_int(ctx->opt, "warmup_steps");
@@ -44,11 +55,32 @@ int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback)
   s->sg = calloc(m->n_buckets, sizeof *s->sg);
   int rc = hs_hierarchy_init(ctx->w, hs_opt_bool(ctx->opt, "hierarchical"), &s->h, &s->comm);
   if (rc) return rc;
+  if (!s->h.enabled) {
+    if ((rc = hs_comm_split(ctx->w, ctx->w->world, 0, ctx->w->rank, &s->own))) return rc;
+    s->comm = s->own;
+  }
+  if (!(s->stream = hs_comm_stream_start(ctx->w, m->n_buckets))) return HS_ENOMEM;
   if (s->comm)
     for (int b = 0; b < m->n_buckets; b++)
       s->sg[b] = hs_sg_create(&ctx->sc->cluster, cz, m->buckets[b].count, hs_comm_size(ctx->w, s->comm), m->params != NULL,
                               error_feedback);
   return 0;
+}
+
+/* On the communication stream: bucket b's momentum averaged, in place. */
+static void momentum_chain(void *arg, int b) {
+  cadam_state *s = arg;
+  hs_worker *w = s->ctx->w;
+  hs_model *m = s->ctx->model;
+  uint64_t step = (uint64_t)s->ctx->iteration;
+  hs_buf mb = hs_model_bucket_buf(m, s->m, b);
+  hs_hierarchy_reduce(w, &s->h, mb);
+  if (s->comm) {
+    hs_sg_start(s->sg[b], w, s->comm, mb.data, step);
+    hs_sg_exchange(s->sg[b], w, s->comm, step);
+    hs_sg_finish(s->sg[b], w, mb.data, step);
+  }
+  hs_hierarchy_broadcast(w, &s->h, mb);
 }
 
 void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {
@@ -59,19 +91,16 @@ void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {
     hs_allreduce(ctx->w, ctx->w->world, g, g, HS_AVG, &s->pending[b]);
     return;
   }
-  float *mb = NULL;
   /* weight decay into the gradient (read g and w, write g), the momentum's
    * EMA (read g and m, write m): two passes over the bucket */
   hs_gpu_kernel(ctx, 4.0 * 6 * (double)m->buckets[b].count, 2);
   if (m->params) {
     const hs_bucket *bk = &m->buckets[b];
-    float *g = m->grads + bk->offset;
-    mb = s->m + bk->offset;
+    float *g = m->grads + bk->offset, *mb = s->m + bk->offset;
     hs_k_axpy_f32(g, m->params + bk->offset, s->wd, bk->count); /* weight decay folded into the gradient */
     hs_k_ema_f32(mb, g, s->beta1, bk->count);
   }
-  hs_hierarchy_reduce(ctx->w, &s->h, hs_model_bucket_buf(m, s->m, b));
-  if (s->comm) hs_sg_start(s->sg[b], ctx->w, s->comm, mb, (uint64_t)ctx->iteration);
+  hs_comm_stream_enqueue(s->stream, momentum_chain, s, b);
 }
 
 void hs_cadam_step(hs_algo_ctx *ctx) {
@@ -91,12 +120,7 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
                     (float)(1 - pow(s->beta2, t)));
     return;
   }
-  if (s->comm) {
-    for (int b = 0; b < m->n_buckets; b++) hs_sg_exchange(s->sg[b], ctx->w, s->comm, (uint64_t)ctx->iteration);
-    for (int b = 0; b < m->n_buckets; b++)
-      hs_sg_finish(s->sg[b], ctx->w, s->m ? s->m + m->buckets[b].offset : NULL, (uint64_t)ctx->iteration);
-  }
-  hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, s->m));
+  hs_comm_stream_sync(s->stream);
   /* the update from the averaged momentum: reads w, m, v, writes w (with a
    * warm-up); without one also rebuilds the gradient and the variance
    * (reads prev, m, v; writes prev, v) and copies m */
@@ -122,8 +146,10 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
 
 void hs_cadam_finish(hs_algo_ctx *ctx) {
   cadam_state *s = ctx->state;
+  hs_comm_stream_stop(s->stream);
   for (int b = 0; b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]);
   hs_hierarchy_free(ctx->w, &s->h);
+  if (s->own) hs_comm_free(ctx->w, s->own);
   free(s->sg), free(s->pending), free(s->m), free(s->v), free(s->prev);
   free(s);
 }

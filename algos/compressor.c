@@ -34,6 +34,17 @@ size_t hs_cz_bytes(const hs_compressor *c, size_t n) {
   return 0;
 }
 
+double hs_cz_encode_bytes_touched(const hs_compressor *c, size_t n) {
+  double wire = (double)hs_cz_bytes(c, n), x = 4.0 * (double)n;
+  switch (c->kind) {
+  case HS_CZ_TOPK: return 5 * x + wire;
+  case HS_CZ_RANDK: return 4.0 * (double)hs_cz_kept(c, n) + wire;
+  default: return x + wire;
+  }
+}
+
+double hs_cz_decode_bytes_touched(const hs_compressor *c, size_t n) { return (double)hs_cz_bytes(c, n) + 4.0 * (double)n; }
+
 /* Compresses x as it is; sign alone also applies err (in its own pass). */
 static void encode(const hs_compressor *c, const float *x, float *err, size_t n, uint64_t step, uint8_t *out) {
   switch (c->kind) {

@@ -22,6 +22,16 @@ int hs_cz_parse(const char *name);
 size_t hs_cz_kept(const hs_compressor *c, size_t n);
 /* Bytes on the wire for n elements. */
 size_t hs_cz_bytes(const hs_compressor *c, size_t n);
+/* Bytes a GPU touches (reads and writes, for algos/train/gpu_kernel.h) to
+ * encode n elements without error feedback, and to decode them into n
+ * floats. Encoding reads the input once and writes the wire bytes, except:
+ * top-k reads it five times (PyTorch's multi-block top-k on 32-bit keys:
+ * four 8-bit radix-select passes, then a gather; aten/src/ATen/native/
+ * cuda/TensorTopK.cu), random-k reads only the k values it gathers.
+ * Decoding reads the wire bytes and writes every float (a sparsifier's
+ * zeros too). */
+double hs_cz_encode_bytes_touched(const hs_compressor *c, size_t n);
+double hs_cz_decode_bytes_touched(const hs_compressor *c, size_t n);
 /* Compresses x (n elements) into out. err: error feedback state (n floats,
  * zero at first; NULL for none), for every kind: v = x + err is compressed
  * and err becomes v - decode(out), so what is sent plus the new err is v.

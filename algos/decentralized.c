@@ -17,19 +17,36 @@
  *
  * hierarchical = true: the GPUs of a node first average onto their leader
  * (full precision, NVLink), the leaders run the scheme among themselves,
- * and broadcast the result back inside the node. */
+ * and broadcast the result back inside the node.
+ *
+ * As Bagua runs it, the exchange starts before forward and writes the
+ * mixed weights to a buffer of their own; it reads the weights, which
+ * forward and backward do not change; after backward the step waits for it
+ * and copies them back (Bagua's copy_back_peer_weight), then applies the
+ * gradient. Hierarchical, its blocking chain (the intra-node reduce, the
+ * leaders' gossip and mixing, the broadcast back) runs on the
+ * communication stream (algos/comm_stream.h), so none of it blocks forward
+ * or backward. Flat, the gossip is one non-blocking post and needs no
+ * stream (one would cost the simulator a hand-off per rank per iteration
+ * for no overlap): the step waits for it and mixes, on the compute
+ * stream. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/train/gpu_kernel.h"
 #include "algos/algorithm.h"
+#include "algos/comm_stream.h"
 #include "algos/comm/hierarchy.h"
 #include "algos/peers/peer_scheme.h"
 #include "kernels/kernels.h"
 #include "algos/train/sgd.h"
 
 typedef struct {
+  hs_algo_ctx *ctx;
+  hs_comm_stream *stream;
+  float *node_avg; /* hierarchical: the node's average (numeric runs) */
+  float *mixed;    /* W x, until the step copies it back (numeric runs) */
   hs_peer_scheme *scheme;
   bool push_sum; /* directed scheme: weights travel with a push-sum weight */
   int interval;
@@ -80,6 +97,7 @@ static const char *dec_validate(const hs_scenario *sc, char *msg, size_t len) {
 static int dec_init(hs_algo_ctx *ctx) {
   dec_state *s = calloc(1, sizeof *s);
   ctx->state = s;
+  s->ctx = ctx;
   s->scheme = ctx->sc->algorithm.peers;
   s->push_sum = s->scheme->directed;
   s->ps = 1;
@@ -87,8 +105,11 @@ static int dec_init(hs_algo_ctx *ctx) {
   s->momentum = hs_sgd_momentum_alloc(ctx);
   int rc = hs_hierarchy_init(ctx->w, uses_hierarchy(ctx->sc), &s->h, &s->gossip);
   if (rc) return rc;
+  if (s->h.enabled && !(s->stream = hs_comm_stream_start(ctx->w, 1))) return HS_ENOMEM;
   size_t np = ctx->model->n_params;
   if (ctx->model->params) {
+    s->mixed = malloc(np * sizeof(float));
+    if (s->h.enabled) s->node_avg = malloc(np * sizeof(float));
     s->acc = malloc(np * sizeof(double));
     if (s->scheme->allreduce) s->avg = malloc(np * sizeof(float));
     if (s->push_sum) s->send = malloc(np * sizeof(float) + PS_TRAILER_BYTES);
@@ -112,7 +133,8 @@ static void grow_recv(dec_state *s, const hs_model *m, int k) {
   s->cap_in = k;
 }
 
-static void post_gossip(hs_algo_ctx *ctx, dec_state *s, int me, int n) {
+/* Posts this round's exchange of the weights x. */
+static void post_gossip(hs_algo_ctx *ctx, dec_state *s, float *x, int me, int n) {
   hs_model *m = ctx->model;
   long round = ctx->iteration / s->interval;
   const hs_peer_step *st = hs_peer_schedule_get_or_exit(hs_peer_scheme_schedule(s->scheme, n), round);
@@ -125,10 +147,10 @@ static void post_gossip(hs_algo_ctx *ctx, dec_state *s, int me, int n) {
     s->cap_ops = n_out + s->n_in;
     s->ops = realloc(s->ops, s->cap_ops * sizeof *s->ops);
   }
-  float *out = m->params;
-  if (s->push_sum && m->params) {
+  float *out = x;
+  if (s->push_sum && x) {
     /* numerator ps * x, then ps itself */
-    hs_k_mix_start_f32(s->acc, m->params, s->ps, m->n_params);
+    hs_k_mix_start_f32(s->acc, x, s->ps, m->n_params);
     hs_k_mix_finish_f32(s->send, s->acc, 1.0, m->n_params);
     memcpy(s->send + m->n_params, &s->ps, sizeof s->ps);
     out = s->send;
@@ -141,30 +163,17 @@ static void post_gossip(hs_algo_ctx *ctx, dec_state *s, int me, int n) {
   hs_group_p2p(ctx->w, s->gossip, s->ops, k, &s->req);
 }
 
-static void dec_begin(hs_algo_ctx *ctx) {
-  dec_state *s = ctx->state;
-  hs_worker *w = ctx->w;
-  hs_model *m = ctx->model;
-  s->exchanging = ctx->iteration % s->interval == 0;
-  if (!s->exchanging) return;
-  hs_buf x = hs_model_buf(m, m->params);
-  hs_hierarchy_reduce(w, &s->h, x); /* onto the leader, when hierarchical */
-  if (!s->gossip) return;
-  if (s->scheme->allreduce) hs_allreduce(w, s->gossip, x, hs_model_buf(m, s->avg), HS_AVG, &s->req);
-  else post_gossip(ctx, s, hs_comm_rank(w, s->gossip), hs_comm_size(w, s->gossip));
-}
-
-/* x <- W x (self first, then peers in rank order), de-biased by the
+/* mixed <- W x (self first, then peers in rank order), de-biased by the
  * push-sum weight when the scheme is directed. */
-static void mix(dec_state *s, hs_model *m) {
+static void mix(dec_state *s, hs_model *m, const float *x) {
   if (!m->params) return;
   size_t np = m->n_params;
   if (s->scheme->allreduce) {
-    memcpy(m->params, s->avg, np * sizeof(float));
+    memcpy(s->mixed, s->avg, np * sizeof(float));
     return;
   }
   double ps = s->self * s->ps;
-  hs_k_mix_start_f32(s->acc, m->params, ps, np);
+  hs_k_mix_start_f32(s->acc, x, ps, np);
   for (int i = 0; i < s->n_in; i++) {
     hs_k_mix_add_f32(s->acc, s->recv[i], s->in[i].weight, np);
     if (s->push_sum) {
@@ -174,32 +183,77 @@ static void mix(dec_state *s, hs_model *m) {
     }
   }
   if (!s->push_sum) ps = 1;
-  hs_k_mix_finish_f32(m->params, s->acc, ps, np);
+  hs_k_mix_finish_f32(s->mixed, s->acc, ps, np);
   s->ps = ps;
+}
+
+/* Posts the gossip of x among the gossiping ranks. */
+static void post_exchange(dec_state *s, float *x) {
+  hs_algo_ctx *ctx = s->ctx;
+  hs_worker *w = ctx->w;
+  hs_model *m = ctx->model;
+  if (s->scheme->allreduce) hs_allreduce(w, s->gossip, hs_model_buf(m, x), hs_model_buf(m, s->avg), HS_AVG, &s->req);
+  else post_gossip(ctx, s, x, hs_comm_rank(w, s->gossip), hs_comm_size(w, s->gossip));
+}
+
+/* Waits for the gossip, then mixed <- W x: a copy of the average, or a
+ * pass to start (read x, write the sum), one per peer (read the sum and
+ * theirs, write the sum) and one to finish (read the sum, write the
+ * result), on the calling thread's stream. */
+static void finish_exchange(dec_state *s, const float *x) {
+  hs_algo_ctx *ctx = s->ctx;
+  hs_model *m = ctx->model;
+  hs_wait(ctx->w, &s->req);
+  double np = (double)m->n_params;
+  if (s->scheme->allreduce) hs_gpu_kernel(ctx, 8 * np, 1);
+  else hs_gpu_kernel(ctx, 4 * np * (2 + 3.0 * s->n_in + 2), 2 + s->n_in);
+  mix(s, m, x);
+}
+
+/* On the communication stream, hierarchical: the whole exchange. */
+static void hierarchical_chain(void *arg, int unused) {
+  (void)unused;
+  dec_state *s = arg;
+  hs_worker *w = s->ctx->w;
+  hs_model *m = s->ctx->model;
+  hs_request *r = NULL;
+  /* onto the leader: the node's average */
+  hs_reduce(w, s->h.node, hs_model_buf(m, m->params), hs_model_buf(m, s->node_avg), HS_AVG, 0, &r);
+  hs_wait(w, &r);
+  if (s->gossip) {
+    post_exchange(s, s->node_avg);
+    finish_exchange(s, s->node_avg);
+  }
+  /* the leader's result to the node */
+  hs_broadcast(w, s->h.node, hs_model_buf(m, s->mixed), hs_model_buf(m, s->mixed), 0, &r);
+  hs_wait(w, &r);
+}
+
+static void dec_begin(hs_algo_ctx *ctx) {
+  dec_state *s = ctx->state;
+  s->exchanging = ctx->iteration % s->interval == 0;
+  if (!s->exchanging) return;
+  if (s->stream) hs_comm_stream_enqueue(s->stream, hierarchical_chain, s, 0);
+  else post_exchange(s, ctx->model->params);
 }
 
 static void dec_step(hs_algo_ctx *ctx) {
   dec_state *s = ctx->state;
   hs_model *m = ctx->model;
   if (s->exchanging) {
-    if (s->gossip) {
-      hs_wait(ctx->w, &s->req);
-      /* x <- W x: a copy of the average, or a pass to start (read x, write
-       * the sum), one per peer (read the sum and theirs, write the sum) and
-       * one to finish (read the sum, write x) */
-      double np = (double)m->n_params;
-      if (s->scheme->allreduce) hs_gpu_kernel(ctx, 8 * np, 1);
-      else hs_gpu_kernel(ctx, 4 * np * (2 + 3.0 * s->n_in + 2), 2 + s->n_in);
-      mix(s, m);
-    }
-    hs_hierarchy_broadcast(ctx->w, &s->h, hs_model_buf(m, m->params));
+    if (s->stream) hs_comm_stream_sync(s->stream);
+    else finish_exchange(s, m->params);
+    hs_gpu_kernel(ctx, 8 * (double)m->n_params, 1); /* x <- W x: the copy back */
+    if (m->params) memcpy(m->params, s->mixed, m->n_params * sizeof(float));
   }
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
 
 static void dec_finish(hs_algo_ctx *ctx) {
   dec_state *s = ctx->state;
+  hs_comm_stream_stop(s->stream);
   hs_hierarchy_free(ctx->w, &s->h);
+  free(s->mixed), free(s->node_avg);
   for (int i = 0; i < s->cap_in; i++) free(s->recv[i]);
   free(s->recv), free(s->in), free(s->ops), free(s->send), free(s->avg), free(s->acc);
   free(s->momentum);

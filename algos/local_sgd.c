@@ -3,10 +3,18 @@
  * Each worker takes H local SGD steps on its own data, then all workers
  * replace their weights by the average (allreduce(avg) of the model).
  * Bytes per worker: 2(n-1)/n model sizes every H steps (ring), nothing in
- * between; momentum stays local. */
+ * between; momentum stays local.
+ *
+ * The averaging runs as PyTorch's post-local SGD does it
+ * (torch.distributed.algorithms.model_averaging.utils.average_parameters):
+ * the parameters are concatenated into one flat buffer (torch.cat: read
+ * and write 4 bytes a parameter), divided by the world size in place
+ * (another 8), allreduced, and left as views of that buffer (no copy
+ * back): 16 bytes a parameter and two launches, on the compute stream. */
 #include <stdlib.h>
 
 #include "algos/algorithm.h"
+#include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
 typedef struct {
@@ -27,6 +35,7 @@ static void lsgd_step(hs_algo_ctx *ctx) {
   hs_model *m = ctx->model;
   hs_sgd_step(ctx, m->grads, s->momentum);
   if ((ctx->iteration + 1) % s->period) return;
+  hs_gpu_kernel(ctx, 16.0 * (double)m->n_params, 2);
   hs_buf x = hs_model_buf(m, m->params);
   hs_request *r = NULL;
   hs_allreduce(ctx->w, ctx->w->world, x, x, HS_AVG, &r);

@@ -13,6 +13,7 @@
 #include "algos/algorithm.h"
 #include "algos/peers/ring.h"
 #include "algos/ring_copies.h"
+#include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
 typedef struct {
@@ -25,7 +26,7 @@ static int lpd_init(hs_algo_ctx *ctx) {
   ctx->state = s;
   hs_model *m = ctx->model;
   hs_compressor cz = {.kind = HS_CZ_MINMAX_U8, .chunk = (size_t)hs_opt_int(ctx->opt, "chunk")};
-  hs_ring_copies_init(&s->ring, &cz, m->n_params, m->params != NULL);
+  hs_ring_copies_init(&s->ring, &cz, &ctx->sc->cluster, m->n_params, m->params != NULL);
   s->momentum = hs_sgd_momentum_alloc(ctx);
   if (m->params) memcpy(s->ring.mine, m->params, m->n_params * sizeof(float));
   /* The neighbours' starting weights, once, in full precision. */
@@ -40,10 +41,13 @@ static void lpd_step(hs_algo_ctx *ctx) {
   hs_ring_copies *r = &s->ring;
   hs_model *m = ctx->model;
   hs_sgd_step(ctx, m->grads, s->momentum);
+  double np = (double)m->n_params;
+  hs_gpu_kernel(ctx, 20 * np, 1); /* the difference: reads x and three copies, writes d */
   if (m->params)
     for (size_t i = 0; i < r->n; i++)
       r->diff[i] = m->params[i] + (r->left[i] + r->right[i]) / 3.0f - (5.0f / 3.0f) * r->mine[i];
   hs_ring_copies_round(r, ctx->w, ctx->w->world, (uint64_t)ctx->iteration);
+  hs_gpu_kernel(ctx, 8 * np, 1); /* x = x^: a copy */
   if (m->params) memcpy(m->params, r->mine, r->n * sizeof(float));
 }
 

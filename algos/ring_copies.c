@@ -4,10 +4,12 @@
 #include <stdlib.h>
 
 #include "algos/peers/ring.h"
+#include "algos/train/gpu_kernel.h"
 #include "kernels/kernels.h"
 
-void hs_ring_copies_init(hs_ring_copies *r, const hs_compressor *cz, size_t n, int numeric) {
-  *r = (hs_ring_copies){.cz = *cz, .n = n, .wire = hs_cz_bytes(cz, n)};
+void hs_ring_copies_init(hs_ring_copies *r, const hs_compressor *cz, const hs_cluster_spec *gpu, size_t n,
+                         int numeric) {
+  *r = (hs_ring_copies){.cz = *cz, .gpu = gpu, .n = n, .wire = hs_cz_bytes(cz, n)};
   if (!numeric) return;
   r->mine = calloc(n, sizeof(float)), r->left = calloc(n, sizeof(float)), r->right = calloc(n, sizeof(float));
   r->diff = malloc(n * sizeof(float)), r->tmp = malloc(n * sizeof(float));
@@ -27,12 +29,15 @@ static void add_decoded(hs_ring_copies *r, const uint8_t *in, float *copy, uint6
 }
 
 int hs_ring_copies_round(hs_ring_copies *r, hs_worker *w, hs_comm *c, uint64_t step) {
+  hs_gpu_busy(w, hs_gpu_kernel_seconds(r->gpu, hs_cz_encode_bytes_touched(&r->cz, r->n), 1));
   if (r->diff) hs_cz_encode(&r->cz, r->diff, NULL, r->n, step, r->out);
   hs_request *q = NULL;
   int rc = hs_ring_exchange(w, c, bytes_of(r->out, r->wire), bytes_of(r->in_l, r->wire), bytes_of(r->in_r, r->wire),
                             &q);
   if (!rc) rc = hs_wait(w, &q);
-  if (rc || !r->diff) return rc;
+  if (rc) return rc;
+  hs_gpu_busy(w, hs_gpu_kernel_seconds(r->gpu, 3 * (hs_cz_decode_bytes_touched(&r->cz, r->n) + 12.0 * (double)r->n), 6));
+  if (!r->diff) return 0;
   add_decoded(r, r->out, r->mine, step);
   add_decoded(r, r->in_l, r->left, step);
   add_decoded(r, r->in_r, r->right, step);

@@ -1,8 +1,10 @@
 /* host_threads.c — pthreads, mutexes and emulated compute (host_threads.h). */
 #include "real/host_threads.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "real/clock.h"
 #include "scenarios/links.h"
@@ -55,6 +57,57 @@ void hs_host_mutex_unlock(hs_mutex *m) { pthread_mutex_unlock(&m->m); }
 void hs_host_mutex_destroy(hs_mutex *m) {
   pthread_mutex_destroy(&m->m);
   free(m);
+}
+
+struct hs_sem {
+  pthread_mutex_t m;
+  pthread_cond_t c;
+  int count;
+};
+
+hs_sem *hs_host_sem_create(hs_worker *w, int initial) {
+  (void)w;
+  hs_sem *s = malloc(sizeof *s);
+  if (!s) return NULL;
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->c, &a);
+  pthread_condattr_destroy(&a);
+  pthread_mutex_init(&s->m, NULL);
+  s->count = initial;
+  return s;
+}
+
+int hs_host_sem_acquire(hs_sem *s, double seconds) {
+  struct timespec until = {0, 0};
+  if (seconds >= 0) {
+    double t = hs_clock_now() + seconds;
+    until.tv_sec = (time_t)t;
+    until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&s->m);
+  int timed_out = 0;
+  while (s->count == 0 && !timed_out)
+    timed_out = seconds >= 0 ? pthread_cond_timedwait(&s->c, &s->m, &until) == ETIMEDOUT : (pthread_cond_wait(&s->c, &s->m), 0);
+  int got = s->count > 0;
+  if (got) s->count--;
+  pthread_mutex_unlock(&s->m);
+  return got;
+}
+
+void hs_host_sem_release(hs_sem *s) {
+  pthread_mutex_lock(&s->m);
+  s->count++;
+  pthread_cond_signal(&s->c);
+  pthread_mutex_unlock(&s->m);
+}
+
+void hs_host_sem_destroy(hs_sem *s) {
+  pthread_cond_destroy(&s->c);
+  pthread_mutex_destroy(&s->m);
+  free(s);
 }
 
 double hs_host_compute_speed(const hs_scenario *sc, int rank, int emulate_compute) {

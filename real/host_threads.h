@@ -1,5 +1,5 @@
 /* host_threads.h — what both real backends do the same way on the host:
- * the second thread of control (a pthread), the mutex shared with it, and
+ * the second thread of control (a pthread), the mutex and semaphores shared with it, and
  * compute for timing-only workloads (a sleep of the scenario GPU's time).
  * The functions fill the matching slots of an hs_backend table. */
 #ifndef HS_REAL_HOST_THREADS_H
@@ -17,6 +17,13 @@ hs_mutex *hs_host_mutex_create(hs_worker *w);
 void hs_host_mutex_lock(hs_mutex *m);
 void hs_host_mutex_unlock(hs_mutex *m);
 void hs_host_mutex_destroy(hs_mutex *m);
+
+/* Semaphores (comm.h's sem_*): a mutex and a condition variable on
+ * CLOCK_MONOTONIC, the clock of hs_clock_now. */
+hs_sem *hs_host_sem_create(hs_worker *w, int initial);
+int hs_host_sem_acquire(hs_sem *s, double seconds);
+void hs_host_sem_release(hs_sem *s);
+void hs_host_sem_destroy(hs_sem *s);
 
 /* FLOPs per second of world rank `rank`'s GPU (flops x efficiency x speed
  * factors), used when compute is emulated; 0 when it is not. */

@@ -407,6 +407,10 @@ static const hs_backend nccl_backend = {
     .mutex_lock = hs_host_mutex_lock,
     .mutex_unlock = hs_host_mutex_unlock,
     .mutex_destroy = hs_host_mutex_destroy,
+    .sem_create = hs_host_sem_create,
+    .sem_acquire = hs_host_sem_acquire,
+    .sem_release = hs_host_sem_release,
+    .sem_destroy = hs_host_sem_destroy,
 };
 
 hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {

@@ -115,6 +115,7 @@ static void merge_metrics(hs_metrics *m, int rank, int size) {
   REDUCE(m->bytes, n, MPI_DOUBLE, MPI_SUM);
   REDUCE(m->count, n, MPI_INT, MPI_SUM);
   REDUCE(m->wait, n, MPI_DOUBLE, MPI_SUM);
+  REDUCE(&m->run_end, 1, MPI_DOUBLE, MPI_MAX);
   if (m->param_sum) {
     REDUCE(m->param_sum, (size_t)n * m->n_params, MPI_DOUBLE, MPI_SUM);
     REDUCE(m->param_sq, n, MPI_DOUBLE, MPI_SUM);

@@ -264,6 +264,31 @@ static void sim_mutex_destroy(hs_mutex *m) {
   free(m);
 }
 
+struct hs_sem {
+  sg_sem_t s;
+};
+
+static hs_sem *sim_sem_create(hs_worker *w, int initial) {
+  (void)w;
+  hs_sem *s = malloc(sizeof *s);
+  s->s = sg_sem_init(initial);
+  return s;
+}
+static int sim_sem_acquire(hs_sem *s, double seconds) {
+  if (seconds < 0 || (seconds == 0 && !sg_sem_would_block(s->s))) {
+    sg_sem_acquire(s->s);
+    return 1;
+  }
+  /* SimGrid takes a time-out of 0 as none at all: poll instead */
+  if (seconds == 0) return 0;
+  return sg_sem_acquire_timeout(s->s, seconds) == 0; /* SimGrid: 1 on time-out */
+}
+static void sim_sem_release(hs_sem *s) { sg_sem_release(s->s); }
+static void sim_sem_destroy(hs_sem *s) {
+  sg_sem_destroy(s->s);
+  free(s);
+}
+
 const hs_backend hs_sim_backend = {
     .name = "sim",
     .post = hs_sim_post_op,
@@ -284,6 +309,10 @@ const hs_backend hs_sim_backend = {
     .mutex_lock = sim_mutex_lock,
     .mutex_unlock = sim_mutex_unlock,
     .mutex_destroy = sim_mutex_destroy,
+    .sem_create = sim_sem_create,
+    .sem_acquire = sim_sem_acquire,
+    .sem_release = sim_sem_release,
+    .sem_destroy = sim_sem_destroy,
     .failures = hs_sim_failures,
     .shrink = hs_sim_shrink,
 };

@@ -324,7 +324,12 @@ int hs_sim_wait(hs_request **q) {
   else if (!r->done) block_on(world, r);
   if (r->kind == REQ_FAST && r->finish > simgrid_get_clock()) sg_actor_sleep_until(r->finish);
   double t1 = simgrid_get_clock();
-  if (w->tracing && t1 > t0) hs_trace_span(w->trace, w->rank, HS_LANE_WAIT, "wait", t0, t1);
+  /* The wait lane is the training thread's (the rank's first actor): a
+   * communication stream's or averaging thread's waits block nobody's
+   * compute, and their operations show on the communicators' lanes. */
+  sim_rank *self = w->impl;
+  if (w->tracing && t1 > t0 && self->n_actors > 0 && sg_actor_self() == self->actors[0])
+    hs_trace_span(w->trace, w->rank, HS_LANE_WAIT, "wait", t0, t1);
   int rc = r->failed ? HS_EPEER : HS_OK;
   free(r);
   *q = NULL;

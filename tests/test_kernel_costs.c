@@ -3,13 +3,17 @@
  * GPU's published memory bandwidth and launch cost than with kernels made
  * nearly free; qadam and bytegrad, which once came out identical to the
  * microsecond, differ as their kernels do; the optimizer step costs what
- * its bytes and launches say, fused over buckets or per tensor. */
+ * its bytes and launches say, fused over buckets or per tensor; so do
+ * PyTorch DDP's copies into and out of its buckets, local SGD's
+ * averaging, and the compression, decoding and mixing of the two ring
+ * gossips (choco, low_precision_decentralized). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/compressor.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 
@@ -64,19 +68,67 @@ int main(void) {
    * one launch per tensor instead of per bucket costs exactly the extra
    * launches: ResNet-50's 54 layers against its 4 buckets of 25 MiB, 4 us
    * each, 4 iterations. */
-  double fused = run_time("fused", "gradient_allreduce", "");
-  double per_tensor = run_time("per_tensor", "gradient_allreduce", "--set workload.fused_optimizer=false");
+  const char *view = "--set algorithm.gradient_as_bucket_view=true"; /* no copies: the optimizer alone */
+  char sets[512];
+  double fused = run_time("fused", "gradient_allreduce", view);
+  snprintf(sets, sizeof sets, "%s --set workload.fused_optimizer=false", view);
+  double per_tensor = run_time("per_tensor", "gradient_allreduce", sets);
   double extra = per_tensor - fused, launches = extra / 4e-6 / 4;
   /* 1e-3 of a launch: the difference of two sums of doubles */
   tap_ok(fabs(launches - 50) < 1e-3,
          "per-tensor optimizer: %.6f s against fused %.6f s, %.4g launches more an iteration at 4 us (54 layers less "
          "4 buckets: 50)", per_tensor, fused, launches);
   /* and its bytes at the memory bandwidth: half the bandwidth, twice the time */
-  double slow = run_time("slow", "gradient_allreduce", "--set cluster.gpu.memory_bandwidth=777.5GBps");
+  const char *half = "--set cluster.gpu.memory_bandwidth=777.5GBps";
+  snprintf(sets, sizeof sets, "%s %s", view, half);
+  double slow = run_time("slow", "gradient_allreduce", sets);
   double params = 25.557032e6; /* the resnet50 profile's parameters (scenarios/models/resnet50.lua) */
   double want = 4 * params * 20 / 1555e9;
   tap_ok(fabs((slow - fused) - want) < 0.02 * want,
          "memory bandwidth halved: %.6f s more over 4 iterations, 4 x 20 bytes x %.4g M parameters / 1555 GB/s = %.6f "
          "(2%%)", slow - fused, params / 1e6, want);
+
+  /* Each of the kernels below is on its iteration's critical path (the
+   * step, or backward on the compute stream with overlap off), so halving
+   * the memory bandwidth adds exactly their bytes once more, 4 iterations
+   * (2%: the same sums of doubles, and messages that start later on every
+   * rank alike). The optimizer's 20 bytes a parameter are in each sum. */
+  const struct {
+    const char *name, *algorithm, *sets, *why;
+    double bytes; /* per parameter per iteration */
+  } cases[] = {
+      {"ddp", "gradient_allreduce", "--set algorithm.overlap=false", "DDP's copies into and out of its buckets", 20 + 8 + 8},
+      {"local_sgd", "local_sgd", "--set algorithm.period=1", "local SGD's torch.cat and division every step", 20 + 16},
+      {"lpd", "low_precision_decentralized", "",
+       "the difference (20), 8-bit encode (4 + wire), 3 decodes and adds (3 x (wire + 16)), the copy back (8)",
+       20 + 20 + 4 + 3 * 16 + 8},
+      {"choco", "choco", "", "the difference (12), top-k's 5 passes (20 + wire), 3 decodes and adds, the mixing (20)",
+       20 + 12 + 20 + 3 * 16 + 20},
+  };
+  hs_compressor minmax = {.kind = HS_CZ_MINMAX_U8, .chunk = 16384}, topk = {.kind = HS_CZ_TOPK, .fraction = 0.1};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    char n1[64], n2[64];
+    snprintf(n1, sizeof n1, "%s-full", cases[c].name);
+    snprintf(n2, sizeof n2, "%s-half", cases[c].name);
+    snprintf(sets, sizeof sets, "%s %s", cases[c].sets, half);
+    double full = run_time(n1, cases[c].algorithm, cases[c].sets), halved = run_time(n2, cases[c].algorithm, sets);
+    /* the wire bytes are touched four times: written once, read by 3 decodes */
+    const hs_compressor *cz = strcmp(cases[c].name, "lpd") == 0 ? &minmax : strcmp(cases[c].name, "choco") == 0 ? &topk : NULL;
+    double wire = cz ? 4.0 * (double)hs_cz_bytes(cz, (size_t)params) : 0;
+    double expect = 4 * (params * cases[c].bytes + wire) / 1555e9;
+    tap_ok(fabs((halved - full) - expect) < 0.02 * expect,
+           "%s: memory bandwidth halved adds %.6f s over 4 iterations, %.4g bytes a parameter an iteration (%s) "
+           "= %.6f s (2%%)", cases[c].name, halved - full, cases[c].bytes + wire / params, cases[c].why, expect);
+  }
+
+  /* DDP's copies against none (Bagua, gradient_as_bucket_view): 16 bytes a
+   * parameter and two launches per tensor (54 layers) each iteration */
+  snprintf(sets, sizeof sets, "--set algorithm.overlap=false %s", view);
+  double copies = run_time("copies", "gradient_allreduce", "--set algorithm.overlap=false");
+  double none = run_time("no-copies", "gradient_allreduce", sets);
+  double copy_cost = 4 * (16 * params / 1555e9 + 2 * 54 * 4e-6);
+  tap_ok(fabs((copies - none) - copy_cost) < 0.02 * copy_cost,
+         "DDP's bucket copies cost %.6f s over 4 iterations, 4 x (16 bytes x %.4g M / 1555 GB/s + 108 launches x 4 us) "
+         "= %.6f s (2%%)", copies - none, params / 1e6, copy_cost);
   return tap_done(0);
 }

@@ -7,8 +7,13 @@
  * allreduces run after backward: compute + 8 allreduces. Both are checked
  * against those closed forms (within 1e-6, SimGrid's solver precision).
  *
- * Its links deliver their line rate (efficiency = 1), as its by-hand
- * figures assume. */
+ * Its links deliver their line rate (efficiency = 1), and its gradients
+ * live in their buckets (no DDP copies), as its by-hand figures assume.
+ *
+ * And the hierarchical forms do not block backward: in the trace of a
+ * hierarchical bytegrad iteration on 2 nodes of 4 GPUs, every rank's
+ * backward buckets run back to back, while the intra-node reduces of the
+ * buckets already done run beside them on the communication stream. */
 /* MAP_ANONYMOUS is a BSD/Linux extension beyond POSIX. */
 #define _DEFAULT_SOURCE
 #include <math.h>
@@ -37,11 +42,8 @@ typedef struct {
   double *iter_time;
 } job;
 
-static void child(void *arg, FILE *report) {
-  job *j = arg;
-  const char *dir = hs_test_tmpdir();
-  char profile[600], lua[2048];
-  snprintf(profile, sizeof profile, "%s/eight.lua", dir);
+static void write_profile(char *profile, size_t len) {
+  snprintf(profile, len, "%s/eight.lua", hs_test_tmpdir());
   FILE *f = fopen(profile, "w");
   fputs("local layers = {}\n"
         "for i = 1, 8 do layers[i] = { name = 'l' .. i, params = 4 * 1048576,\n"
@@ -49,12 +51,19 @@ static void child(void *arg, FILE *report) {
         "return { layers = layers }\n",
         f);
   fclose(f);
+}
+
+static void child(void *arg, FILE *report) {
+  job *j = arg;
+  char profile[600], lua[2048];
+  write_profile(profile, sizeof profile);
   snprintf(lua, sizeof lua,
            "cluster { nodes = 8, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
            "  intra = { efficiency = 1, bandwidth = \"100GBps\", latency = \"1us\" },\n"
            "  inter = { efficiency = 1, bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"%s\", batch = 1 }\n"
-           "algorithm { name = \"gradient_allreduce\", bucket_size = \"16MiB\", overlap = %s }\n"
+           "algorithm { name = \"gradient_allreduce\", bucket_size = \"16MiB\", overlap = %s,\n"
+           "            gradient_as_bucket_view = true }\n"
            "run { iterations = 3, trace = 1 }\nsim { collectives = \"ring\", protocol = \"simple\" }\n",
            profile, j->overlap);
   hs_scenario sc;
@@ -96,6 +105,69 @@ static void child(void *arg, FILE *report) {
   hs_trace_free(trace);
 }
 
+/* Hierarchical bytegrad, traced: backward never waits for the node. */
+static void hierarchical(void *arg, FILE *report) {
+  (void)arg;
+  char profile[600], lua[2048];
+  write_profile(profile, sizeof profile);
+  snprintf(lua, sizeof lua,
+           "cluster { nodes = 2, gpus_per_node = 4, gpu = { flops = \"100TF\" },\n"
+           "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
+           "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
+           "workload { model = \"%s\", batch = 1 }\n"
+           "algorithm { name = \"bytegrad\", bucket_size = \"16MiB\", hierarchical = true }\n"
+           "run { iterations = 2, trace = 1 }\n",
+           profile);
+  hs_scenario sc;
+  if (hs_test_load(lua, &sc)) {
+    hs_report(report, 0, "scenario loads");
+    return;
+  }
+  scenario = &sc;
+  metrics = hs_metrics_create(2, 0);
+  hs_trace *trace = hs_trace_create();
+  hs_test_simulate(&sc, 0, train_rank, NULL, NULL, trace);
+  hs_report(report, metrics->count[1] == 8, "hierarchical bytegrad: all 8 ranks ran 2 iterations");
+  for (int rank = 0; rank < 8; rank++) {
+    double bwd_start[8], bwd_end[8], backward_end = 0;
+    int n_bwd = 0, reduces = 0, beside = 0;
+    for (size_t i = 0; i < hs_trace_count(trace); i++) {
+      int r, lane, b;
+      const char *name;
+      double s, e;
+      hs_trace_get(trace, i, &r, &lane, &name, &s, &e);
+      if (r == rank && sscanf(name, "backward (bucket %d)", &b) == 1 && b >= 0 && b < 8) {
+        bwd_start[b] = s, bwd_end[b] = e, n_bwd++;
+        if (e > backward_end) backward_end = e;
+      }
+    }
+    /* back to back: each bucket's backward starts when the previous one
+     * ended (1e-9 s: SimGrid's clock is a double) */
+    double worst_gap = 0;
+    for (int b = 1; b < 8 && n_bwd == 8; b++)
+      if (bwd_start[b] - bwd_end[b - 1] > worst_gap) worst_gap = bwd_start[b] - bwd_end[b - 1];
+    for (size_t i = 0; i < hs_trace_count(trace); i++) {
+      int r, lane;
+      const char *name;
+      double s, e;
+      hs_trace_get(trace, i, &r, &lane, &name, &s, &e);
+      if (r != rank || lane < HS_LANE_COMM || strncmp(name, "reduce ", 7) != 0) continue;
+      reduces++;
+      beside += s < backward_end;
+    }
+    hs_report(report, n_bwd == 8 && worst_gap <= 1e-9,
+              "rank %d: its 8 backward buckets run back to back (largest gap %.3g s): no reduce blocks backward", rank,
+              worst_gap);
+    /* the last bucket's reduce can only start when backward is over */
+    hs_report(report, reduces == 8 && beside == 7,
+              "rank %d: %d of its %d intra-node reduces start while backward runs (want 7 of 8)", rank, beside,
+              reduces);
+  }
+  hs_trace_free(trace);
+  hs_metrics_free(metrics);
+  hs_scenario_free(&sc);
+}
+
 int main(void) {
   /* The children write their iteration times into memory shared with us. */
   double *t = mmap(NULL, 2 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -103,6 +175,7 @@ int main(void) {
   job a = {"true", &t[0]}, b = {"false", &t[1]};
   hs_test_in_child("overlap on", child, &a, 120);
   hs_test_in_child("overlap off", child, &b, 120);
+  hs_test_in_child("hierarchical bytegrad", hierarchical, NULL, 120);
   double on = t[0], off = t[1];
   int n = 8;
   /* The links' 1 + 5 us, and NCCL's Simple protocol (the default;

@@ -43,7 +43,7 @@ static void child(void *arg, FILE *report) {
   hs_metrics_summarize(j->m, sc->workload.batch, &s);
   r->ranks_done = j->job.ranks_done;
   r->rows = hs_metrics_rows(j->m);
-  r->accuracy = s.final_accuracy, r->samples_per_s = s.samples_per_s;
+  r->accuracy = s.final_accuracy, r->samples_per_s = s.samples_per_s, r->total_time = s.total_time;
   for (int i = 0; i < r->rows && i < HS_RUN_MAX_ROWS; i++) {
     r->time[i] = j->m->end_time[i];
     r->bytes[i] = j->m->bytes[i];

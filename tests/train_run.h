@@ -16,6 +16,7 @@ typedef struct {
   int rows;        /* metrics rows reported */
   double accuracy;                   /* last held-out evaluation */
   double samples_per_s;              /* every worker's samples / total time */
+  double total_time;                 /* the summary's: the last row's end, or the last worker's run's if later */
   double time[HS_RUN_MAX_ROWS];      /* when the slowest reporting worker ended the row */
   double bytes[HS_RUN_MAX_ROWS];     /* summed over ranks */
   int count[HS_RUN_MAX_ROWS];        /* workers reporting */

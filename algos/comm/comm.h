@@ -73,6 +73,7 @@ typedef struct hs_comm hs_comm;       /* a communicator (backend-owned) */
 typedef struct hs_request hs_request; /* one posted operation */
 typedef struct hs_thread hs_thread;   /* a second thread of control */
 typedef struct hs_mutex hs_mutex;
+typedef struct hs_sem hs_sem;
 typedef struct hs_worker hs_worker;
 typedef struct hs_trace hs_trace;
 
@@ -160,6 +161,16 @@ typedef struct hs_backend {
   void (*mutex_lock)(hs_mutex *m);
   void (*mutex_unlock)(hs_mutex *m);
   void (*mutex_destroy)(hs_mutex *m);
+  /* A counting semaphore between the threads of control of one GPU: how a
+   * training thread hands work to a communication stream and waits for it
+   * (release: one more; acquire: take one, waiting for it). acquire waits
+   * at most `seconds` (< 0: for as long as it takes; simulated time in
+   * SimGrid, wall time in real runs) and returns 1 if it took one, 0 if
+   * the time ran out first. */
+  hs_sem *(*sem_create)(hs_worker *w, int initial);
+  int (*sem_acquire)(hs_sem *s, double seconds);
+  void (*sem_release)(hs_sem *s);
+  void (*sem_destroy)(hs_sem *s);
 
   /* Failures, as in MPI's fault-tolerance proposal (ULFM). A backend that
    * models none leaves both NULL. failures() counts the failure events so
@@ -276,6 +287,10 @@ static inline hs_mutex *hs_mutex_create(hs_worker *w) { return w->be->mutex_crea
 static inline void hs_mutex_lock(hs_worker *w, hs_mutex *m) { w->be->mutex_lock(m); }
 static inline void hs_mutex_unlock(hs_worker *w, hs_mutex *m) { w->be->mutex_unlock(m); }
 static inline void hs_mutex_destroy(hs_worker *w, hs_mutex *m) { w->be->mutex_destroy(m); }
+static inline hs_sem *hs_sem_create(hs_worker *w, int initial) { return w->be->sem_create(w, initial); }
+static inline int hs_sem_acquire(hs_worker *w, hs_sem *s, double seconds) { return w->be->sem_acquire(s, seconds); }
+static inline void hs_sem_release(hs_worker *w, hs_sem *s) { w->be->sem_release(s); }
+static inline void hs_sem_destroy(hs_worker *w, hs_sem *s) { w->be->sem_destroy(s); }
 static inline int hs_failures(hs_worker *w) { return w->be->failures ? w->be->failures(w) : 0; }
 static inline int hs_shrink(hs_worker *w, int iteration, int *resume) {
   return w->be->shrink ? w->be->shrink(w, iteration, resume) : HS_EPEER;

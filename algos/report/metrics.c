@@ -74,6 +74,10 @@ void hs_metrics_add(hs_metrics *m, int it, int rank, double start, double end_ti
   m->count[it]++;
 }
 
+void hs_metrics_run_end(hs_metrics *m, double time) {
+  if (time > m->run_end) m->run_end = time;
+}
+
 void hs_metrics_add_params(hs_metrics *m, int it, const float *params) {
   if (!m->param_sum || !params) return;
   double *sum = m->param_sum + (size_t)it * m->n_params, sq = 0;
@@ -115,6 +119,9 @@ void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s)
     if (m->count[i] > workers) workers = m->count[i];
     if (m->end_time[i] > total) total = m->end_time[i];
   }
+  /* An asynchronous worker is not done at its last iteration: the
+   * averaging or pushes its iterations feed are, until joined. */
+  if (n && m->run_end > total) total = m->run_end;
   /* Synchronous runs: every worker reports every row, and these are plain
    * per-iteration means. Asynchronous ones: a mean worker's iterations. */
   double iterations = workers ? reports / workers : 0;

@@ -34,6 +34,10 @@ typedef struct {
   size_t n_params;
   double *param_sum; /* iterations x n_params */
   double *param_sq;
+  /* When the last worker's run was over: its last iteration and then what
+   * it waits for before it may stop (an asynchronous algorithm's averaging
+   * or pushes still in flight, joined in finish). 0 until reported. */
+  double run_end;
 } hs_metrics;
 
 /* iterations rows; n_params > 0 also tracks the consensus distance. */
@@ -42,6 +46,8 @@ void hs_metrics_free(hs_metrics *m);
 /* Rank's iteration it ran from start to end_time, computing `compute`. */
 void hs_metrics_add(hs_metrics *m, int it, int rank, double start, double end_time, double compute, double loss,
                     double bytes);
+/* A worker's run ended at `time`, its algorithm finished (train.c). */
+void hs_metrics_run_end(hs_metrics *m, double time);
 /* Folds one rank's compute time into the iteration's slowest two (merging
  * real runs' per-process sinks uses it too). */
 void hs_metrics_note_compute(hs_metrics *m, int it, int rank, double compute);
@@ -59,7 +65,7 @@ double hs_metrics_consensus(const hs_metrics *m, int it);
 
 /* Derived figures, for the summary. */
 typedef struct {
-  double total_time;      /* end of the last iteration */
+  double total_time;      /* end of the last iteration, or of the last worker's run (run_end) if later */
   double time_per_iter;   /* total time / iterations of the mean worker */
   double compute_per_iter;/* mean over ranks and iterations */
   double samples_per_s;   /* every worker's iterations x batch / total time */

@@ -247,6 +247,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   w->tracing = 0;
   free(restart);
   if (algo->finish && !stopped) algo->finish(&ctx);
+  if (!stopped) hs_metrics_run_end(job->metrics, hs_now(w));
   if (job->final_params && w->rank == 0 && model->params)
     memcpy(job->final_params, model->params, model->n_params * sizeof(float));
   if (wl->numeric) {
