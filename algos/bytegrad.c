@@ -60,17 +60,8 @@ static int bg_init(hs_algo_ctx *ctx) {
  * the one under way: the step waits for the stream before it ends. */
 static void bucket_chain(void *arg, int b) {
   bg_state *s = arg;
-  hs_worker *w = s->ctx->w;
   hs_model *m = s->ctx->model;
-  uint64_t step = (uint64_t)s->ctx->iteration;
-  hs_buf g = hs_model_bucket_buf(m, m->grads, b);
-  hs_hierarchy_reduce(w, &s->h, g);
-  if (s->comm) {
-    hs_sg_start(s->sg[b], w, s->comm, g.data, step);
-    hs_sg_exchange(s->sg[b], w, s->comm, step);
-    hs_sg_finish(s->sg[b], w, g.data, step);
-  }
-  hs_hierarchy_broadcast(w, &s->h, g);
+  hs_sg_run(s->sg[b], s->ctx->w, &s->h, s->comm, hs_model_bucket_buf(m, m->grads, b), (uint64_t)s->ctx->iteration);
 }
 
 static void bg_bucket_ready(hs_algo_ctx *ctx, int b) {

@@ -70,17 +70,8 @@ int hs_cadam_init(hs_algo_ctx *ctx, const hs_compressor *cz, int error_feedback)
 /* On the communication stream: bucket b's momentum averaged, in place. */
 static void momentum_chain(void *arg, int b) {
   cadam_state *s = arg;
-  hs_worker *w = s->ctx->w;
   hs_model *m = s->ctx->model;
-  uint64_t step = (uint64_t)s->ctx->iteration;
-  hs_buf mb = hs_model_bucket_buf(m, s->m, b);
-  hs_hierarchy_reduce(w, &s->h, mb);
-  if (s->comm) {
-    hs_sg_start(s->sg[b], w, s->comm, mb.data, step);
-    hs_sg_exchange(s->sg[b], w, s->comm, step);
-    hs_sg_finish(s->sg[b], w, mb.data, step);
-  }
-  hs_hierarchy_broadcast(w, &s->h, mb);
+  hs_sg_run(s->sg[b], s->ctx->w, &s->h, s->comm, hs_model_bucket_buf(m, s->m, b), (uint64_t)s->ctx->iteration);
 }
 
 void hs_cadam_bucket_ready(hs_algo_ctx *ctx, int b) {

@@ -114,3 +114,13 @@ int hs_sg_finish(hs_sg *s, hs_worker *w, float *out, uint64_t step) {
     hs_cz_decode(&s->cz, s->all + (size_t)j * s->block, chunk_len(s, j), step, out + (size_t)j * s->chunk);
   return 0;
 }
+
+void hs_sg_run(hs_sg *s, hs_worker *w, hs_hierarchy *h, hs_comm *c, hs_buf bucket, uint64_t step) {
+  hs_hierarchy_reduce(w, h, bucket);
+  if (c) {
+    hs_sg_start(s, w, c, bucket.data, step);
+    hs_sg_exchange(s, w, c, step);
+    hs_sg_finish(s, w, bucket.data, step);
+  }
+  hs_hierarchy_broadcast(w, h, bucket);
+}

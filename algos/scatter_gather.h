@@ -16,6 +16,7 @@
 #define HS_SCATTER_GATHER_H
 
 #include "algos/comm/comm.h"
+#include "algos/comm/hierarchy.h"
 #include "algos/compressor.h"
 #include "scenarios/scenario.h"
 
@@ -35,5 +36,11 @@ int hs_sg_start(hs_sg *s, hs_worker *w, hs_comm *c, const float *g, uint64_t ste
 int hs_sg_exchange(hs_sg *s, hs_worker *w, hs_comm *c, uint64_t step);
 /* Waits for the allgather and writes the average into out. */
 int hs_sg_finish(hs_sg *s, hs_worker *w, float *out, uint64_t step);
+/* All of it on one bucket, blocking, for a communication stream's job
+ * (algos/comm_stream.h): with h enabled, the intra-node reduce onto the
+ * leader first and the broadcast back after, the exchange itself among
+ * the leaders (c; s and c are NULL on the other GPUs of a node). The
+ * bucket's average replaces its contents. */
+void hs_sg_run(hs_sg *s, hs_worker *w, hs_hierarchy *h, hs_comm *c, hs_buf bucket, uint64_t step);
 
 #endif
