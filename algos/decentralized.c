@@ -61,7 +61,6 @@ typedef struct {
   int cap_ops;
   float *send;   /* push-sum: the numerator ps * x and ps (numeric runs) */
   float **recv;  /* one buffer per in-edge (numeric runs) */
-  float *avg;    /* peers = all: the allreduce result */
   double *acc;
   double ps;     /* push-sum weight, 1 at the start */
   hs_request *req;
@@ -111,7 +110,6 @@ static int dec_init(hs_algo_ctx *ctx) {
     s->mixed = malloc(np * sizeof(float));
     if (s->h.enabled) s->node_avg = malloc(np * sizeof(float));
     s->acc = malloc(np * sizeof(double));
-    if (s->scheme->allreduce) s->avg = malloc(np * sizeof(float));
     if (s->push_sum) s->send = malloc(np * sizeof(float) + PS_TRAILER_BYTES);
   }
   return 0;
@@ -168,10 +166,7 @@ static void post_gossip(hs_algo_ctx *ctx, dec_state *s, float *x, int me, int n)
 static void mix(dec_state *s, hs_model *m, const float *x) {
   if (!m->params) return;
   size_t np = m->n_params;
-  if (s->scheme->allreduce) {
-    memcpy(s->mixed, s->avg, np * sizeof(float));
-    return;
-  }
+  if (s->scheme->allreduce) return; /* the allreduce wrote it */
   double ps = s->self * s->ps;
   hs_k_mix_start_f32(s->acc, x, ps, np);
   for (int i = 0; i < s->n_in; i++) {
@@ -192,21 +187,21 @@ static void post_exchange(dec_state *s, float *x) {
   hs_algo_ctx *ctx = s->ctx;
   hs_worker *w = ctx->w;
   hs_model *m = ctx->model;
-  if (s->scheme->allreduce) hs_allreduce(w, s->gossip, hs_model_buf(m, x), hs_model_buf(m, s->avg), HS_AVG, &s->req);
+  if (s->scheme->allreduce) hs_allreduce(w, s->gossip, hs_model_buf(m, x), hs_model_buf(m, s->mixed), HS_AVG, &s->req);
   else post_gossip(ctx, s, x, hs_comm_rank(w, s->gossip), hs_comm_size(w, s->gossip));
 }
 
-/* Waits for the gossip, then mixed <- W x: a copy of the average, or a
- * pass to start (read x, write the sum), one per peer (read the sum and
- * theirs, write the sum) and one to finish (read the sum, write the
- * result), on the calling thread's stream. */
+/* Waits for the gossip, then mixed <- W x: nothing more for peers = all
+ * (the allreduce wrote its average there), else a pass to start (read x,
+ * write the sum), one per peer (read the sum and theirs, write the sum)
+ * and one to finish (read the sum, write the result), on the calling
+ * thread's stream. */
 static void finish_exchange(dec_state *s, const float *x) {
   hs_algo_ctx *ctx = s->ctx;
   hs_model *m = ctx->model;
   hs_wait(ctx->w, &s->req);
   double np = (double)m->n_params;
-  if (s->scheme->allreduce) hs_gpu_kernel(ctx, 8 * np, 1);
-  else hs_gpu_kernel(ctx, 4 * np * (2 + 3.0 * s->n_in + 2), 2 + s->n_in);
+  if (!s->scheme->allreduce) hs_gpu_kernel(ctx, 4 * np * (2 + 3.0 * s->n_in + 2), 2 + s->n_in);
   mix(s, m, x);
 }
 
@@ -255,7 +250,7 @@ static void dec_finish(hs_algo_ctx *ctx) {
   hs_hierarchy_free(ctx->w, &s->h);
   free(s->mixed), free(s->node_avg);
   for (int i = 0; i < s->cap_in; i++) free(s->recv[i]);
-  free(s->recv), free(s->in), free(s->ops), free(s->send), free(s->avg), free(s->acc);
+  free(s->recv), free(s->in), free(s->ops), free(s->send), free(s->acc);
   free(s->momentum);
   free(s);
 }

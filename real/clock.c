@@ -17,13 +17,18 @@ double hs_clock_now(void) {
  * CPU in a loop until t. */
 #define SPIN_WINDOW 200e-6
 
+struct timespec hs_clock_timespec(double t) {
+  struct timespec ts;
+  ts.tv_sec = (time_t)t;
+  ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+  return ts;
+}
+
 void hs_clock_sleep_until(double t) {
   double coarse = t - SPIN_WINDOW;
   if (hs_clock_now() < coarse) {
-    struct timespec ts;
-    ts.tv_sec = (time_t)coarse;
-    ts.tv_nsec = (long)((coarse - (double)ts.tv_sec) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    struct timespec ts = hs_clock_timespec(coarse);
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
     }
   }

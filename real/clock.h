@@ -5,8 +5,13 @@
 #ifndef HS_REAL_CLOCK_H
 #define HS_REAL_CLOCK_H
 
+#include <time.h>
+
 /* Monotonic seconds shared by every process of the machine. */
 double hs_clock_now(void);
+/* The hs_clock_now() time t as an absolute CLOCK_MONOTONIC timespec (for
+ * clock_nanosleep and condition variables on that clock). */
+struct timespec hs_clock_timespec(double t);
 /* Sleeps until hs_clock_now() >= t (returns at once if it already is). */
 void hs_clock_sleep_until(double t);
 

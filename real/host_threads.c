@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "real/clock.h"
 #include "scenarios/links.h"
@@ -80,17 +79,12 @@ hs_sem *hs_host_sem_create(hs_worker *w, int initial) {
 }
 
 int hs_host_sem_acquire(hs_sem *s, double seconds) {
-  struct timespec until = {0, 0};
-  if (seconds >= 0) {
-    double t = hs_clock_now() + seconds;
-    until.tv_sec = (time_t)t;
-    until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
-    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
-  }
+  struct timespec until = hs_clock_timespec(seconds >= 0 ? hs_clock_now() + seconds : 0);
   pthread_mutex_lock(&s->m);
-  int timed_out = 0;
-  while (s->count == 0 && !timed_out)
-    timed_out = seconds >= 0 ? pthread_cond_timedwait(&s->c, &s->m, &until) == ETIMEDOUT : (pthread_cond_wait(&s->c, &s->m), 0);
+  while (s->count == 0) {
+    if (seconds < 0) pthread_cond_wait(&s->c, &s->m);
+    else if (pthread_cond_timedwait(&s->c, &s->m, &until) == ETIMEDOUT) break;
+  }
   int got = s->count > 0;
   if (got) s->count--;
   pthread_mutex_unlock(&s->m);

@@ -279,7 +279,8 @@ static int sim_sem_acquire(hs_sem *s, double seconds) {
     sg_sem_acquire(s->s);
     return 1;
   }
-  /* SimGrid takes a time-out of 0 as none at all: poll instead */
+  /* A time-out of 0 did not return here before a release (SimGrid 3.x):
+   * poll instead */
   if (seconds == 0) return 0;
   return sg_sem_acquire_timeout(s->s, seconds) == 0; /* SimGrid: 1 on time-out */
 }
