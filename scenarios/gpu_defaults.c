@@ -3,6 +3,7 @@
 
 double hs_gpu_memory_bandwidth_default(hs_gpu_arch arch) {
   switch (arch) {
+  case HS_GPU_PASCAL: return 732e9;    /* P100 (SXM2 and PCIe 16 GB), HBM2: 732 GB/s (NVIDIA Tesla P100 datasheet) */
   case HS_GPU_VOLTA: return 900e9;     /* V100 SXM2, HBM2: 900 GB/s (NVIDIA V100 datasheet) */
   case HS_GPU_AMPERE: return 1555e9;   /* A100 SXM4 40 GB, HBM2: 1555 GB/s (NVIDIA A100 datasheet; 2039 for 80 GB) */
   case HS_GPU_HOPPER: return 3350e9;   /* H100 SXM5, HBM3: 3.35 TB/s (NVIDIA H100 datasheet) */

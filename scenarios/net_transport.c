@@ -47,14 +47,20 @@ hs_net_transport hs_net_transport_default(hs_net_kind k) {
                             .message_cost = 0};
 }
 
-double hs_intra_efficiency_default(hs_gpu_arch arch) {
+double hs_intra_efficiency_default(hs_gpu_arch arch, hs_intra_link link) {
+  /* PCIe: NCCL's PCI_BW 12.0 GB/s for "PCI Gen3 x16" (topo.h) against
+   * its line rate, 8 GT/s x 16 lanes x 128/130 = 15.754 GB/s each way;
+   * what is lost is the packets' headers and flow control. */
+  if (link == HS_INTRA_PCIE) return 12.0 / 15.754;
   /* NCCL 2.30.7 src/graph/topo.h, what its copies reach per NVLink link
    * against the link's 25 GB/s each way (50 on Blackwell): SM70_NVLINK_BW
    * and SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1.
    * On H100 "450GB/s is the line rate. With the protocol overhead (~20%)
    * NCCL can get an effective NVLink bandwidth of 370GB/s"
-   * (NVIDIA/nccl-tests#212). */
+   * (NVIDIA/nccl-tests#212). Pascal's NVLink 1.0 links run at 20 GB/s
+   * each way; NCCL's SM60_NVLINK_BW is 18.0. */
   switch (arch) {
+  case HS_GPU_PASCAL: return 18.0 / 20.0;
   case HS_GPU_VOLTA:
   case HS_GPU_AMPERE: return 20.0 / 25.0;
   case HS_GPU_HOPPER: return 20.6 / 25.0;

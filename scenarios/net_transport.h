@@ -26,7 +26,7 @@ const char *hs_net_kind_name(hs_net_kind k);
 hs_net_transport hs_net_transport_default(hs_net_kind k);
 
 /* What NCCL's transfers reach of an NVLink's line rate on a generation. */
-double hs_intra_efficiency_default(hs_gpu_arch arch);
+double hs_intra_efficiency_default(hs_gpu_arch arch, hs_intra_link link);
 
 /* What NVLink SHARP's transfers (cluster.nvls) reach of the NVLink rate
  * the other algorithms reach, on a node of `gpus` GPUs: NCCL's model of

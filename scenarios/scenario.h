@@ -72,12 +72,15 @@ typedef struct {
   int line;
 } hs_speed_override;
 
-/* GPU generation: what NCCL's model keys its constants on (nccl_model.h). */
-typedef enum { HS_GPU_VOLTA, HS_GPU_AMPERE, HS_GPU_HOPPER, HS_GPU_BLACKWELL } hs_gpu_arch;
+/* GPU generation: what NCCL's model keys its constants on (nccl_model.h;
+ * Pascal uses Volta's, as NCCL does for every compute capability below 8). */
+typedef enum { HS_GPU_PASCAL, HS_GPU_VOLTA, HS_GPU_AMPERE, HS_GPU_HOPPER, HS_GPU_BLACKWELL } hs_gpu_arch;
 static inline const char *hs_gpu_arch_name(hs_gpu_arch a) {
-  static const char *const names[] = {"volta", "ampere", "hopper", "blackwell"};
+  static const char *const names[] = {"pascal", "volta", "ampere", "hopper", "blackwell"};
   return a <= HS_GPU_BLACKWELL ? names[a] : "?";
 }
+/* What joins a node's GPUs: NVLink (through NVSwitch or a mesh) or PCIe. */
+typedef enum { HS_INTRA_NVLINK, HS_INTRA_PCIE } hs_intra_link;
 typedef enum { HS_CPU_INTEL, HS_CPU_AMD } hs_cpu_vendor;
 
 typedef struct {
@@ -92,6 +95,7 @@ typedef struct {
   double gpu_memory_bandwidth; /* B/s: what memory-bound kernels move (algos/train/gpu_kernel.h) */
   double gpu_launch_overhead;  /* s a kernel launch adds */
   hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link: line rate */
+  hs_intra_link intra_link; /* NVLink or PCIe: NCCL's per-hop latencies and protocols */
   double intra_efficiency; /* fraction of it NCCL's transfers reach */
   double nvls_efficiency;  /* fraction of that the switch's multimem reductions reach (cluster.nvls) */
   hs_link_spec inter;    /* one NIC <-> first switch: line rate */

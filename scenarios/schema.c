@@ -42,8 +42,10 @@ typedef struct field {
 
 static const field gpu_fields[] = {
     {"flops", F_FLOPS, OFF(cluster.gpu_flops), NULL, MIN_GE, 1, 1e18, NULL, NULL},
-    {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GE, 1e-6, 1, NULL, NULL},
-    {"arch", F_ENUM, OFF(cluster.gpu_arch), "ampere", MIN_NONE, 0, 0, "volta|ampere|hopper|blackwell", NULL},
+    /* above 1 where cuDNN's Winograd convolutions do fewer multiplies than
+     * a layer's nominal count: F(4x4,3x3) does 4x fewer (Lavin & Gray 2016) */
+    {"efficiency", F_NUM, OFF(cluster.gpu_efficiency), "1", MIN_GE, 1e-6, 4, NULL, NULL},
+    {"arch", F_ENUM, OFF(cluster.gpu_arch), "ampere", MIN_NONE, 0, 0, "pascal|volta|ampere|hopper|blackwell", NULL},
     /* absent: the generation's (resolve_published_defaults) */
     {"memory_bandwidth", F_BW, OFF(cluster.gpu_memory_bandwidth), "1TBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     {"launch_overhead", F_LATENCY, OFF(cluster.gpu_launch_overhead), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
@@ -51,6 +53,7 @@ static const field gpu_fields[] = {
 static const field intra_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     {"latency", F_LATENCY, OFF(cluster.intra.latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    {"link", F_ENUM, OFF(cluster.intra_link), "nvlink", MIN_NONE, 0, 0, "nvlink|pcie", NULL},
     /* absent: the generation's (resolve_published_defaults) */
     {"efficiency", F_NUM, OFF(cluster.intra_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
     {"nvls_efficiency", F_NUM, OFF(cluster.nvls_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
@@ -442,7 +445,7 @@ static void resolve_published_defaults(hs_loader *ld) {
   if (absent(L, "inter", "stream_bandwidth")) c->transport.stream_bandwidth = d.stream_bandwidth;
   if (absent(L, "inter", "sockets")) c->transport.sockets = d.sockets;
   if (absent(L, "inter", "message_cost")) c->transport.message_cost = d.message_cost;
-  if (absent(L, "intra", "efficiency")) c->intra_efficiency = hs_intra_efficiency_default(c->gpu_arch);
+  if (absent(L, "intra", "efficiency")) c->intra_efficiency = hs_intra_efficiency_default(c->gpu_arch, c->intra_link);
   if (absent(L, "intra", "nvls_efficiency"))
     c->nvls_efficiency = hs_nvls_efficiency_default(c->gpu_arch, c->gpus_per_node);
   if (absent(L, "gpu", "memory_bandwidth")) c->gpu_memory_bandwidth = hs_gpu_memory_bandwidth_default(c->gpu_arch);
@@ -809,6 +812,9 @@ int hs_schema_validate(hs_loader *ld) {
     rc = hs_loader_fail(ld, "cluster.nodes", line, "%d nodes x %d GPUs is %ld GPUs; hearsay simulates at most %d",
                         s->cluster.nodes, s->cluster.gpus_per_node, (long)s->cluster.nodes * s->cluster.gpus_per_node,
                         HS_RANKS_MAX);
+  /* NVLink SHARP reduces in an NVSwitch: there is none on PCIe. */
+  if (!rc && s->cluster.nvls && s->cluster.intra_link == HS_INTRA_PCIE)
+    rc = hs_loader_fail(ld, "cluster.nvls", line, "NVLink SHARP needs NVLink: intra.link is 'pcie'");
   if (!rc) resolve_published_defaults(ld);
   if (!rc) rc = read_overrides(ld, line);
   if (!rc) rc = read_gpu_speed(ld, line);

@@ -49,6 +49,17 @@ int main(void) {
   picked = hs_nccl_pick(&m, HS_OP_ALLREDUCE, GiB, &a, &p, &s);
   tap_ok(picked == 0 && a == HS_NCCL_RING && p == HS_PROTO_SIMPLE,
          "16x8, 1 GiB: NCCL's model picks ring/simple (got %s/%s)", hs_nccl_algo_name(a), hs_proto_name(p));
+  /* The same cluster over PCIe inside its nodes: no LL128 (NCCL enables it
+   * over NVLink only), and a ring's intra-node steps pay PCI's hop
+   * latency, hwLat[PCI][RING][SIMPLE] 5.7 in place of NVLink's 3.4:
+   * 224 steps x 2.3 us more, x1.4 plateau. */
+  hs_nccl_topo tp = t;
+  tp.nvlink = 0;
+  hs_nccl_model mp;
+  hs_nccl_model_init(&mp, &tp);
+  tap_ok(hs_nccl_time(&mp, HS_OP_ALLREDUCE, HS_NCCL_RING, HS_PROTO_LL128, GiB) < 0, "PCIe: no LL128");
+  near(hs_nccl_time(&mp, HS_OP_ALLREDUCE, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB), 87314.25728 + 224 * 2.3 * 1.4,
+       "16x8 over PCIe, ring/simple 1 GiB");
   tap_ok(hs_nccl_time(&m, HS_OP_ALLGATHER, HS_NCCL_TREE, HS_PROTO_SIMPLE, GiB) < 0 &&
              hs_nccl_time(&m, HS_OP_ALLTOALL, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB) < 0 &&
              hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, GiB) < 0,

@@ -68,10 +68,13 @@ int main(void) {
     hs_gpu_arch arch;
     hs_cpu_vendor cpu;
     int nvls;
+    hs_intra_link link;
   } shipped[] = {
-      {"dgx1-v100", 125e12, 150e9, 100e9 / 8, 4, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0},
-      {"dgx-a100", 312e12, 300e9, 200e9 / 8, 8, 8, HS_GPU_AMPERE, HS_CPU_AMD, 0},
-      {"dgx-h100", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_INTEL, 1},
+      {"dgx1-v100", 125e12, 150e9, 100e9 / 8, 4, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
+      {"dgx-a100", 312e12, 300e9, 200e9 / 8, 8, 8, HS_GPU_AMPERE, HS_CPU_AMD, 0, HS_INTRA_NVLINK},
+      {"dgx-h100", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
+      {"dgx1-p100", 10.6e12, 80e9, 100e9 / 8, 4, 8, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
+      {"p100-pcie", 9.3e12, 15.754e9, 25e9 / 8, 1, 4, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_PCIE},
   };
   int n_shipped = (int)(sizeof shipped / sizeof shipped[0]);
   for (int i = 0; i < n_shipped; i++) {
@@ -82,10 +85,10 @@ int main(void) {
     tap_ok(rc == 0 && c->nodes == 4 && c->gpus_per_node == shipped[i].gpus && c->gpu_flops == shipped[i].flops &&
                c->intra.bandwidth == shipped[i].intra_bw && c->inter.bandwidth == shipped[i].nic_bw &&
                c->nics_per_node == shipped[i].nics && c->gpu_arch == shipped[i].arch && c->cpu == shipped[i].cpu &&
-               c->nvls == shipped[i].nvls && strcmp(c->system, shipped[i].name) == 0,
-           "%s: %d GPUs of %g flop/s (%s), %g B/s each inside the node, %d NICs of %g B/s, nvls %d", shipped[i].name,
-           c->gpus_per_node, c->gpu_flops, hs_gpu_arch_name(c->gpu_arch), c->intra.bandwidth, c->nics_per_node,
-           c->inter.bandwidth, c->nvls);
+               c->nvls == shipped[i].nvls && c->intra_link == shipped[i].link && strcmp(c->system, shipped[i].name) == 0,
+           "%s: %d GPUs of %g flop/s (%s), %g B/s each inside the node (%s), %d NICs of %g B/s, nvls %d",
+           shipped[i].name, c->gpus_per_node, c->gpu_flops, hs_gpu_arch_name(c->gpu_arch), c->intra.bandwidth,
+           c->intra_link == HS_INTRA_PCIE ? "pcie" : "nvlink", c->nics_per_node, c->inter.bandwidth, c->nvls);
     if (rc == 0) hs_scenario_free(&sc);
   }
   /* every file in the folder is one of the above: a new system gets its row */
@@ -138,7 +141,7 @@ int main(void) {
   /* Refusals: FILE:LINE: key: message, exit 2, nothing written. */
   refused("unknown system", "cluster { system = \"dgx-z100\", nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "unknown system 'dgx-z100' (known: dgx-a100, "
-                                                                      "dgx-h100, dgx1-v100"});
+                                                                      "dgx-h100, dgx1-p100, dgx1-v100, p100-pcie"});
   refused("a system that is not a name", "cluster { system = 3, nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "expected a system's name"});
   refused("unknown system by --set", "cluster { nodes = 2, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }",

@@ -58,6 +58,15 @@ int main(void) {
          "tcp: 1448 / 1538 of the line rate, one 25 Gb/s stream a connection, 30 us a message; NVLink (Hopper) "
          "20.6 / 25");
   if (rc == 0) hs_scenario_free(&sc);
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'pascal' }, inter = { bandwidth = '25Gbps' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.intra_efficiency == 18.0 / 20 && sc.cluster.gpu_memory_bandwidth == 732e9,
+         "Pascal: NVLink 1.0 at 18 / 20 (NCCL's SM60_NVLINK_BW), HBM2 at 732 GB/s");
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'pascal' }, intra = { link = 'pcie' },\n"
+            "  inter = { bandwidth = '25Gbps' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.intra_link == HS_INTRA_PCIE && sc.cluster.intra_efficiency == 12.0 / 15.754,
+         "PCIe: NCCL's PCI_BW 12 GB/s of PCIe 3.0 x16's 15.754");
+  if (rc == 0) hs_scenario_free(&sc);
   /* NVLS: NCCL's nvlsEfficiency (0.85 Hopper, 0.74 Blackwell) x (g - 1)/g
    * for g GPUs a node (tuning.cc), exact in double as computed */
   rc = load("cluster { nodes = 1, gpus_per_node = 8, nvls = true, gpu = { flops = '1TF', arch = 'hopper' },\n"

@@ -60,9 +60,13 @@ static int tuned(hs_op_kind k) {
          k == HS_OP_REDUCE;
 }
 
+/* The row of NCCL's per-generation tables: Volta's for every compute
+ * capability below 8 (tuning.cc, compCapIndex), Pascal's included. */
+static int generation(hs_gpu_arch arch) { return arch <= HS_GPU_VOLTA ? 0 : (int)arch - (int)HS_GPU_VOLTA; }
+
 static void tune(hs_nccl_model *m, hs_op_kind coll) {
   const hs_nccl_topo *t = &m->topo;
-  int n = t->ranks, nodes = t->nodes, gen = (int)t->arch;
+  int n = t->ranks, nodes = t->nodes, gen = generation(t->arch);
   int index2 = nodes <= 2 ? nodes - 1 : 2;
   double ppn = (double)n / nodes;
   int intra_hw = t->nvlink ? HW_NVLINK : HW_PCI, hw = nodes == 1 ? intra_hw : HW_NET;
@@ -118,7 +122,7 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
           double factor = ppn / (1.0 * channels); /* GPU / NIC ratio */
           factor -= (factor - 1) / 2;
           bus /= factor;
-          if (gen >= HS_GPU_HOPPER) bus *= .85;
+          if (t->arch >= HS_GPU_HOPPER) bus *= .85;
         }
       }
       /* NVLS and CollNet Direct reduce-scatter/allgather across nodes need
@@ -240,7 +244,7 @@ static void topo_common(const hs_scenario *sc, hs_nccl_topo *t) {
   const hs_cluster_spec *c = &sc->cluster;
   memset(t, 0, sizeof *t);
   t->channels = hs_channels_of(sc);
-  t->nvlink = 1; /* hearsay's nodes are NVSwitch nodes (sim/platform.c) */
+  t->nvlink = c->intra_link == HS_INTRA_NVLINK; /* else PCIe: its hop latencies, no LL128 */
   t->arch = c->gpu_arch;
   t->cpu_amd = c->cpu == HS_CPU_AMD;
   t->collnet = c->in_network_reduction;
@@ -282,7 +286,7 @@ void hs_nccl_topo_of_group(const hs_scenario *sc, const hs_tuner_topo *g, hs_ncc
 }
 
 double hs_nccl_bus_cap(hs_gpu_arch arch, int cpu_amd, int nodes, int channels, hs_nccl_algo a, hs_proto p) {
-  int gen = (int)arch, index2 = nodes <= 2 ? nodes - 1 : 2, index1 = nodes == 1 ? gen : cpu_amd ? 1 : 0;
+  int gen = generation(arch), index2 = nodes <= 2 ? nodes - 1 : 2, index1 = nodes == 1 ? gen : cpu_amd ? 1 : 0;
   if (nodes < 1 || channels < 1 || gen < 0 || gen > 3) return 0;
   double ll = ll_max_bw[index1][index2];
   if (a == HS_NCCL_RING)

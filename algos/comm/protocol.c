@@ -44,8 +44,8 @@ int hs_channels_of(const hs_scenario *sc) {
 /* Channels are always charged: the scenario's sim.channels, else as
  * NCCL's search would open them (two per NIC). */
 hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes) {
-  return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch, hs_channels_of(sc),
-                         sc->cluster.nvls_efficiency};
+  return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch,
+                         sc->cluster.intra_link == HS_INTRA_PCIE, hs_channels_of(sc), sc->cluster.nvls_efficiency};
 }
 
 hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w) {
@@ -77,8 +77,7 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w)
   c.wire = 1 / bandwidth_factor(p, f, multi_node);
   c.slice = step_payload[p];
   c.launch = hs_nccl_base_latency(a, (hs_proto)p);
-  /* hearsay's nodes are NVSwitch nodes (sim/platform.c): NVLink inside. */
-  c.hop_intra = hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, a, (hs_proto)p);
+  c.hop_intra = hs_nccl_hop_latency(w && w->pcie ? HS_NCCL_HW_PCI : HS_NCCL_HW_NVLINK, a, (hs_proto)p);
   /* NCCL charges the proxy's overhead on a multi-node ring's every step
    * (tuning.cc, "inter-node rings still have to launch nsteps * net
    * overhead"), not on a tree's chain hops. */

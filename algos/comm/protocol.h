@@ -46,6 +46,7 @@ typedef struct {
   int nodes;        /* the communicator's members span this many nodes */
   int cpu_amd;      /* hosts with AMD CPUs (NCCL's proxy overhead and LL cap) */
   hs_gpu_arch arch; /* which of NCCL's per-generation maxima apply */
+  int pcie;         /* the node's GPUs talk over PCIe, not NVLink: NCCL's PCI hop latencies */
   int channels;     /* NCCL channels a collective runs on (hs_channels_of); 0: no cap charged */
   double nvls_efficiency; /* what the switch's reductions reach of the NVLink rate (cluster.intra.nvls_efficiency); 0: 1 */
 } hs_proto_site;
