@@ -31,7 +31,8 @@
  *    in-network allreduce is predicted within 1% of step (on one-GPU
  *    nodes and on 16 x 8: the node rings and the rails through the NICs
  *    are all there is), picked for large messages, and never where the
- *    fabric does not reduce. */
+ *    fabric does not reduce;
+ *  - on PCIe nodes it never picks LL128, as NCCL does not. */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -528,6 +529,31 @@ static void halves_picks(void) {
   unlink(path);
 }
 
+/* NCCL runs no LL128 where a node's GPUs talk over PCIe: neither does
+ * hearsay's tuner. The same nodes over NVLink pick it at some size, so the
+ * link is what rules it out. */
+static void pcie_picks(void) {
+  const char *pcie[] = {"sim.collectives=auto", "sim.protocol=auto", "sim.tuner=hearsay"};
+  const char *lua = "cluster { system = 'p100-pcie', nodes = 4 }\nworkload { model = 'resnet50' }\n"
+                    "algorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n";
+  int ll128[2] = {0, 0};
+  for (int nvlink = 0; nvlink < 2; nvlink++) {
+    const char *sets[] = {pcie[0], pcie[1], pcie[2], "cluster.intra.link=nvlink"};
+    hs_scenario sc;
+    hs_plan *plan = plan_of(lua, sets, nvlink ? 4 : 3, &sc);
+    if (!plan) {
+      tap_ok(0, "the p100-pcie scenario loads");
+      return;
+    }
+    for (int c = 1; c <= hs_size_class(4.0 * 1073741824.0); c++)
+      ll128[nvlink] += hs_plan_tuned(plan, HS_OP_ALLREDUCE, c).proto == HS_PROTO_LL128;
+    free(plan);
+    hs_scenario_free(&sc);
+  }
+  tap_ok(ll128[0] == 0 && ll128[1] > 0,
+         "4 x 4 P100: no allreduce size runs LL128 over PCIe (%d); over NVLink %d sizes do", ll128[0], ll128[1]);
+}
+
 int main(void) {
   shared = mmap(NULL, 16 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   closed_forms();
@@ -536,5 +562,6 @@ int main(void) {
   nvls_halves();
   collnet_picks();
   halves_picks();
+  pcie_picks();
   return tap_done(0);
 }

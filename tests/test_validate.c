@@ -24,7 +24,7 @@ int main(void) {
   tap_ok(rc == 0, "scripts/validate --smoke exits 0 (%d)", rc);
   static const char *const cases[] = {"dgx-a100-1node-allreduce", "a100-3nodes-4hdr", "2nodes-tcp-25g-8B-broadcast",
                                       "horovod-16-rdma-resnet101"};
-  for (int i = 0; i < 4; i++) {
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const char *row = strstr(out, cases[i]);
     double predicted = 0, published = 0;
     char unit[16] = "";

@@ -80,6 +80,10 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   if (!fabric_here) p->algos &= ~(1u << HS_COLL_COLLNET);
   if (!p->algos) p->algos = 1u << HS_COLL_RING;
   p->protos = sc->sim.protocol == HS_PROTO_AUTO ? (1u << HS_PROTOS) - 1 : 1u << sc->sim.protocol;
+  /* NCCL enables LL128 over NVLink only (nccl_model.c): on PCIe nodes its
+   * own choice never runs it, so hearsay's does not either. */
+  if (sc->sim.protocol == HS_PROTO_AUTO && sc->cluster.intra_link == HS_INTRA_PCIE)
+    p->protos &= ~(1u << HS_PROTO_LL128);
   p->doubling_by_messages = !stragglers_free(sc);
   memset(p->pick, 0, sizeof p->pick);
   if (p->tuned && q->members) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
