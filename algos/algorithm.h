@@ -18,8 +18,8 @@
  *       forward ... backward of the last layer ... bucket_ready(b) for each
  *       bucket as soon as its gradients exist ... backward of the first layer
  *       step()              after backward: finish communication, update weights
- *     servers (ranks whose role is HS_ROLE_SERVER, the last `servers_option`
- *     ranks) run serve() instead, until it returns
+ *     servers (ranks whose role is HS_ROLE_SERVER: the last ones, as the
+ *     algorithm's layout places them) run serve() instead, until it returns
  *     finish()              once at the end: join the algorithm's threads,
  *                           free ctx->state
  *
@@ -53,6 +53,16 @@
 #include "algos/options.h"
 #include "scenarios/scenario.h"
 
+/* Where an algorithm's servers run (hs_algorithm_desc.layout). Server
+ * ranks are the world's last: the last gpu_servers GPUs, then CPU
+ * processes, one on every GPU node per cpu_per_node and one on each of
+ * server_machines CPU-only machines (scenario.h numbers them). */
+typedef struct {
+  int gpu_servers;
+  int cpu_per_node;
+  int server_machines;
+} hs_server_layout;
+
 typedef struct hs_algo_ctx {
   hs_worker *w;
   const hs_scenario *sc;
@@ -70,9 +80,9 @@ typedef struct hs_algorithm_desc {
   /* Bucket size the loop should cut the model into (bytes); the option
    * named here is read from ctx->opt, NULL means one bucket per model. */
   const char *bucket_option;
-  /* Integer option giving how many ranks act as servers (the last ones);
-   * NULL: every rank is a worker. */
-  const char *servers_option;
+  /* Where its servers run, from the validated options; NULL: every rank
+   * is a worker GPU. */
+  void (*layout)(const hs_scenario *sc, hs_server_layout *out);
   /* Workers progress at their own pace: run.iterations is then the budget
    * of the mean worker (iterations x workers in all), a fast worker may run
    * up to HS_ASYNC_SLACK times that, and keep_going decides when to stop. */
@@ -95,7 +105,9 @@ const hs_algorithm_desc *hs_algorithm_find(const char *name);
 /* NULL-terminated list of every algorithm, for --help and error messages. */
 const hs_algorithm_desc *const *hs_algorithm_list(void);
 
-/* Ranks that act as servers / workers under the scenario's algorithm. */
+/* The scenario's server layout (all zero when the algorithm has none). */
+void hs_algorithm_layout(const hs_scenario *sc, hs_server_layout *out);
+/* Ranks that act as servers (GPUs and CPU processes) / workers (GPUs). */
 int hs_algorithm_servers(const hs_scenario *sc);
 int hs_algorithm_workers(const hs_scenario *sc);
 /* Rows the metrics need: the most iterations one worker may run. */

@@ -1,9 +1,28 @@
 /* parameter_server.c — sharded parameter server, synchronous or asynchronous.
  *
- * The last `servers` ranks are servers (role HS_ROLE_SERVER); server j owns
- * the j-th contiguous shard of the weights and its momentum. The other
- * ranks are workers: after backward a worker pushes each gradient shard to
- * its server and pulls the shard's new weights back.
+ * Servers are the world's last ranks (role HS_ROLE_SERVER), placed as
+ * `placement` says (hs_server_layout):
+ *   "gpus":      the last `servers` GPUs, which then do not train;
+ *   "colocated": a CPU process on every GPU node (BytePS's summation
+ *                service beside the workers; its bytes cross the node's
+ *                PCIe to CPU memory, cluster.host.bandwidth);
+ *   "machines":  `servers` CPU-only machines of one NIC each.
+ * A CPU server's sums and updates run at the host's memory bandwidth
+ * (cluster.host.memory_bandwidth), a GPU server's at the GPU's.
+ *
+ * Server j owns the j-th slice of every unit the workers exchange: the
+ * whole model after backward, or (overlap = true, sync) each bucket as
+ * soon as backward produced it, on the communication stream
+ * (comm_stream.h), as BytePS pushes and pulls each partition while
+ * backward goes on. The workers push each gradient slice to its server and
+ * pull the slice's new weights back. With aggregate = true (sync) a node's
+ * workers first sum their gradients onto the node's first worker (a reduce
+ * over NVLink), which alone pushes and pulls, and broadcast the weights
+ * back: BytePS's and MXNet's intra-node aggregation, which cuts the bytes
+ * through the NIC by the node's GPU count. With update = "workers" (sync)
+ * a server only averages and returns the average gradient, and every
+ * worker takes the SGD step itself after the pull: BytePS's summation
+ * service, which leaves the optimizer to the GPUs.
  *
  *   mode = "sync":  a server waits for every worker's shard, averages them
  *                   (in worker order), takes one SGD step and sends the
@@ -16,20 +35,24 @@
  *                   bounds how many iterations a worker may lead the slowest
  *                   (stale-synchronous parallel).
  *
- * Bytes per worker per step: one model size up and, from the servers, one
- * down (4 control bytes per server and direction in async mode). The busiest
- * link is the servers': workers x model / servers each way per step. */
+ * Bytes per pusher (a worker, or a node's first worker with aggregate) per
+ * step: one model size up and, from the servers, one down (4 control bytes
+ * per server and direction in async mode). The busiest link is the
+ * servers': pushers x model / servers each way per step. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/comm_stream.h"
 #include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
 #define STALENESS_POLL 50e-6 /* s between two checks of the staleness bound */
 
 enum { CTL_UPDATE = 0, CTL_BYE = 1 };
+enum { PLACE_GPUS, PLACE_COLOCATED, PLACE_MACHINES };
+static const char *const placements[] = {"gpus", "colocated", "machines", NULL};
 
 typedef struct ps_state ps_state;
 
@@ -43,9 +66,20 @@ typedef struct { /* one worker as seen by an asynchronous server */
 struct ps_state {
   hs_algo_ctx *ctx;
   int servers, workers, async, staleness;
-  size_t *off;        /* servers + 1 shard boundaries */
+  int cpu;            /* this rank is a CPU server: its kernels run at host memory bandwidth */
+  int overlap;        /* sync: per bucket on the communication stream */
+  int units;          /* what is exchanged: the buckets (overlap) or the whole model */
+  size_t *off;        /* servers + 1 shard boundaries of the whole model (async) */
+  /* sync */
+  int *pushers, n_pushers; /* world ranks that push: every worker, or each node's first */
+  int pusher;          /* this worker pushes */
+  hs_comm *node;       /* aggregate: this node's workers (NULL elsewhere) */
+  hs_comm *own;        /* overlap: the stream's copy of world */
+  hs_comm_stream *stream;
+  int failed;          /* a failure struck an exchange of this iteration */
+  int worker_update;   /* sync: servers return the average gradient, workers take the step */
   hs_comm **pair;     /* async: per worker, {worker, servers}; a worker keeps its own */
-  float *momentum;    /* servers: their shard's; workers: unused */
+  float *momentum;    /* servers: model-sized, their slices' entries used; workers: unused */
   /* worker side */
   int *stopped_by;    /* async: which servers said stop */
   int stop;
@@ -54,7 +88,7 @@ struct ps_state {
   long applied;
   long *clock;        /* async: pushes applied per worker */
   ps_link *links;
-  float *gsum;        /* sync: workers x shard */
+  float *gsum;        /* sync: pushers x the largest slice */
 };
 
 static size_t shard(const ps_state *s, int j) { return s->off[j + 1] - s->off[j]; }
@@ -63,14 +97,88 @@ static hs_buf fbuf(float *base, size_t offset, size_t count) {
   return base ? hs_buf_host(base + offset, count, HS_F32) : hs_buf_virtual(count, HS_F32);
 }
 
+/* Unit u (a bucket, or the whole model), and server j's slice [*o, *o + *len) of it. */
+static void slice(const ps_state *s, int u, int j, size_t *o, size_t *len) {
+  const hs_model *m = s->ctx->model;
+  size_t uo = s->overlap ? m->buckets[u].offset : 0, ul = s->overlap ? m->buckets[u].count : m->n_params;
+  size_t a = ul * (size_t)j / (size_t)s->servers, b = ul * (size_t)(j + 1) / (size_t)s->servers;
+  *o = uo + a, *len = b - a;
+}
+
+static int placement(const hs_options *o) {
+  const char *p = hs_opt_str(o, "placement");
+  for (int i = 0; placements[i]; i++)
+    if (strcmp(p, placements[i]) == 0) return i;
+  return PLACE_GPUS;
+}
+
+static void ps_layout(const hs_scenario *sc, hs_server_layout *out) {
+  const hs_options *o = &sc->algorithm.options;
+  int k = (int)hs_opt_int(o, "servers");
+  switch (placement(o)) {
+  case PLACE_GPUS: out->gpu_servers = k; break;
+  case PLACE_COLOCATED: out->cpu_per_node = 1; break;
+  case PLACE_MACHINES: out->server_machines = k; break;
+  }
+}
+
 static const char *ps_validate(const hs_scenario *sc, char *msg, size_t len) {
-  int servers = (int)hs_opt_int(&sc->algorithm.options, "servers"), n = hs_scenario_gpus(sc);
-  if (servers >= n) {
+  const hs_options *o = &sc->algorithm.options;
+  int servers = (int)hs_opt_int(o, "servers"), n = hs_scenario_gpus(sc), where = placement(o);
+  int sync = strcmp(hs_opt_str(o, "mode"), "sync") == 0;
+  if (where == PLACE_GPUS && servers >= n) {
     snprintf(msg, len, "%d servers leave no worker among the scenario's %d GPUs", servers, n);
     return "servers";
   }
+  if (where == PLACE_COLOCATED && servers != 1) {
+    snprintf(msg, len, "placement = \"colocated\" puts one server on every node's CPU (%d); servers counts the GPUs "
+             "or machines of the other placements: leave it out", sc->cluster.nodes);
+    return "servers";
+  }
+  if (where == PLACE_MACHINES && servers > HS_NODES_MAX) {
+    snprintf(msg, len, "%d server machines: at most %d", servers, HS_NODES_MAX);
+    return "servers";
+  }
+  if (!sync && hs_opt_bool(o, "aggregate")) {
+    snprintf(msg, len, "a node's first worker pushes for the node only when every worker steps together: "
+             "aggregate needs mode = \"sync\"");
+    return "aggregate";
+  }
+  if (!sync && strcmp(hs_opt_str(o, "update"), "workers") == 0) {
+    snprintf(msg, len, "an asynchronous server applies each push as it comes: update = \"workers\" needs mode = "
+             "\"sync\"");
+    return "update";
+  }
+  if (!sync && hs_opt_bool(o, "overlap")) {
+    snprintf(msg, len, "an asynchronous worker exchanges its whole model after backward: overlap needs mode = "
+             "\"sync\"");
+    return "overlap";
+  }
   return NULL;
 }
+
+/* The world ranks that push (sync): every worker, or with aggregate each
+ * node's first, from every rank's node: the scenario's at the start, and
+ * after a shrink re-numbered the world, what each survivor says (one
+ * allgather). */
+static int find_pushers(ps_state *s, hs_worker *w, int aggregate) {
+  int *node = malloc((size_t)w->size * sizeof *node), mine = w->node, rc = 0;
+  s->pushers = malloc((size_t)w->size * sizeof *s->pushers);
+  if (s->ctx->restarts == 0) { /* the world as the scenario numbers it */
+    for (int v = 0; v < w->size; v++) node[v] = hs_cluster_rank_node(&s->ctx->sc->cluster, v);
+  } else {
+    hs_request *q = NULL;
+    rc = hs_allgather(w, w->world, hs_buf_host(&mine, 1, HS_I32), hs_buf_host(node, (size_t)w->size, HS_I32), &q);
+    rc = rc ? rc : hs_wait(w, &q);
+  }
+  for (int v = 0; !rc && v < s->workers; v++)
+    if (!aggregate || v == 0 || node[v] != node[v - 1]) s->pushers[s->n_pushers++] = v;
+  for (int i = 0; i < s->n_pushers; i++) s->pusher |= s->pushers[i] == w->rank;
+  free(node);
+  return rc;
+}
+
+static void stream_unit(void *arg, int u);
 
 static int ps_init(hs_algo_ctx *ctx) {
   ps_state *s = calloc(1, sizeof *s);
@@ -78,20 +186,36 @@ static int ps_init(hs_algo_ctx *ctx) {
   s->ctx = ctx;
   hs_worker *w = ctx->w;
   hs_model *m = ctx->model;
-  s->servers = (int)hs_opt_int(ctx->opt, "servers");
+  hs_server_layout lay;
+  hs_algorithm_layout(ctx->sc, &lay);
+  int cpu_servers = ctx->sc->cluster.nodes * lay.cpu_per_node + lay.server_machines;
+  s->servers = lay.gpu_servers + cpu_servers;
   s->workers = w->size - s->servers;
+  s->cpu = w->rank >= w->size - cpu_servers;
   s->async = strcmp(hs_opt_str(ctx->opt, "mode"), "async") == 0;
   s->staleness = (int)hs_opt_int(ctx->opt, "staleness");
+  s->overlap = hs_opt_bool(ctx->opt, "overlap");
+  s->worker_update = !s->async && strcmp(hs_opt_str(ctx->opt, "update"), "workers") == 0;
+  s->units = s->overlap ? m->n_buckets : 1;
   s->off = malloc((size_t)(s->servers + 1) * sizeof *s->off);
   for (int j = 0; j <= s->servers; j++) s->off[j] = m->n_params * (size_t)j / (size_t)s->servers;
   /* Everyone starts from the same weights: the servers' truth. After a
    * shrink they are the ones the survivors agreed on (algorithm.h), which
    * the servers' shards take over. */
   if (ctx->restarts == 0) hs_model_init_params(m, &ctx->sc->workload, ctx->sc->run.seed, 0);
-  if (w->role == HS_ROLE_SERVER && m->params && ctx->sc->workload.momentum > 0)
-    s->momentum = calloc(shard(s, my_server(s, w)), sizeof(float));
+  if (w->role == HS_ROLE_SERVER && !s->worker_update && m->params && ctx->sc->workload.momentum > 0)
+    s->momentum = calloc(m->n_params, sizeof(float)); /* its slices' entries are the ones used */
+  if (w->role == HS_ROLE_WORKER && s->worker_update) s->momentum = hs_sgd_momentum_alloc(ctx);
   s->stopped_by = calloc((size_t)s->servers, sizeof *s->stopped_by);
-  if (!s->async) return 0;
+  if (!s->async) {
+    int aggregate = hs_opt_bool(ctx->opt, "aggregate"), rc = find_pushers(s, w, aggregate);
+    if (!rc && aggregate)
+      rc = hs_comm_split(w, w->world, w->role == HS_ROLE_WORKER ? w->node : -1, w->rank, &s->node);
+    if (!rc && s->overlap) rc = hs_comm_split(w, w->world, 0, w->rank, &s->own);
+    if (!rc && s->overlap && w->role == HS_ROLE_WORKER && !(s->stream = hs_comm_stream_start(w, m->n_buckets)))
+      rc = HS_ENOMEM;
+    return rc;
+  }
   s->pair = calloc((size_t)s->workers, sizeof *s->pair);
   for (int v = 0; v < s->workers; v++) {
     int member = w->rank == v || w->role == HS_ROLE_SERVER;
@@ -99,6 +223,14 @@ static int ps_init(hs_algo_ctx *ctx) {
     if (rc) return rc;
   }
   return 0;
+}
+
+/* What a server's memory-bound kernel touching `bytes` costs on it: a CPU
+ * server's at the host's memory bandwidth (its summation threads stream
+ * through CPU memory), a GPU server's as any GPU kernel. */
+static void server_kernel(ps_state *s, hs_worker *w, double bytes, int launches) {
+  const hs_cluster_spec *c = &s->ctx->sc->cluster;
+  hs_gpu_busy(w, s->cpu ? bytes / c->host_memory_bandwidth : hs_gpu_kernel_seconds(c, bytes, launches));
 }
 
 /* ---- worker side ----------------------------------------------------------- */
@@ -117,6 +249,51 @@ static int exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
   return rc ? rc : wrc;
 }
 
+/* One unit of a synchronous step: (a node's workers sum their gradients
+ * onto its first,) the pusher sends each server its slice of the gradients
+ * and receives the slice's new weights, (which the node's first worker
+ * broadcasts back). On c: the world, or the stream's copy of it. */
+static int sync_unit(ps_state *s, hs_worker *w, hs_comm *c, int u) {
+  hs_model *m = s->ctx->model;
+  size_t uo = s->overlap ? m->buckets[u].offset : 0, ul = s->overlap ? m->buckets[u].count : m->n_params;
+  float *back = s->worker_update ? m->grads : m->params; /* what the servers return */
+  int rc = 0;
+  if (s->node) {
+    hs_request *q = NULL;
+    hs_buf g = fbuf(m->grads, uo, ul);
+    rc = hs_reduce(w, s->node, g, g, HS_SUM, 0, &q);
+    rc = rc ? rc : hs_wait(w, &q);
+  }
+  if (!rc && s->pusher) {
+    hs_p2p *ops = calloc((size_t)2 * s->servers, sizeof *ops);
+    for (int j = 0; j < s->servers; j++) {
+      size_t o, len;
+      slice(s, u, j, &o, &len);
+      ops[2 * j] = (hs_p2p){HS_P2P_SEND, s->workers + j, fbuf(m->grads, o, len)};
+      ops[2 * j + 1] = (hs_p2p){HS_P2P_RECV, s->workers + j, fbuf(back, o, len)};
+    }
+    rc = exchange(w, c, ops, 2 * s->servers);
+    free(ops);
+  }
+  if (!rc && s->node) {
+    hs_request *q = NULL;
+    hs_buf p = fbuf(back, uo, ul);
+    rc = hs_broadcast(w, s->node, p, p, 0, &q);
+    rc = rc ? rc : hs_wait(w, &q);
+  }
+  return rc;
+}
+
+static void stream_unit(void *arg, int u) {
+  ps_state *s = arg;
+  if (!s->failed && sync_unit(s, s->ctx->w, s->own, u)) s->failed = 1;
+}
+
+static void ps_bucket_ready(hs_algo_ctx *ctx, int b) {
+  ps_state *s = ctx->state;
+  if (s->stream) hs_comm_stream_enqueue(s->stream, stream_unit, s, b);
+}
+
 /* Push every gradient shard, pull every weight shard. Asynchronously, a
  * control word (update) goes before the payload and one (stop?) comes back
  * after it, in calls of their own: a timing-only payload carries no data. */
@@ -124,19 +301,26 @@ static void ps_step(hs_algo_ctx *ctx) {
   ps_state *s = ctx->state;
   hs_worker *w = ctx->w;
   hs_model *m = ctx->model;
+  if (!s->async) {
+    if (s->stream) hs_comm_stream_sync(s->stream);
+    else sync_unit(s, w, w->world, 0);
+    s->failed = 0;
+    if (s->worker_update) hs_sgd_step(ctx, m->grads, s->momentum); /* on the average the servers returned */
+    return;
+  }
   int S = s->servers;
-  hs_comm *c = s->async ? s->pair[w->rank] : w->world;
+  hs_comm *c = s->pair[w->rank];
   hs_p2p *payload = calloc((size_t)2 * S, sizeof *payload), *ctl = calloc((size_t)S, sizeof *ctl);
   float *words = calloc((size_t)2 * S, sizeof *words); /* S requests out (0: update), S replies in */
   for (int j = 0; j < S; j++) {
-    int peer = s->async ? 1 + j : s->workers + j; /* in a pair communicator the worker is rank 0 */
+    int peer = 1 + j; /* in a pair communicator the worker is rank 0 */
     payload[2 * j] = (hs_p2p){HS_P2P_SEND, peer, fbuf(m->grads, s->off[j], shard(s, j))};
     payload[2 * j + 1] = (hs_p2p){HS_P2P_RECV, peer, fbuf(m->params, s->off[j], shard(s, j))};
     ctl[j] = (hs_p2p){HS_P2P_SEND, peer, hs_buf_host(&words[j], 1, HS_F32)};
   }
-  int failed = s->async && exchange(w, c, ctl, S);
+  int failed = exchange(w, c, ctl, S);
   failed = failed || exchange(w, c, payload, 2 * S);
-  if (s->async && !failed) {
+  if (!failed) {
     for (int j = 0; j < S; j++) ctl[j] = (hs_p2p){HS_P2P_RECV, 1 + j, hs_buf_host(&words[S + j], 1, HS_F32)};
     exchange(w, c, ctl, S);
     for (int j = 0; j < S; j++)
@@ -157,40 +341,55 @@ static void worker_bye(ps_state *s, hs_worker *w) {
 
 /* ---- server side ----------------------------------------------------------- */
 
-static void apply(ps_state *s, hs_worker *w, const float *grad, float lr) {
+/* The optimizer on the server's slice [o, o + len) of the model: 12 or 20
+ * bytes a parameter (sgd.h), grad being the slice's gradient. */
+static void apply(ps_state *s, hs_worker *w, size_t o, size_t len, const float *grad, float lr) {
   hs_model *m = s->ctx->model;
   const hs_workload_spec *wl = &s->ctx->sc->workload;
-  /* the optimizer on the server's shard: 12 or 20 bytes a parameter (sgd.h) */
-  hs_gpu_busy(w, hs_gpu_kernel_seconds(&s->ctx->sc->cluster,
-                                       (double)shard(s, my_server(s, w)) * (wl->momentum > 0 ? 20 : 12), 1));
+  server_kernel(s, w, (double)len * (wl->momentum > 0 ? 20 : 12), 1);
   if (!m->params) return;
-  size_t o = s->off[my_server(s, w)];
-  hs_k_sgd_momentum_f32(m->params + o, grad, s->momentum, shard(s, my_server(s, w)), lr, (float)wl->momentum,
+  hs_k_sgd_momentum_f32(m->params + o, grad, s->momentum ? s->momentum + o : NULL, len, lr, (float)wl->momentum,
                         (float)wl->weight_decay);
 }
 
 static void serve_sync(ps_state *s, hs_worker *w) {
   hs_model *m = s->ctx->model;
-  int me = my_server(s, w), W = s->workers;
-  size_t len = shard(s, me), o = s->off[me];
-  hs_p2p *ops = calloc((size_t)W, sizeof *ops);
-  if (m->params) s->gsum = malloc((size_t)W * len * sizeof(float));
-  float *avg = m->params ? malloc(len * sizeof(float)) : NULL;
+  int me = my_server(s, w), P = s->n_pushers;
+  size_t most = 0;
+  for (int u = 0; u < s->units; u++) {
+    size_t o, len;
+    slice(s, u, me, &o, &len);
+    if (len > most) most = len;
+  }
+  hs_p2p *ops = calloc((size_t)P, sizeof *ops);
+  if (m->params) s->gsum = malloc((size_t)P * most * sizeof(float));
+  float *avg = m->params ? malloc(most * sizeof(float)) : NULL;
+  hs_comm *c = s->own ? s->own : w->world; /* the pushers' stream posts on its copy of world */
   /* After a failure the survivors resume at ctx->iteration. */
   for (int it = s->ctx->iteration; it < s->ctx->sc->run.iterations; it++) {
-    for (int v = 0; v < W; v++) ops[v] = (hs_p2p){HS_P2P_RECV, v, fbuf(s->gsum, (size_t)v * len, len)};
-    if (exchange(w, w->world, ops, W)) break;
-    /* the average of the W pushes: read each, write the average */
-    hs_gpu_busy(w, hs_gpu_kernel_seconds(&s->ctx->sc->cluster, 4.0 * (W + 1) * (double)len, 2));
-    if (avg) {
-      memcpy(avg, s->gsum, len * sizeof(float));
-      for (int v = 1; v < W; v++) hs_k_axpy_f32(avg, s->gsum + (size_t)v * len, 1.0f, len);
-      hs_k_divide(HS_K_F32, avg, len, W);
+    for (int u = 0; u < s->units; u++) {
+      size_t o, len;
+      slice(s, u, me, &o, &len);
+      for (int p = 0; p < P; p++) ops[p] = (hs_p2p){HS_P2P_RECV, s->pushers[p], fbuf(s->gsum, (size_t)p * len, len)};
+      if (exchange(w, c, ops, P)) goto out;
+      /* the average of every worker's gradient from the P pushes (a node's
+       * sum when aggregated): read each, write the average */
+      server_kernel(s, w, 4.0 * (P + 1) * (double)len, 2);
+      if (avg) {
+        memcpy(avg, s->gsum, len * sizeof(float));
+        for (int p = 1; p < P; p++) hs_k_axpy_f32(avg, s->gsum + (size_t)p * len, 1.0f, len);
+        hs_k_divide(HS_K_F32, avg, len, s->workers);
+      }
+      if (s->worker_update) {
+        for (int p = 0; p < P; p++) ops[p] = (hs_p2p){HS_P2P_SEND, s->pushers[p], fbuf(avg, 0, len)};
+      } else {
+        apply(s, w, o, len, avg, (float)s->ctx->sc->workload.lr);
+        for (int p = 0; p < P; p++) ops[p] = (hs_p2p){HS_P2P_SEND, s->pushers[p], fbuf(m->params, o, len)};
+      }
+      if (exchange(w, c, ops, P)) goto out;
     }
-    apply(s, w, avg, (float)s->ctx->sc->workload.lr);
-    for (int v = 0; v < W; v++) ops[v] = (hs_p2p){HS_P2P_SEND, v, fbuf(m->params, o, len)};
-    exchange(w, w->world, ops, W);
   }
+out:
   free(ops);
   free(avg);
 }
@@ -220,7 +419,7 @@ static void serve_worker(void *arg) {
     op = (hs_p2p){HS_P2P_RECV, 0, fbuf(l->grad, 0, len)};
     if (exchange(w, c, &op, 1)) break;
     hs_mutex_lock(w, s->lock);
-    apply(s, w, l->grad, lr);
+    apply(s, w, o, len, l->grad, lr);
     s->clock[l->worker]++;
     float stop = ++s->applied >= budget;
     if (m->params) memcpy(l->out, m->params + o, len * sizeof(float));
@@ -271,6 +470,10 @@ static void ps_finish(hs_algo_ctx *ctx) {
   ps_state *s = ctx->state;
   hs_worker *w = ctx->w;
   if (s->async && w->role == HS_ROLE_WORKER) worker_bye(s, w);
+  hs_comm_stream_stop(s->stream);
+  if (s->node) hs_comm_free(w, s->node);
+  if (s->own) hs_comm_free(w, s->own);
+  free(s->pushers);
   if (s->pair)
     for (int v = 0; v < s->workers; v++)
       if (s->pair[v]) hs_comm_free(w, s->pair[v]);
@@ -279,7 +482,18 @@ static void ps_finish(hs_algo_ctx *ctx) {
 }
 
 static const hs_option_spec ps_options[] = {
-    {"servers", HS_OPT_INT, "1", 1, NULL, "how many of the scenario's last ranks are servers (one shard each)"},
+    {"placement", HS_OPT_STRING, "gpus", 0, "gpus|colocated|machines",
+     "where servers run: the last GPUs, a CPU process on every node (BytePS), or CPU-only server machines"},
+    {"servers", HS_OPT_INT, "1", 1, NULL, "servers (one shard each): the last GPUs, or server machines"},
+    {"aggregate", HS_OPT_BOOL, "false", 0, NULL,
+     "sync: a node's workers sum onto its first, which alone pushes and pulls (BytePS, MXNet)"},
+    {"update", HS_OPT_STRING, "server", 0, "server|workers",
+     "sync: the servers take the SGD step and return weights, or only average and return the average gradient for "
+     "every worker to step on (BytePS's summation service)"},
+    {"overlap", HS_OPT_BOOL, "false", 0, NULL,
+     "sync: push and pull each bucket as soon as backward produced it, on the communication stream"},
+    {"bucket_size", HS_OPT_BYTES, "4000KiB", 1, NULL,
+     "overlap: the buckets pushed (BytePS's BYTEPS_PARTITION_BYTES, 4096000)"},
     {"mode", HS_OPT_STRING, "sync", 0, "sync|async", "servers wait for every worker, or serve each as it comes"},
     {"staleness", HS_OPT_INT, "0", 0, NULL, "async: most iterations a worker may lead the slowest (0: unbounded)"},
     {NULL, 0, NULL, 0, NULL, NULL},
@@ -287,13 +501,16 @@ static const hs_option_spec ps_options[] = {
 
 const hs_algorithm_desc hs_algo_parameter_server = {
     .name = "parameter_server",
-    .summary = "sharded parameter servers (the last ranks), synchronous or asynchronous with bounded staleness",
+    .summary = "sharded parameter servers on the last GPUs, every node's CPU or server machines; synchronous (per "
+               "bucket, node-aggregated) or asynchronous with bounded staleness",
     .options = ps_options,
-    .servers_option = "servers",
+    .bucket_option = "bucket_size",
+    .layout = ps_layout,
     .asynchronous = 1,
     .validate = ps_validate,
     .init = ps_init,
     .keep_going = ps_keep_going,
+    .bucket_ready = ps_bucket_ready,
     .step = ps_step,
     .serve = ps_serve,
     .finish = ps_finish,

@@ -26,12 +26,23 @@ const hs_algorithm_desc *hs_algorithm_find(const char *name) {
   return NULL;
 }
 
-int hs_algorithm_servers(const hs_scenario *sc) {
+void hs_algorithm_layout(const hs_scenario *sc, hs_server_layout *out) {
   const hs_algorithm_desc *d = hs_algorithm_find(sc->algorithm.name);
-  return d && d->servers_option ? (int)hs_opt_int(&sc->algorithm.options, d->servers_option) : 0;
+  *out = (hs_server_layout){0};
+  if (d && d->layout) d->layout(sc, out);
 }
 
-int hs_algorithm_workers(const hs_scenario *sc) { return hs_scenario_gpus(sc) - hs_algorithm_servers(sc); }
+int hs_algorithm_servers(const hs_scenario *sc) {
+  hs_server_layout l;
+  hs_algorithm_layout(sc, &l);
+  return l.gpu_servers + sc->cluster.nodes * l.cpu_per_node + l.server_machines;
+}
+
+int hs_algorithm_workers(const hs_scenario *sc) {
+  hs_server_layout l;
+  hs_algorithm_layout(sc, &l);
+  return hs_scenario_gpus(sc) - l.gpu_servers;
+}
 
 int hs_algorithm_max_iterations(const hs_scenario *sc) {
   const hs_algorithm_desc *d = hs_algorithm_find(sc->algorithm.name);

@@ -49,6 +49,17 @@ static int load_everywhere(const hs_real_options *opt, int rank, hs_scenario *sc
 
 static int check_ranks(const hs_scenario *sc, int rank, int size) {
   int gpus = hs_scenario_gpus(sc);
+  /* CPU server processes (parameter_server's colocated and machines
+   * placements) are placed only by the simulator so far. */
+  if (hs_scenario_ranks(sc) != gpus) {
+    if (rank == 0) {
+      char where[HS_PATH_MAX + 256];
+      hs_scenario_where(sc, "algorithm.placement", where, sizeof where);
+      fprintf(stderr, "%s: CPU server processes run only simulated so far (hearsay run); use placement = \"gpus\" "
+              "here\n", where);
+    }
+    return HS_SCENARIO_EBAD;
+  }
   if (gpus == size) return 0;
   if (rank == 0)
     fprintf(stderr,

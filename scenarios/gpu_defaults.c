@@ -21,3 +21,26 @@ double hs_gpu_launch_overhead_default(void) {
    * (pytorch/pytorch#161104), a GPU-side floor; NVIDIA gives no number. */
   return 4e-6;
 }
+
+double hs_host_memory_bandwidth_default(hs_cpu_vendor cpu) {
+  /* Two sockets, each at its memory controllers' peak: Intel Xeon E5-2698
+   * v4 (DGX-1's), 4 channels of DDR4-2400, "Max Memory Bandwidth 76.8
+   * GB/s" (Intel ARK); AMD EPYC 7742 (DGX A100's), 8 channels of
+   * DDR4-3200, 204.8 GB/s per socket (AMD's product brief). */
+  return cpu == HS_CPU_AMD ? 2 * 204.8e9 : 2 * 76.8e9;
+}
+
+double hs_host_bandwidth_default(hs_gpu_arch arch) {
+  /* One x16 link of the generation the GPUs came with, as NCCL rates it
+   * (src/graph/topo.cc: width x kvDictPciGen / 80, so Gen3 x16 is its
+   * PCI_BW of 12 GB/s): Pascal and Volta hosts are Gen3, Ampere Gen4,
+   * Hopper and Blackwell Gen5. */
+  switch (arch) {
+  case HS_GPU_PASCAL:
+  case HS_GPU_VOLTA: return 12e9;
+  case HS_GPU_AMPERE: return 24e9;
+  case HS_GPU_HOPPER:
+  case HS_GPU_BLACKWELL: return 48e9;
+  }
+  return 12e9;
+}

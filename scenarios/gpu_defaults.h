@@ -12,4 +12,10 @@ double hs_gpu_memory_bandwidth_default(hs_gpu_arch arch);
 /* Seconds a kernel launch costs on the GPU's stream beyond its work. */
 double hs_gpu_launch_overhead_default(void);
 
+/* A node's CPU side (cluster.host), where CPU parameter servers run: the
+ * CPUs' memory bandwidth (B/s), and PCIe between the node's switch and
+ * CPU memory (B/s). */
+double hs_host_memory_bandwidth_default(hs_cpu_vendor cpu);
+double hs_host_bandwidth_default(hs_gpu_arch arch);
+
 #endif

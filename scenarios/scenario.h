@@ -109,6 +109,17 @@ typedef struct {
   int n_overrides;
   hs_speed_override *speed;
   int n_speed;
+  /* The node's CPU side, where a CPU parameter server runs (cluster.host;
+   * defaults in scenarios/gpu_defaults.c): */
+  double host_memory_bandwidth; /* B/s of the CPUs' memory: a server's sums and updates */
+  double host_bandwidth;        /* B/s between the node's switch (GPUs, NICs) and CPU memory: PCIe */
+  /* Ranks beyond the GPUs, as the algorithm places its servers
+   * (hs_algorithm_layout; the loader fills these): a CPU process on every
+   * GPU node, and CPU-only server machines of one process each. Ranks are
+   * numbered GPUs first, then the nodes' CPU processes (node by node),
+   * then the machines'; server machine k counts as node `nodes + k`. */
+  int cpu_ranks_per_node;
+  int server_machines;
 } hs_cluster_spec;
 
 typedef struct {
@@ -356,6 +367,30 @@ static inline void hs_scenario_where(const hs_scenario *sc, const char *key, cha
 
 static inline int hs_scenario_gpus(const hs_scenario *s) {
   return s->cluster.nodes * s->cluster.gpus_per_node;
+}
+
+/* Every rank of a run: the GPUs, then the CPU processes (cluster spec above). */
+static inline int hs_cluster_ranks(const hs_cluster_spec *c) {
+  return c->nodes * (c->gpus_per_node + c->cpu_ranks_per_node) + c->server_machines;
+}
+static inline int hs_scenario_ranks(const hs_scenario *s) { return hs_cluster_ranks(&s->cluster); }
+/* Whether rank r is a CPU process rather than a GPU. */
+static inline bool hs_cluster_rank_is_cpu(const hs_cluster_spec *c, int r) {
+  return r >= c->nodes * c->gpus_per_node;
+}
+/* The rank of node n's k-th CPU process; of server machine k's. */
+static inline int hs_cluster_rank_of_cpu(const hs_cluster_spec *c, int n, int k) {
+  return c->nodes * c->gpus_per_node + n * c->cpu_ranks_per_node + k;
+}
+static inline int hs_cluster_rank_of_machine(const hs_cluster_spec *c, int k) {
+  return c->nodes * (c->gpus_per_node + c->cpu_ranks_per_node) + k;
+}
+/* The node rank r runs on; a server machine's is nodes + its index. */
+static inline int hs_cluster_rank_node(const hs_cluster_spec *c, int r) {
+  int gpus = c->nodes * c->gpus_per_node, node_cpus = c->nodes * c->cpu_ranks_per_node;
+  if (r < gpus) return r / c->gpus_per_node;
+  if (r < gpus + node_cpus) return (r - gpus) / c->cpu_ranks_per_node;
+  return c->nodes + (r - gpus - node_cpus);
 }
 
 void hs_scenario_free(hs_scenario *s);

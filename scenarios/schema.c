@@ -75,6 +75,11 @@ static const field inter_fields[] = {
     {"sockets", F_INT, OFF(cluster.transport.sockets), "1", MIN_GE, 1, 64, NULL, NULL},
     {"message_cost", F_LATENCY, OFF(cluster.transport.message_cost), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     END};
+static const field host_fields[] = {
+    /* absent: the CPU's and the PCIe generation's (resolve_published_defaults) */
+    {"memory_bandwidth", F_BW, OFF(cluster.host_memory_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
+    {"bandwidth", F_BW, OFF(cluster.host_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
+    END};
 static const field cluster_fields[] = {
     {"nodes", F_INT, OFF(cluster.nodes), NULL, MIN_GE, 1, HS_NODES_MAX, NULL, NULL},
     {"system", F_STR, OFF(cluster.system), "", MIN_NONE, 0, 0, NULL, NULL}, /* merged in before (system.c) */
@@ -84,6 +89,7 @@ static const field cluster_fields[] = {
     {"gpu", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, gpu_fields},
     {"intra", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, intra_fields},
     {"inter", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, inter_fields},
+    {"host", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, host_fields},
     {"overrides", F_LIST, 0, NULL, MIN_NONE, 0, 0, NULL, NULL},
     {"gpu_speed", F_LIST, 0, NULL, MIN_NONE, 0, 0, NULL, NULL},
     END};
@@ -450,6 +456,8 @@ static void resolve_published_defaults(hs_loader *ld) {
     c->nvls_efficiency = hs_nvls_efficiency_default(c->gpu_arch, c->gpus_per_node);
   if (absent(L, "gpu", "memory_bandwidth")) c->gpu_memory_bandwidth = hs_gpu_memory_bandwidth_default(c->gpu_arch);
   if (absent(L, "gpu", "launch_overhead")) c->gpu_launch_overhead = hs_gpu_launch_overhead_default();
+  if (absent(L, "host", "memory_bandwidth")) c->host_memory_bandwidth = hs_host_memory_bandwidth_default(c->cpu);
+  if (absent(L, "host", "bandwidth")) c->host_bandwidth = hs_host_bandwidth_default(c->gpu_arch);
 }
 
 static int read_overrides(hs_loader *ld, int line) {
@@ -857,6 +865,11 @@ int hs_schema_validate(hs_loader *ld) {
   if (rc) return rc;
   rc = validate_algorithm(ld);
   if (rc) return rc;
+  /* The CPU processes the algorithm places its servers in (algorithm.h). */
+  hs_server_layout lay;
+  hs_algorithm_layout(s, &lay);
+  s->cluster.cpu_ranks_per_node = lay.cpu_per_node;
+  s->cluster.server_machines = lay.server_machines;
   /* Every worker needs a shard of the data set. */
   if (s->workload.numeric && s->workload.samples < hs_algorithm_workers(s)) {
     line = hs_loader_push_decl(ld, "workload");

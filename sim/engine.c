@@ -62,7 +62,9 @@ static void find_hosts(int n, int nodes, sg_host_t *gpu, sg_host_t *nvswitch, sg
   for (size_t i = 0; i < count; i++) {
     const char *name = sg_host_get_name(all[i]);
     int id, end = 0;
-    if (sscanf(name, "gpu%d%n", &id, &end) == 1 && name[end] == '\0' && id >= 0 && id < n) gpu[id] = all[i];
+    if ((sscanf(name, "gpu%d%n", &id, &end) == 1 || sscanf(name, "cpu%d%n", &id, &end) == 1) && name[end] == '\0' &&
+        id >= 0 && id < n)
+      gpu[id] = all[i]; /* a rank's host: its GPU, or its CPU process's */
     else if (sscanf(name, "node%d_nvswitch%n", &id, &end) == 1 && name[end] == '\0' && id >= 0 && id < nodes)
       nvswitch[id] = all[i];
     else if (strcmp(name, "fabric_sharp") == 0) *fabric = all[i];
@@ -142,7 +144,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   /* Read: a temporary platform goes now, so no crash or kill later can
    * leave it behind in /tmp. */
 
-  int n = cfg->n_ranks > 0 && cfg->n_ranks < hs_scenario_gpus(sc) ? cfg->n_ranks : hs_scenario_gpus(sc);
+  int n = cfg->n_ranks > 0 && cfg->n_ranks < hs_scenario_ranks(sc) ? cfg->n_ranks : hs_scenario_ranks(sc);
   sim_world *w = calloc(1, sizeof *w);
   w->sc = sc;
   w->n = n;
@@ -153,7 +155,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   w->fifo_connections = fifo;
   w->latency_factor = latency_factor;
   w->ranks = calloc(n, sizeof *w->ranks);
-  int nodes = (n + w->gpus_per_node - 1) / w->gpus_per_node;
+  int nodes = sc->cluster.nodes;
   sg_host_t *gpu = calloc((size_t)n, sizeof *gpu), *nvswitch = calloc((size_t)nodes, sizeof *nvswitch), fabric;
   find_hosts(n, nodes, gpu, nvswitch, &fabric);
   hs_sim_switches_init(w, nvswitch, fabric);
@@ -176,8 +178,10 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     sr->w.size = n;
     sr->w.role = HS_ROLE_WORKER;
     sr->w.gpus_per_node = sc->cluster.gpus_per_node;
-    sr->w.node = r / sc->cluster.gpus_per_node;
-    sr->w.local_rank = r % sc->cluster.gpus_per_node;
+    sr->w.node = hs_cluster_rank_node(&sc->cluster, r);
+    /* a CPU process counts after its node's GPUs */
+    sr->w.local_rank = hs_cluster_rank_is_cpu(&sc->cluster, r) ? sc->cluster.gpus_per_node
+                                                                : r % sc->cluster.gpus_per_node;
     sr->w.trace = cfg->trace;
     sr->w.world = hs_sim_comm_world(sr, all);
     boots[r].rank = sr;
@@ -212,6 +216,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     memcpy(stats->collectives, w->collectives, sizeof stats->collectives);
     memcpy(stats->protocols, w->protocols, sizeof stats->protocols);
     stats->actors = w->actors;
+    memcpy(stats->nic_sent, w->nic_sent, sizeof stats->nic_sent);
   }
   return 0;
 }

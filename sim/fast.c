@@ -448,7 +448,11 @@ static void fill_route(struct sim_fast *f, route_entry *e, long key, const int *
  * or a rank to itself. */
 static long template_key(const sim_world *w, const struct sim_fast *f, int src, int dst) {
   int g = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
-  if (!f->splice || src >= w->n || dst >= w->n || src == dst) return 0;
+  const hs_cluster_spec *c = &w->sc->cluster;
+  /* a CPU process's route is SimGrid's own: it has no "gpu<r>_link" */
+  if (!f->splice || src >= w->n || dst >= w->n || src == dst || hs_cluster_rank_is_cpu(c, src) ||
+      hs_cluster_rank_is_cpu(c, dst))
+    return 0;
   return (long)(src / g) * f->nodes + dst / g + 1;
 }
 
@@ -562,8 +566,8 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
     /* the transport's bound on a connection between two nodes (step's
      * flow_rate, transport.c) */
     if (fl[i].src < w->n && fl[i].dst < w->n)
-      cap_flow[i] = dmin(cap_flow[i], hs_net_flow_cap(&w->sc->cluster, fl[i].src / w->gpus_per_node,
-                                                      fl[i].dst / w->gpus_per_node, w->channels));
+      cap_flow[i] = dmin(cap_flow[i], hs_net_flow_cap(&w->sc->cluster, hs_sim_node_of(w, fl[i].src),
+                                                      hs_sim_node_of(w, fl[i].dst), w->channels));
   }
   /* local ids, by first sight; each flow's list rewritten into them */
   int *local_links = malloc((size_t)n_refs * sizeof(int) + 1), nl = 0;
@@ -639,9 +643,7 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
 }
 
 /* The node of a world id: a rank's, or the one a switch serves (switch.c). */
-static int node_of_id(const sim_world *w, int id) {
-  return id >= w->n ? id - w->n : id / (w->gpus_per_node > 0 ? w->gpus_per_node : 1);
-}
+static int node_of_id(const sim_world *w, int id) { return hs_sim_node_of(w, id); }
 
 /* Shares already found, by the flows they were found for: the rounds of
  * a schedule repeat the same flows (a tree's steady ticks, a pipeline's
@@ -1129,7 +1131,7 @@ static sim_fast *fast_create(sim_world *w) {
   for (int r = 0; r < w->n; r++) {
     char name[32];
     snprintf(name, sizeof name, "gpu%d", r);
-    f->splice &= strcmp(sg_host_get_name(hs_sim_host_of(w, r)), name) == 0;
+    if (!hs_cluster_rank_is_cpu(&w->sc->cluster, r)) f->splice &= strcmp(sg_host_get_name(hs_sim_host_of(w, r)), name) == 0;
     f->own_up[r] = f->own_down[r] = -1;
   }
   /* every rank's own links, by name, in one pass over the platform's */

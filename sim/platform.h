@@ -19,6 +19,13 @@
  * So a message inside a node sees intra.latency, between nodes
  * intra.latency + inter.latency (+ 2*uplink_latency across racks), at the
  * bandwidth of the narrowest link on the way. Host of GPU r is "gpu<r>".
+ *
+ * CPU ranks (a parameter server's, scenario.h) are hosts "cpu<r>": on a
+ * GPU node, on a link of cluster.host.bandwidth (PCIe) to the node's
+ * switch; a server machine's, in zone "servers" with one NIC
+ * (inter.bandwidth, inter.latency/2) straight to the top switch (the flat
+ * fabric or the spine). One node with server machines is laid out as
+ * several nodes are, so that there is a fabric to reach them.
  * The links themselves (overrides, uplinks, routes) come from
  * scenarios/links.h, which the MPI link emulator shares. */
 #ifndef HS_SIM_PLATFORM_H

@@ -40,7 +40,7 @@ static int run_staged(void *arg, const char *stage, const char *target) {
   const hs_scenario *sc = ctx->sc;
   const hs_run_options *opt = ctx->opt;
   const char *dir = stage;
-  int n = hs_scenario_gpus(sc);
+  int n = hs_scenario_ranks(sc); /* the GPUs and any CPU processes (parameter servers) */
   /* Progress from the start: generating a large data set or platform
    * takes seconds too. */
   hs_train_job job = {.sc = sc, .stragglers = 1};

@@ -38,6 +38,13 @@ typedef struct {
   char failure_what[HS_SIM_FAILURES_MAX][48]; /* "node 3", "link rack1" */
   int ranks_lost;
   int aborted; /* run.on_failure = "abort" and a failure struck */
+  /* Bytes each node (then each server machine) sent to other nodes, as the
+   * message-level transport put them on the wire: every point-to-point
+   * message and every collective run message by message (step), but not
+   * the collectives fidelity fast times as flows. The first
+   * HS_SIM_NIC_TRACKED nodes; what the placement tests count. */
+#define HS_SIM_NIC_TRACKED 64
+  double nic_sent[HS_SIM_NIC_TRACKED];
 } hs_sim_stats;
 
 int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats);

@@ -71,6 +71,7 @@ typedef struct sim_fast sim_fast;
 struct sim_world {
   const hs_scenario *sc;
   int n;
+  double nic_sent[HS_SIM_NIC_TRACKED]; /* hs_sim_stats.nic_sent, counted by transport.c */
   sim_rank *ranks;
   int gpus_per_node;
   int next_ctx;
@@ -111,6 +112,11 @@ struct sim_world {
  * has one (else g->run_switch NULL); the step fidelity's run_switch. */
 void hs_sim_switches_init(sim_world *w, const sg_host_t *nvswitch, sg_host_t fabric);
 sg_host_t hs_sim_host_of(const sim_world *w, int id);
+/* The node of a world id: a rank's (a GPU's, or a CPU process's:
+ * scenario.h), or the one a switch serves. */
+static inline int hs_sim_node_of(const sim_world *w, int id) {
+  return id >= w->n ? id - w->n : hs_cluster_rank_node(&w->sc->cluster, id);
+}
 void hs_sim_switch_of(const sim_world *w, hs_lower_group *g);
 void hs_sim_run_switch(const hs_lower_group *sw, const hs_switch_job *job);
 

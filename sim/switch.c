@@ -18,8 +18,10 @@
 
 #include "sim/sim_internal.h"
 
+/* The GPU nodes the world spans (CPU ranks come after every GPU). */
 static int nodes_of(const sim_world *w) {
-  return w->gpus_per_node > 0 ? (w->n + w->gpus_per_node - 1) / w->gpus_per_node : w->n;
+  int gpus = hs_scenario_gpus(w->sc) < w->n ? hs_scenario_gpus(w->sc) : w->n;
+  return w->gpus_per_node > 0 ? (gpus + w->gpus_per_node - 1) / w->gpus_per_node : gpus;
 }
 
 void hs_sim_switches_init(sim_world *w, const sg_host_t *nvswitch, sg_host_t fabric) {
@@ -42,8 +44,10 @@ void hs_sim_switch_of(const sim_world *w, hs_lower_group *g) {
   g->run_switch = NULL;
   g->switch_id = g->fabric_switch_id = -1;
   if (!w->offer.switches || g->size < 2) return;
-  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1, node = g->members[0] / gpn, one_node = 1;
-  for (int i = 1; i < g->size && one_node; i++) one_node = g->members[i] / gpn == node;
+  int node = hs_sim_node_of(w, g->members[0]), one_node = 1;
+  /* a CPU process reduces in no switch */
+  for (int i = 0; i < g->size && one_node; i++)
+    one_node = hs_sim_node_of(w, g->members[i]) == node && !hs_cluster_rank_is_cpu(&w->sc->cluster, g->members[i]);
   const hs_cluster_spec *c = &w->sc->cluster;
   if (one_node && c->nvls) g->switch_id = w->n + node;
   if (!one_node && c->in_network_reduction) g->fabric_switch_id = w->n + nodes_of(w);

@@ -118,13 +118,19 @@ static long wire_size(const hs_lower_group *g, size_t bytes) {
 
 /* ---- posting and completing ------------------------------------------------------ */
 
+/* Bytes from rank `from` to `to` that leave from's node (hs_sim_stats.nic_sent). */
+static void count_nic(sim_world *w, int from, int to, size_t bytes) {
+  int a = hs_sim_node_of(w, from), b = hs_sim_node_of(w, to);
+  if (from < w->n && to < w->n && a != b && a < HS_SIM_NIC_TRACKED) w->nic_sent[a] += (double)bytes;
+}
+
 /* What one flow from the group's member `me` to member `peer` moves at
  * most, in bytes on the wire per second: the group's protocol bound and the
  * transport's bound on a connection between their nodes (net_transport.h);
  * 0: the links alone. */
 static double flow_rate(const sim_world *w, const hs_lower_group *g, int peer) {
   int a = g->members[g->me], b = g->members[peer];
-  double cap = hs_net_flow_cap(&w->sc->cluster, a / w->gpus_per_node, b / w->gpus_per_node, w->channels);
+  double cap = hs_net_flow_cap(&w->sc->cluster, hs_sim_node_of(w, a), hs_sim_node_of(w, b), w->channels);
   if (!isfinite(cap)) return g->rate;
   return g->rate > 0 ? fmin(g->rate, cap) : cap;
 }
@@ -176,6 +182,7 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
     p->is_recv[i] = 0;
     p->comms[i] = hs_sg_put_async_at_most(p->mailbox[i], payload, wire_size(g, s[i].bytes), flow_rate(self->world, g, s[i].peer));
     self->w.bytes_sent += s[i].bytes;
+    count_nic(self->world, g->members[g->me], g->members[s[i].peer], s[i].bytes);
     self->world->messages++;
   }
   free(order);
@@ -508,6 +515,7 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
     defer_send(set, a);
     move_sends(set, c);
     self->w.bytes_sent += s->bytes;
+    count_nic(world, g->members[g->me], g->members[s->peer], s->bytes);
     world->messages++;
   } else {
     a->is_recv = 1;

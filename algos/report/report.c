@@ -309,8 +309,12 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   hs_format_bytes(s.bytes_per_iter / (info->ranks ? info->ranks : 1), b1, sizeof b1);
   hs_format_bandwidth(c->inter.bandwidth, bw, sizeof bw);
   fprintf(out, "hearsay: %s (%s, %s backend, %s collectives)\n", sc->name, info->mode, info->backend, info->fidelity);
-  fprintf(out, "  cluster     %d nodes x %d GPUs = %d ranks%s%s%s, inter-node %s NICs over %s, %s\n", c->nodes,
-          c->gpus_per_node, info->ranks, c->system[0] ? " (" : "", c->system, c->system[0] ? ")" : "", bw,
+  /* CPU processes (parameter servers on the nodes' CPUs or on server machines) are ranks too */
+  char cpus[64] = "";
+  int n_cpu = c->nodes * c->cpu_ranks_per_node + c->server_machines;
+  if (n_cpu > 0) snprintf(cpus, sizeof cpus, " + %d CPU server%s", n_cpu, n_cpu == 1 ? "" : "s");
+  fprintf(out, "  cluster     %d nodes x %d GPUs%s = %d ranks%s%s%s, inter-node %s NICs over %s, %s\n", c->nodes,
+          c->gpus_per_node, cpus, info->ranks, c->system[0] ? " (" : "", c->system, c->system[0] ? ")" : "", bw,
           hs_net_kind_name(c->transport.kind), c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
   fprintf(out, "  workload    %s%s, batch %d per worker; algorithm %s\n", sc->workload.model,
           sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, sc->algorithm.name);

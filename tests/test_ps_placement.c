@@ -1,0 +1,229 @@
+/* test_ps_placement.c — where parameter servers run, and the bytes each
+ * placement sends through each node's NIC (algos/parameter_server.c).
+ *
+ * 4 nodes x 4 GPUs, softmax with P = 330 parameters (M = 4P bytes), 5
+ * synchronous iterations, message by message (sim.fidelity = "step", so
+ * the simulator's transport counts every byte that leaves a node:
+ * hs_sim_stats.nic_sent). Server j owns slice j of what is exchanged,
+ * s_j = floor(P (j+1) / S) - floor(P j / S) parameters. Per iteration the
+ * designs say, for node a (and server machine k):
+ *   gpus, 1 server (rank 15, on node 3): every worker pushes M and the
+ *     server pulls M back to each of the 12 workers off its node:
+ *     4M, 4M, 4M and 12M;
+ *   colocated (a CPU server on every node): each of a node's 4 workers
+ *     pushes every slice but its own node's, and the node's server
+ *     returns its slice to the 12 workers elsewhere:
+ *     4 * 4(P - s_a) + 12 * 4 s_a;
+ *   colocated + aggregate: only the node's first worker pushes (its
+ *     node's sum, reduced over NVLink) and its server returns its slice to
+ *     the 3 other leaders: 4(P - s_a) + 3 * 4 s_a, the bytes of an
+ *     allreduce (BytePS's point);
+ *   machines, 2 servers: every worker pushes M through the NIC: 16P; server
+ *     machine k pulls 4 s_k to each of the 16 workers: 64 s_k;
+ *   machines + aggregate: 4P per node, 16 s_k per machine.
+ * All are byte counts: compared exactly. Then the time a CPU server's
+ * kernels take is its bytes over cluster.host.memory_bandwidth (a sum of
+ * the pushes and the SGD step), and the PCIe link to a colocated server
+ * (cluster.host.bandwidth) slows colocated but not GPU servers. */
+#define _DEFAULT_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "algos/algorithm.h"
+#include "algos/report/metrics.h"
+#include "algos/train/train.h"
+#include "algos/workloads/dataset.h"
+#include "algos/workloads/model.h"
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+#define P 330.0
+#define ITERS 5
+#define NODES 4
+
+typedef struct {
+  int ok, ranks, ranks_done;
+  double time;
+  double nic[HS_SIM_NIC_TRACKED];
+  float params[(int)P]; /* rank 0's final weights */
+} result;
+
+typedef struct {
+  const hs_scenario *sc;
+  result *out;
+  hs_train_job job;
+} run_job;
+
+static void rank_main(hs_worker *w, void *arg) { hs_train_worker(w, &((run_job *)arg)->job); }
+
+static void child(void *arg, FILE *report) {
+  run_job *j = arg;
+  const hs_scenario *sc = j->sc;
+  char err[256] = "";
+  hs_dataset *ds = hs_dataset_create(&sc->workload, sc->run.seed, hs_algorithm_workers(sc), err, sizeof err);
+  hs_metrics *m = hs_metrics_create(hs_algorithm_max_iterations(sc), hs_model_tracked_params(&sc->workload));
+  j->job = (hs_train_job){.sc = sc, .ds = ds, .metrics = m, .final_params = j->out->params, .stragglers = 1};
+  hs_sim_stats stats = {0};
+  hs_test_simulate(sc, 0, rank_main, j, &stats, NULL);
+  hs_metrics_summary s;
+  hs_metrics_summarize(m, sc->workload.batch, &s);
+  j->out->ranks = hs_scenario_ranks(sc);
+  j->out->ranks_done = j->job.ranks_done;
+  j->out->time = s.total_time;
+  memcpy(j->out->nic, stats.nic_sent, sizeof stats.nic_sent);
+  j->out->ok = j->job.ranks_done == hs_scenario_ranks(sc);
+  hs_report(report, j->out->ok, "%d of %d ranks ran to the end", j->job.ranks_done, hs_scenario_ranks(sc));
+  hs_metrics_free(m);
+  hs_dataset_free(ds);
+}
+
+/* Runs the scenario with these algorithm options (and cluster extras);
+ * NULL when it did not load or run. */
+static result *run(const char *what, const char *options, const char *cluster_extra) {
+  char lua[2048];
+  snprintf(lua, sizeof lua,
+           "cluster { nodes = %d, gpus_per_node = 4, gpu = { flops = '1GF' }, inter = { bandwidth = '10Gbps' } %s }\n"
+           "workload { model = 'softmax', dataset = { classes = 10, features = 32, samples = 8000 }, batch = 16 }\n"
+           "algorithm { name = 'parameter_server' %s }\n"
+           "run { iterations = %d, seed = 2 }\nsim { fidelity = 'step' }\n",
+           NODES, cluster_extra, options, ITERS);
+  hs_scenario sc;
+  if (hs_test_load(lua, &sc)) {
+    tap_ok(0, "%s: scenario loads", what);
+    return NULL;
+  }
+  result *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  memset(r, 0, sizeof *r);
+  run_job j = {.sc = &sc, .out = r};
+  hs_test_in_child(what, child, &j, 120);
+  hs_scenario_free(&sc);
+  if (!r->ok) {
+    tap_ok(0, "%s: every rank ran to the end (%d of %d)", what, r->ranks_done, r->ranks);
+    munmap(r, sizeof *r);
+    return NULL;
+  }
+  return r;
+}
+
+static double slice(int j, int servers) { return floor(P * (j + 1) / servers) - floor(P * j / servers); }
+
+/* The run's bytes through each NIC against want[] (nodes, then machines). */
+static void check_nics(const char *what, const char *options, const double *want, int n, int ranks) {
+  result *r = run(what, options, "");
+  if (!r) return;
+  int same = r->ranks == ranks;
+  for (int k = 0; k < n; k++) same &= r->nic[k] == ITERS * want[k];
+  for (int k = n; k < HS_SIM_NIC_TRACKED; k++) same &= r->nic[k] == 0;
+  tap_ok(same, "%s: %d ranks; bytes out of each NIC per iteration as designed", what, ranks);
+  for (int k = 0; k < n && !same; k++) tap_diag("  NIC %d: %.0f, want %.0f", k, r->nic[k] / ITERS, want[k]);
+  munmap(r, sizeof *r);
+}
+
+int main(void) {
+  double want[NODES + 2];
+
+  /* GPU servers: the last GPU (node 3). */
+  for (int a = 0; a < NODES; a++) want[a] = a < 3 ? 4 * 4 * P : 12 * 4 * P;
+  check_nics("gpus, 1 server", "", want, NODES, 16);
+
+  /* A CPU server on every node. */
+  for (int a = 0; a < NODES; a++) want[a] = 4 * 4 * (P - slice(a, NODES)) + 12 * 4 * slice(a, NODES);
+  check_nics("colocated", ", placement = 'colocated'", want, NODES, 20);
+  for (int a = 0; a < NODES; a++) want[a] = 4 * (P - slice(a, NODES)) + 3 * 4 * slice(a, NODES);
+  check_nics("colocated + aggregate", ", placement = 'colocated', aggregate = true", want, NODES, 20);
+  /* per bucket: the same bytes, each bucket sliced on its own; 60-byte
+   * buckets hold one layer each here (the softmax has one weight matrix
+   * and one bias vector), so the sums below are over them */
+  {
+    double bucket[2] = {320, 10}; /* the weights, then the bias: backward's order */
+    for (int a = 0; a < NODES; a++) {
+      want[a] = 0;
+      for (int b = 0; b < 2; b++) {
+        double s = floor(bucket[b] * (a + 1) / NODES) - floor(bucket[b] * a / NODES);
+        want[a] += 4 * (bucket[b] - s) + 3 * 4 * s;
+      }
+    }
+    check_nics("colocated + aggregate + overlap", ", placement = 'colocated', aggregate = true, overlap = true, "
+               "bucket_size = '60B'", want, NODES, 20);
+  }
+
+  /* CPU-only server machines. */
+  for (int a = 0; a < NODES; a++) want[a] = 16 * P;
+  for (int k = 0; k < 2; k++) want[NODES + k] = 64 * slice(k, 2);
+  check_nics("machines, 2 servers", ", placement = 'machines', servers = 2", want, NODES + 2, 18);
+  for (int a = 0; a < NODES; a++) want[a] = 4 * P;
+  for (int k = 0; k < 2; k++) want[NODES + k] = 16 * slice(k, 2);
+  check_nics("machines + aggregate", ", placement = 'machines', servers = 2, aggregate = true", want, NODES + 2, 18);
+
+  /* update = "workers": the servers return the average gradient and every
+   * worker steps on it (BytePS's summation service): the same bytes
+   * through every NIC and, SGD being the same kernel on the same numbers,
+   * bit for bit the same weights as the servers' step. */
+  {
+    result *srv = run("machines + aggregate, servers step", ", placement = 'machines', servers = 2, aggregate = true", "");
+    result *wrk = run("machines + aggregate, workers step",
+                      ", placement = 'machines', servers = 2, aggregate = true, update = 'workers'", "");
+    if (srv && wrk) {
+      tap_ok(memcmp(srv->nic, wrk->nic, sizeof srv->nic) == 0, "update = workers: the same bytes out of every NIC");
+      tap_ok(memcmp(srv->params, wrk->params, sizeof srv->params) == 0 && srv->params[0] != 0,
+             "update = workers: the same final weights, bit for bit (w[0] = %.9g)", wrk->params[0]);
+    }
+    if (srv) munmap(srv, sizeof *srv);
+    if (wrk) munmap(wrk, sizeof *wrk);
+  }
+
+  /* A CPU server's kernels: per iteration it reads the 16 pushes and
+   * writes their average (4 * 17 * P bytes), then runs SGD with momentum
+   * on its P parameters (20 bytes each), at the host's memory bandwidth,
+   * on the critical path of every iteration. Halving the bandwidth adds
+   * exactly that much again; 1e-9 s covers rounding of the clock. */
+  {
+    result *slow = run("machines, host memory 1 GB/s", ", placement = 'machines'", ", host = { memory_bandwidth = '1GBps' }");
+    result *fast = run("machines, host memory 2 GB/s", ", placement = 'machines'", ", host = { memory_bandwidth = '2GBps' }");
+    if (slow && fast) {
+      double bytes = 4 * 17 * P + 20 * P, want_gap = ITERS * (bytes / 1e9 - bytes / 2e9);
+      tap_ok(fabs((slow->time - fast->time) - want_gap) < 1e-9,
+             "a CPU server's sum and update cost their bytes at host.memory_bandwidth: %.9g s slower, want %.9g",
+             slow->time - fast->time, want_gap);
+    }
+    if (slow) munmap(slow, sizeof *slow);
+    if (fast) munmap(fast, sizeof *fast);
+  }
+
+  /* PCIe to a colocated server: its bytes cross it, a GPU server's do not. */
+  {
+    const char *narrow = ", host = { bandwidth = '100MBps' }";
+    result *co = run("colocated", ", placement = 'colocated'", ""),
+           *co_narrow = run("colocated, PCIe 100 MB/s", ", placement = 'colocated'", narrow),
+           *gpu = run("gpus", "", ""), *gpu_narrow = run("gpus, PCIe 100 MB/s", "", narrow);
+    if (co && co_narrow && gpu && gpu_narrow) {
+      tap_ok(co_narrow->time > 1.5 * co->time, "a colocated server's traffic crosses host.bandwidth (%.3g s at 100 "
+             "MB/s, %.3g s at the default)", co_narrow->time, co->time);
+      tap_ok(gpu_narrow->time == gpu->time, "a GPU server's does not (%.9g s either way)", gpu->time);
+    }
+    result *all[] = {co, co_narrow, gpu, gpu_narrow};
+    for (int i = 0; i < 4; i++)
+      if (all[i]) munmap(all[i], sizeof *all[i]);
+  }
+
+  /* Bad placements: file, line, key, exit 2 as every scenario error. */
+  hs_scenario sc;
+  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
+                      "workload { model = 'resnet50' }\n"
+                      "algorithm { name = 'parameter_server', placement = 'colocated', servers = 2 }\n"
+                      "run { iterations = 1 }\n", &sc) != 0,
+         "colocated with a server count is refused");
+  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
+                      "workload { model = 'resnet50' }\n"
+                      "algorithm { name = 'parameter_server', mode = 'async', aggregate = true }\n"
+                      "run { iterations = 1 }\n", &sc) != 0,
+         "aggregate needs mode = sync");
+  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
+                      "workload { model = 'resnet50' }\n"
+                      "algorithm { name = 'parameter_server', mode = 'async', update = 'workers' }\n"
+                      "run { iterations = 1 }\n", &sc) != 0,
+         "update = workers needs mode = sync");
+  return tap_done(0);
+}
