@@ -6,7 +6,7 @@
  *   "colocated": a CPU process on every GPU node (BytePS's summation
  *                service beside the workers; its bytes cross the node's
  *                PCIe to CPU memory, cluster.host.bandwidth);
- *   "machines":  `servers` CPU-only machines of one NIC each.
+ *   "machines":  `servers` CPU-only machines, each on a GPU node's NICs.
  * A CPU server's sums and updates run at the host's memory bandwidth
  * (cluster.host.memory_bandwidth), a GPU server's at the GPU's.
  *

@@ -184,16 +184,20 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
       for (int n = pod_first[p]; n < pod_end[p]; n++) node_routes(&wr, c, n, gw);
       fprintf(f, "  </zone>\n");
     }
-    /* Server machines: host "cpu<r>" each, with one NIC (inter.bandwidth,
-     * the cluster's transport) to the top switch, in a zone of their own. */
+    /* Server machines: host "cpu<r>" each, with a GPU node's NICs (what
+     * the cluster's transport gets of nics_per_node x inter.bandwidth, and
+     * its message cost) to the top switch, in a zone of their own: BytePS
+     * wants its CPU machines on the GPU machines' bandwidth. */
     if (c->server_machines > 0) {
+      double nic_bw = c->inter.bandwidth * c->nics_per_node * c->transport.efficiency;
+      double nic_lat = c->inter.latency + c->transport.message_cost;
       fprintf(f, "  <zone id=\"servers\" routing=\"DijkstraCache\">\n    <router id=\"servers_gw\"/>\n");
       for (int k = 0; k < c->server_machines; k++) {
         int r = hs_cluster_rank_of_machine(c, k);
         char id[64];
         fprintf(f, "    <host id=\"cpu%d\" speed=\"1f\"/>\n", r);
         snprintf(id, sizeof id, "cpu%d_nic", r);
-        write_plain_link(f, id, c->inter.bandwidth, c->inter.latency / 2);
+        write_plain_link(f, id, nic_bw, nic_lat / 2);
       }
       for (int k = 0; k < c->server_machines; k++) {
         char src[32], link[64];

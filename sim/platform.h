@@ -22,8 +22,9 @@
  *
  * CPU ranks (a parameter server's, scenario.h) are hosts "cpu<r>": on a
  * GPU node, on a link of cluster.host.bandwidth (PCIe) to the node's
- * switch; a server machine's, in zone "servers" with one NIC
- * (inter.bandwidth, inter.latency/2) straight to the top switch (the flat
+ * switch; a server machine's, in zone "servers" with a GPU node's NICs
+ * (nics_per_node x inter.bandwidth x the transport's efficiency, latency
+ * (inter.latency + message_cost)/2) straight to the top switch (the flat
  * fabric or the spine). One node with server machines is laid out as
  * several nodes are, so that there is a fabric to reach them.
  * The links themselves (overrides, uplinks, routes) come from
