@@ -69,7 +69,6 @@ struct ps_state {
   int cpu;            /* this rank is a CPU server: its kernels run at host memory bandwidth */
   int overlap;        /* sync: per bucket on the communication stream */
   int units;          /* what is exchanged: the buckets (overlap) or the whole model */
-  size_t *off;        /* servers + 1 shard boundaries of the whole model (async) */
   /* sync */
   int *pushers, n_pushers; /* world ranks that push: every worker, or each node's first */
   int pusher;          /* this worker pushes */
@@ -91,16 +90,22 @@ struct ps_state {
   float *gsum;        /* sync: pushers x the largest slice */
 };
 
-static size_t shard(const ps_state *s, int j) { return s->off[j + 1] - s->off[j]; }
 static int my_server(const ps_state *s, const hs_worker *w) { return w->rank - s->workers; }
 static hs_buf fbuf(float *base, size_t offset, size_t count) {
   return base ? hs_buf_host(base + offset, count, HS_F32) : hs_buf_virtual(count, HS_F32);
 }
 
-/* Unit u (a bucket, or the whole model), and server j's slice [*o, *o + *len) of it. */
-static void slice(const ps_state *s, int u, int j, size_t *o, size_t *len) {
+/* Unit u of what is exchanged, [*o, *o + *len) of the model: bucket u
+ * with overlap, else the whole model (u = 0; always so in async mode). */
+static void unit(const ps_state *s, int u, size_t *o, size_t *len) {
   const hs_model *m = s->ctx->model;
-  size_t uo = s->overlap ? m->buckets[u].offset : 0, ul = s->overlap ? m->buckets[u].count : m->n_params;
+  *o = s->overlap ? m->buckets[u].offset : 0, *len = s->overlap ? m->buckets[u].count : m->n_params;
+}
+
+/* Server j's slice of unit u: its j-th of `servers` equal parts. */
+static void slice(const ps_state *s, int u, int j, size_t *o, size_t *len) {
+  size_t uo, ul;
+  unit(s, u, &uo, &ul);
   size_t a = ul * (size_t)j / (size_t)s->servers, b = ul * (size_t)(j + 1) / (size_t)s->servers;
   *o = uo + a, *len = b - a;
 }
@@ -197,8 +202,6 @@ static int ps_init(hs_algo_ctx *ctx) {
   s->overlap = hs_opt_bool(ctx->opt, "overlap");
   s->worker_update = !s->async && strcmp(hs_opt_str(ctx->opt, "update"), "workers") == 0;
   s->units = s->overlap ? m->n_buckets : 1;
-  s->off = malloc((size_t)(s->servers + 1) * sizeof *s->off);
-  for (int j = 0; j <= s->servers; j++) s->off[j] = m->n_params * (size_t)j / (size_t)s->servers;
   /* Everyone starts from the same weights: the servers' truth. After a
    * shrink they are the ones the survivors agreed on (algorithm.h), which
    * the servers' shards take over. */
@@ -255,7 +258,8 @@ static int exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
  * broadcasts back). On c: the world, or the stream's copy of it. */
 static int sync_unit(ps_state *s, hs_worker *w, hs_comm *c, int u) {
   hs_model *m = s->ctx->model;
-  size_t uo = s->overlap ? m->buckets[u].offset : 0, ul = s->overlap ? m->buckets[u].count : m->n_params;
+  size_t uo, ul;
+  unit(s, u, &uo, &ul);
   float *back = s->worker_update ? m->grads : m->params; /* what the servers return */
   int rc = 0;
   if (s->node) {
@@ -314,8 +318,10 @@ static void ps_step(hs_algo_ctx *ctx) {
   float *words = calloc((size_t)2 * S, sizeof *words); /* S requests out (0: update), S replies in */
   for (int j = 0; j < S; j++) {
     int peer = 1 + j; /* in a pair communicator the worker is rank 0 */
-    payload[2 * j] = (hs_p2p){HS_P2P_SEND, peer, fbuf(m->grads, s->off[j], shard(s, j))};
-    payload[2 * j + 1] = (hs_p2p){HS_P2P_RECV, peer, fbuf(m->params, s->off[j], shard(s, j))};
+    size_t o, len;
+    slice(s, 0, j, &o, &len);
+    payload[2 * j] = (hs_p2p){HS_P2P_SEND, peer, fbuf(m->grads, o, len)};
+    payload[2 * j + 1] = (hs_p2p){HS_P2P_RECV, peer, fbuf(m->params, o, len)};
     ctl[j] = (hs_p2p){HS_P2P_SEND, peer, hs_buf_host(&words[j], 1, HS_F32)};
   }
   int failed = exchange(w, c, ctl, S);
@@ -408,7 +414,8 @@ static void serve_worker(void *arg) {
   hs_model *m = s->ctx->model;
   hs_comm *c = s->pair[l->worker];
   int me = my_server(s, w);
-  size_t len = shard(s, me), o = s->off[me];
+  size_t o, len;
+  slice(s, 0, me, &o, &len);
   long budget = (long)(s->ctx->sc->run.iterations - s->ctx->iteration) * s->workers;
   float lr = (float)(s->ctx->sc->workload.lr / s->workers);
   for (;;) {
@@ -443,7 +450,8 @@ static void serve_worker(void *arg) {
 
 static void serve_async(ps_state *s, hs_worker *w) {
   hs_model *m = s->ctx->model;
-  size_t len = shard(s, my_server(s, w));
+  size_t o, len;
+  slice(s, 0, my_server(s, w), &o, &len);
   s->lock = hs_mutex_create(w);
   s->clock = calloc((size_t)s->workers, sizeof *s->clock);
   s->links = calloc((size_t)s->workers, sizeof *s->links);
@@ -477,7 +485,7 @@ static void ps_finish(hs_algo_ctx *ctx) {
   if (s->pair)
     for (int v = 0; v < s->workers; v++)
       if (s->pair[v]) hs_comm_free(w, s->pair[v]);
-  free(s->pair), free(s->off), free(s->momentum), free(s->stopped_by), free(s->clock), free(s->links), free(s->gsum);
+  free(s->pair), free(s->momentum), free(s->stopped_by), free(s->clock), free(s->links), free(s->gsum);
   free(s);
 }
 
