@@ -189,7 +189,7 @@ int main(void) {
   static const struct {
     const char *args, *want;
   } forced[] = {{"--set sim.collectives=ring", "ring"},
-                {"--op broadcast --set sim.collectives=ring", "binomial_tree"},
+                {"--op broadcast --set sim.collectives=ring", "pipelined_chain"},
                 {"--op broadcast --set sim.collectives=tree", "pipelined_tree"},
                 {"--set sim.collectives=hierarchical", "hierarchical"}};
   for (int i = 0; i < 4; i++) {

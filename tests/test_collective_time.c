@@ -3,8 +3,8 @@
  *   ring allreduce        2(n-1)a + 2(n-1)/n M/B
  *   ring reduce-scatter,
  *   ring allgather        (n-1)a + (n-1)/n M/B          (M: the full vector)
- *   binomial broadcast,
- *   binomial reduce       ceil(log2 n)(a + M/B)
+ *   broadcast, reduce     (S + n - 2)(a + M/(S B))      (NCCL's chain from the root,
+ *                                                        S = ceil(M / 512 KiB) slices)
  * (the lock-step ring, sim.slices_in_flight = 0; the pipelined ring, the
  * default, below) for n in {8, 64} and M in {1 MiB, 100 MiB}, within 1%. The cluster is one
  * GPU per node on a flat switch with CM02 (plain alpha-beta): a is the route
@@ -152,12 +152,15 @@ int main(void) {
       for (int k = ALLREDUCE; k <= REDUCE; k++) {
         int n = ns[i];
         double M = (double)Ms[j], want;
-        double steps = ceil(log2(n));
         switch (k) {
         case ALLREDUCE: want = 2 * (n - 1) * a + 2.0 * (n - 1) / n * M / B; break;
         case REDUCE_SCATTER:
         case ALLGATHER: want = (n - 1) * a + (double)(n - 1) / n * M / B; break;
-        default: want = steps * (a + M / B); break;
+        default: { /* the chain: slice k leaves depth d at tick k + d */
+          double S = ceil(M / (512 << 10));
+          want = (S + n - 2) * (a + M / (S * B));
+          break;
+        }
         }
         char lua[1024], label[128];
         one_gpu_nodes(lua, sizeof lua, n, "none");
@@ -344,6 +347,23 @@ int main(void) {
       hs_test_in_child(label, child, &tb, 120);
     }
   }
+  /* NCCL's chain forwarding on arrival (sim.slices_in_flight = 8): the
+   * first slice crosses the n - 1 hops, each later one costs a slice's
+   * move on the narrowest link (the credits, 8 slices of a hop's latency
+   * and a move each, never bind: a = 6 us < 7 x 42 us). Large, the whole
+   * vector once at the link's rate however many members: a binomial tree
+   * would take log2(n) times as long. */
+  for (int i = 0; i < 2; i++)
+    for (int k = BROADCAST; k <= REDUCE; k++) {
+      int n = ns[i];
+      double M = 100u << 20, S = ceil(M / (512 << 10)), b = M / (S * B);
+      char lua[1024], label[128];
+      one_gpu_nodes(lua, sizeof lua, n, "none");
+      snprintf(label, sizeof label, "pipelined chain %s n=%d M=100MiB: (n-1)(a + b) + (S-1) b", kind_name[k], n);
+      timed_case tc = {lua, "sim.slices_in_flight=8", {(kind)k, 100u << 20, 0}, (n - 1) * (a + b) + (S - 1) * b,
+                       label, 0};
+      hs_test_in_child(label, child, &tc, 120);
+    }
   /* The protocols, on the ring allreduce of one-GPU nodes (every hop
    * across nodes): lock-step and pipelined, a latency-bound and a
    * bandwidth-bound size. Pipelined slices are the protocol's step: 32 KiB

@@ -11,7 +11,9 @@
  *   ring allreduce      = ring reduce-scatter + ring allgather, 2(n-1) steps
  *   reduce-scatter,
  *   allgather           = n-1 ring steps
- *   broadcast, reduce   = binomial tree, ceil(log2 n) rounds
+ *   broadcast, reduce   = NCCL's pipelined chain from the root, n - 1 hops
+ *                         and the vector once over every link (binomial
+ *                         trees, ceil(log2 n) rounds, in the hierarchical form)
  *   alltoall            = one round of n-1 sends and receives (NCCL's grouped form)
  *   barrier             = dissemination, ceil(log2 n) rounds of empty messages
  *   hierarchical        = node reduce-scatter, allreduce across nodes on one
@@ -838,25 +840,75 @@ static chunk tree_piece(const hs_tree_role *t, int k, int S) { return piece((chu
  * first member (root < 0, the allreduce); else on tree 0 rooted at root,
  * the whole vector (broadcast, reduce). Reductions land in buf; the root
  * divides by avg_over (> 0) what it has fully reduced. */
-static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_mode mode, int root) {
-  int n = g->size;
-  node_layout L;
-  layout_of(g, &L);
-  hs_tree_run run = {.trees = root < 0 && buf.count > 1 ? 2 : 1, .mode = mode, .esize = esz(buf)};
+static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run);
+
+/* Slices and ticks of a run whose roles are set (trees of count each; the
+ * first takes the odd element), then runs it. */
+static void tree_slice_and_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run) {
   hs_tree_role *tr = run.role;
-  for (int w = 0; w < run.trees; w++) tree_role_of(g, &L, w, root, &tr[w]);
-  layout_done(&L);
-  /* halves (the first takes the odd element), sliced alike */
   tr[0].off = 0;
   tr[0].count = run.trees == 2 ? (buf.count + 1) / 2 : buf.count;
   if (run.trees == 2) tr[1].off = tr[0].count, tr[1].count = buf.count / 2;
   size_t lo = tr[run.trees - 1].count;
-  size_t S = hs_lower_tree_slices(tr[0].count * esz(buf), g->slice, n);
+  size_t S = hs_lower_tree_slices(tr[0].count * esz(buf), g->slice, g->size);
   run.slices = (int)(S > lo ? lo : S);
   for (int w = 0; w < run.trees; w++) {
-    int x = run.slices + (mode == HS_TREE_BOTH ? 2 : 1) * tr[w].height - 1;
+    int x = run.slices + (run.mode == HS_TREE_BOTH ? 2 : 1) * tr[w].height - 1;
     run.ticks = x > run.ticks ? x : run.ticks;
   }
+  tree_exec(g, buf, op, avg_over, run);
+}
+
+static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_mode mode, int root) {
+  node_layout L;
+  layout_of(g, &L);
+  hs_tree_run run = {.trees = root < 0 && buf.count > 1 ? 2 : 1, .mode = mode, .esize = esz(buf)};
+  for (int w = 0; w < run.trees; w++) tree_role_of(g, &L, w, root, &run.role[w]);
+  layout_done(&L);
+  tree_slice_and_exec(g, buf, op, avg_over, run);
+}
+
+/* NCCL's broadcast and reduce (its ring algorithm, ncclPatternPipelineFrom
+ * and ncclPatternPipelineTo in src/enqueue.cc): one chain through every
+ * member from the root, each slice forwarded as it arrives, so the whole
+ * vector crosses every link once and a large one moves at the slowest
+ * link's rate however many members there are (where a binomial tree moves
+ * it log2 n times). The chain runs node after node as the rings do,
+ * starting with the root's node rotated so that the root is its head:
+ * nodes - 1 crossings. A chain is a tree whose members have one child each,
+ * so the trees' machinery runs it on every backend and fidelity. */
+static void chain_run(hs_lower_group *g, hs_buf buf, hs_redop op, hs_tree_mode mode, int root) {
+  int n = g->size;
+  node_layout L;
+  layout_of(g, &L);
+  const int *order = L.order, *node_start = L.node_start;
+  int rn = 0, rp = 0; /* the root's node and its place there */
+  for (int k = 0; k < L.nodes; k++)
+    for (int p = node_start[k]; p < node_start[k + 1]; p++)
+      if (order[p] == root) rn = k, rp = p - node_start[k];
+  int prev = -1, pos = 0, me_pos = -1, me_prev = -1, me_next = -1;
+  for (int j = 0; j < L.nodes; j++) {
+    int k = (rn + j) % L.nodes, len = node_start[k + 1] - node_start[k];
+    for (int q = 0; q < len; q++, pos++) {
+      int m = order[node_start[k] + (k == rn ? (q + rp) % len : q)];
+      if (me_pos >= 0 && me_next < 0) me_next = m;
+      if (m == g->me) me_pos = pos, me_prev = prev;
+      prev = m;
+    }
+  }
+  layout_done(&L);
+  hs_tree_run run = {.trees = 1, .mode = mode, .esize = esz(buf)};
+  hs_tree_role *t = &run.role[0];
+  t->up = me_prev;
+  t->n_down = me_next >= 0;
+  t->down[0] = me_next;
+  t->depth = me_pos;
+  t->height = n - 1;
+  tree_slice_and_exec(g, buf, op, 0, run);
+}
+
+static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run) {
+  hs_tree_role *tr = run.role;
   if (g->tree && !buf.data) { /* timed whole by the backend, pipelined as the step fidelity runs it */
     run.window = g->window;
     g->tree(g, &run);
@@ -870,7 +922,7 @@ static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, h
   hs_buf child[2][HS_TREE_MAX_DOWN];
   size_t most = (tr[0].count + run.slices - 1) / run.slices;
   for (int w = 0; w < run.trees; w++)
-    for (int c = 0; c < HS_TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, (mode & HS_TREE_UP) ? most : 0);
+    for (int c = 0; c < HS_TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, (run.mode & HS_TREE_UP) ? most : 0);
   hs_lower_send snd[2 * (1 + HS_TREE_MAX_DOWN)];
   hs_lower_recv rcv[2 * (1 + HS_TREE_MAX_DOWN)];
   for (int x = 0; x < run.ticks; x++) {
@@ -1010,7 +1062,7 @@ void hs_lower_broadcast(hs_lower_group *g, hs_buf s, hs_buf r, int root, hs_coll
     return;
   }
   if (algo != HS_COLL_HIERARCHICAL) {
-    tree_broadcast(g, r, root);
+    if (g->size > 1) chain_run(g, r, HS_SUM, HS_TREE_DOWN, root);
     return;
   }
   hierarchy h;
@@ -1037,7 +1089,9 @@ void hs_lower_reduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, int roo
   if (algo == HS_COLL_HIERARCHICAL) hierarchy_build(&h, g, root);
   if (algo == HS_COLL_TREE && g->size > 1) {
     tree_run(g, acc, red, 0, HS_TREE_UP, root);
-  } else if (algo != HS_COLL_HIERARCHICAL || !worth_hierarchy(&h, g->size)) {
+  } else if (algo != HS_COLL_HIERARCHICAL) {
+    if (g->size > 1) chain_run(g, acc, red, HS_TREE_UP, root);
+  } else if (!worth_hierarchy(&h, g->size)) {
     tree_reduce(g, acc, red, root);
   } else {
     int root_leader = 0;
@@ -1134,7 +1188,8 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
   case HS_OP_ALLGATHER:
     return algo == HS_COLL_HALVING_DOUBLING ? "recursive_doubling" : algo == HS_COLL_NVLS ? "in_switch" : "ring";
   case HS_OP_BROADCAST:
-  case HS_OP_REDUCE: return hier ? "hierarchical_tree" : algo == HS_COLL_TREE ? "pipelined_tree" : "binomial_tree";
+  case HS_OP_REDUCE:
+    return hier ? "hierarchical_tree" : algo == HS_COLL_TREE ? "pipelined_tree" : "pipelined_chain";
   case HS_OP_ALLTOALL: return "pairwise";
   case HS_OP_BARRIER: return "dissemination";
   default: return "direct";
@@ -1145,10 +1200,10 @@ double hs_lower_ring_bytes(hs_op_kind k, int n, double bytes, int root) {
   double f = n > 1 ? (double)(n - 1) / n : 0;
   switch (k) {
   case HS_OP_ALLREDUCE: return 2 * f * bytes;
-  /* Binomial trees: every non-root receives (broadcast) or sends (reduce)
-   * the vector once. Which rank forwards what depends on its place, so the
-   * broadcast's n-1 copies are all counted at the root: the sum over ranks,
-   * which metrics.csv reports, is the simulator's. */
+  /* Chains and trees alike: every non-root receives (broadcast) or sends
+   * (reduce) the vector once. Which rank forwards what depends on its
+   * place, so the broadcast's n-1 copies are all counted at the root: the
+   * sum over ranks, which metrics.csv reports, is the simulator's. */
   case HS_OP_BROADCAST: return root ? (n - 1) * bytes : 0;
   case HS_OP_REDUCE: return !root && n > 1 ? bytes : 0;
   case HS_OP_REDUCE_SCATTER:

@@ -228,7 +228,7 @@ void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job);
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);
 
 /* What the lowering runs for an operation of kind k under algo, e.g.
- * "ring", "binomial_tree", "pairwise": for reports. */
+ * "ring", "pipelined_chain", "pairwise": for reports. */
 const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo);
 
 /* Runs o on g with the functions below. */

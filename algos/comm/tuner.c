@@ -387,6 +387,25 @@ static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M
   return s;
 }
 
+/* NCCL's broadcast and reduce: a chain through the n members from the
+ * root (lowering.c, chain_run), nodes - 1 of its hops across nodes, the
+ * vector in S slices. Lock-step, S + n - 2 ticks each paying the slowest
+ * hop; forwarding on arrival, the first slice crosses every hop and each
+ * later one costs the narrowest hop's move for it, or a window's round
+ * trip shared by the window's slices where the credits pace it (as the
+ * trees, tree_ticks). */
+static double chain_time(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
+  double slice = t->slice > 0 ? t->slice : pc->slice;
+  double S = (double)hs_lower_tree_slices(M, (size_t)slice, t->n), b = M / S;
+  int across = t->nodes > 1 ? t->nodes - 1 : 0, inside = t->n - 1 - across;
+  double m_in = move(pc, b, t->bw_intra), m_x = move(pc, b, t->ring_bw);
+  double h_in = t->ring_lat_intra + pc->hop_intra, h_x = t->ring_lat_inter + pc->hop_net;
+  double cost = dmax(inside ? h_in + m_in : 0, across ? h_x + m_x : 0);
+  double moves = dmax(inside ? m_in : 0, across ? m_x : 0);
+  if (t->window <= 0) return (S + t->n - 2) * cost;
+  return inside * (h_in + m_in) + across * (h_x + m_x) + (S - 1) * dmax(moves, cost / t->window);
+}
+
 double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, int p, double M) {
   if (t->n <= 1) return 0;
   if (!(hs_tuner_algos_for(k) & (1u << a))) return -1;
@@ -423,7 +442,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
       inside.n = t->per_node, inside.nodes = 1; /* a node's tree */
       s = binomial(&across, &pc, M) + binomial(&inside, &pc, M);
     } else {
-      s = binomial(t, &pc, M);
+      s = chain_time(t, &pc, M);
     }
     break;
   case HS_OP_ALLTOALL:
