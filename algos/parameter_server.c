@@ -15,7 +15,9 @@
  * soon as backward produced it, on the communication stream
  * (comm_stream.h), as BytePS pushes and pulls each partition while
  * backward goes on. The workers push each gradient slice to its server and
- * pull the slice's new weights back. With aggregate = true (sync) a node's
+ * pull the slice's new weights back; pushes and pulls run on two copies
+ * of the world, so the push of one unit and the pull of the one before
+ * share the NICs, one each way (BytePS's stages, unit_start). With aggregate = true (sync) a node's
  * workers first sum their gradients onto the node's first worker (a reduce
  * over NVLink), which alone pushes and pulls, and broadcast the weights
  * back: BytePS's and MXNet's intra-node aggregation, which cuts the bytes
@@ -73,7 +75,9 @@ struct ps_state {
   int *pushers, n_pushers; /* world ranks that push: every worker, or each node's first */
   int pusher;          /* this worker pushes */
   hs_comm *node;       /* aggregate: this node's workers (NULL elsewhere) */
-  hs_comm *own;        /* overlap: the stream's copy of world */
+  hs_comm *push_c, *pull_c; /* world's copies: pushes, and the pulls that answer them */
+  hs_request **pushed, **pulled; /* per unit: the pusher's posted push and pull */
+  int first_out, next;  /* units [first_out, next) are started and not finished */
   hs_comm_stream *stream;
   int failed;          /* a failure struck an exchange of this iteration */
   int worker_update;   /* sync: servers return the average gradient, workers take the step */
@@ -214,8 +218,12 @@ static int ps_init(hs_algo_ctx *ctx) {
     int aggregate = hs_opt_bool(ctx->opt, "aggregate"), rc = find_pushers(s, w, aggregate);
     if (!rc && aggregate)
       rc = hs_comm_split(w, w->world, w->role == HS_ROLE_WORKER ? w->node : -1, w->rank, &s->node);
-    if (!rc && s->overlap) rc = hs_comm_split(w, w->world, 0, w->rank, &s->own);
-    if (!rc && s->overlap && w->role == HS_ROLE_WORKER && !(s->stream = hs_comm_stream_start(w, m->n_buckets)))
+    if (!rc) rc = hs_comm_split(w, w->world, 0, w->rank, &s->push_c);
+    if (!rc) rc = hs_comm_split(w, w->world, 0, w->rank, &s->pull_c);
+    s->pushed = calloc((size_t)s->units, sizeof *s->pushed);
+    s->pulled = calloc((size_t)s->units, sizeof *s->pulled);
+    if (!rc && s->overlap && w->role == HS_ROLE_WORKER &&
+        !(s->stream = hs_comm_stream_start(w, m->n_buckets + 1))) /* the buckets and the drain */
       rc = HS_ENOMEM;
     return rc;
   }
@@ -252,11 +260,20 @@ static int exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
   return rc ? rc : wrc;
 }
 
-/* One unit of a synchronous step: (a node's workers sum their gradients
- * onto its first,) the pusher sends each server its slice of the gradients
- * and receives the slice's new weights, (which the node's first worker
- * broadcasts back). On c: the world, or the stream's copy of it. */
-static int sync_unit(ps_state *s, hs_worker *w, hs_comm *c, int u) {
+/* One unit of a synchronous step, in two halves so that units pipeline as
+ * BytePS's stages do (its REDUCE, PUSH, PULL and BROADCAST queues each run
+ * their own loop, byteps/common/core_loops.cc): unit_start (a node's
+ * workers sum their gradients onto its first,) posts the pusher's slices
+ * to the servers on push_c and the receives of their answers on pull_c,
+ * and returns; unit_finish waits for the answers (and the node's first
+ * broadcasts them back). The stream starts unit u and then finishes unit
+ * u - IN_FLIGHT, so later pushes share the NIC with earlier pulls, one
+ * each way, and the node's reduce of u runs while both are on the wire.
+ * BytePS bounds what is in flight by its scheduling credit (and ps-lite's
+ * queues); IN_FLIGHT is ours: units of unequal size (a model's layers)
+ * need a few out at once for the two ways to stay busy together. */
+enum { IN_FLIGHT = 4 };
+static int unit_start(ps_state *s, hs_worker *w, int u) {
   hs_model *m = s->ctx->model;
   size_t uo, ul;
   unit(s, u, &uo, &ul);
@@ -269,28 +286,60 @@ static int sync_unit(ps_state *s, hs_worker *w, hs_comm *c, int u) {
     rc = rc ? rc : hs_wait(w, &q);
   }
   if (!rc && s->pusher) {
-    hs_p2p *ops = calloc((size_t)2 * s->servers, sizeof *ops);
+    hs_p2p *push = calloc((size_t)s->servers, sizeof *push), *pull = calloc((size_t)s->servers, sizeof *pull);
     for (int j = 0; j < s->servers; j++) {
       size_t o, len;
       slice(s, u, j, &o, &len);
-      ops[2 * j] = (hs_p2p){HS_P2P_SEND, s->workers + j, fbuf(m->grads, o, len)};
-      ops[2 * j + 1] = (hs_p2p){HS_P2P_RECV, s->workers + j, fbuf(back, o, len)};
+      push[j] = (hs_p2p){HS_P2P_SEND, s->workers + j, fbuf(m->grads, o, len)};
+      pull[j] = (hs_p2p){HS_P2P_RECV, s->workers + j, fbuf(back, o, len)};
     }
-    rc = exchange(w, c, ops, 2 * s->servers);
-    free(ops);
+    /* the answers are posted first: they can only come after the push */
+    rc = hs_group_p2p(w, s->pull_c, pull, s->servers, &s->pulled[u]);
+    rc = rc ? rc : hs_group_p2p(w, s->push_c, push, s->servers, &s->pushed[u]);
+    free(push), free(pull);
   }
-  if (!rc && s->node) {
+  return rc;
+}
+
+static int unit_finish(ps_state *s, hs_worker *w, int u) {
+  hs_model *m = s->ctx->model;
+  int rc = 0;
+  if (s->pushed[u]) rc = hs_wait(w, &s->pushed[u]);
+  if (s->pulled[u]) {
+    int prc = hs_wait(w, &s->pulled[u]);
+    rc = rc ? rc : prc;
+  }
+  if (!rc && !s->failed && s->node) {
+    size_t uo, ul;
+    unit(s, u, &uo, &ul);
     hs_request *q = NULL;
-    hs_buf p = fbuf(back, uo, ul);
+    hs_buf p = fbuf(s->worker_update ? m->grads : m->params, uo, ul);
     rc = hs_broadcast(w, s->node, p, p, 0, &q);
     rc = rc ? rc : hs_wait(w, &q);
   }
   return rc;
 }
 
+/* Finishes the units out until at most `keep` are. */
+static void drain(ps_state *s, hs_worker *w, int keep) {
+  for (; s->next - s->first_out > keep; s->first_out++)
+    if (unit_finish(s, w, s->first_out)) s->failed = 1;
+}
+
 static void stream_unit(void *arg, int u) {
   ps_state *s = arg;
-  if (!s->failed && sync_unit(s, s->ctx->w, s->own, u)) s->failed = 1;
+  hs_worker *w = s->ctx->w;
+  if (s->failed) return;
+  int rc = unit_start(s, w, u);
+  s->next = u + 1; /* what it posted is waited for, whatever failed */
+  if (rc) s->failed = 1;
+  drain(s, w, IN_FLIGHT);
+}
+
+static void stream_drain(void *arg, int u) {
+  (void)u;
+  ps_state *s = arg;
+  drain(s, s->ctx->w, 0);
 }
 
 static void ps_bucket_ready(hs_algo_ctx *ctx, int b) {
@@ -306,8 +355,15 @@ static void ps_step(hs_algo_ctx *ctx) {
   hs_worker *w = ctx->w;
   hs_model *m = ctx->model;
   if (!s->async) {
-    if (s->stream) hs_comm_stream_sync(s->stream);
-    else sync_unit(s, w, w->world, 0);
+    if (s->stream) {
+      hs_comm_stream_enqueue(s->stream, stream_drain, s, 0);
+      hs_comm_stream_sync(s->stream);
+    } else {
+      if (unit_start(s, w, 0)) s->failed = 1;
+      s->next = 1;
+    }
+    drain(s, w, 0);
+    s->first_out = s->next = 0;
     s->failed = 0;
     if (s->worker_update) hs_sgd_step(ctx, m->grads, s->momentum); /* on the average the servers returned */
     return;
@@ -358,6 +414,11 @@ static void apply(ps_state *s, hs_worker *w, size_t o, size_t len, const float *
                         (float)wl->weight_decay);
 }
 
+/* Unit after unit, the pushes of u on push_c, then their answer on pull_c,
+ * which is left on the wire while the pushes of u + 1 come in (one each
+ * way on the server's NIC, as BytePS's server answers a partition while
+ * the next arrives): up to IN_FLIGHT answers are out, each from a buffer
+ * of its own. */
 static void serve_sync(ps_state *s, hs_worker *w) {
   hs_model *m = s->ctx->model;
   int me = my_server(s, w), P = s->n_pushers;
@@ -369,35 +430,39 @@ static void serve_sync(ps_state *s, hs_worker *w) {
   }
   hs_p2p *ops = calloc((size_t)P, sizeof *ops);
   if (m->params) s->gsum = malloc((size_t)P * most * sizeof(float));
-  float *avg = m->params ? malloc(most * sizeof(float)) : NULL;
-  hs_comm *c = s->own ? s->own : w->world; /* the pushers' stream posts on its copy of world */
+  float *avg[IN_FLIGHT] = {NULL};
+  for (int i = 0; i < IN_FLIGHT && m->params; i++) avg[i] = malloc(most * sizeof(float));
+  hs_request *answering[IN_FLIGHT] = {NULL}; /* the answers out, one a buffer */
+  int k = 0;                                  /* units served, for the buffers */
   /* After a failure the survivors resume at ctx->iteration. */
   for (int it = s->ctx->iteration; it < s->ctx->sc->run.iterations; it++) {
-    for (int u = 0; u < s->units; u++) {
+    for (int u = 0; u < s->units; u++, k++) {
       size_t o, len;
       slice(s, u, me, &o, &len);
       for (int p = 0; p < P; p++) ops[p] = (hs_p2p){HS_P2P_RECV, s->pushers[p], fbuf(s->gsum, (size_t)p * len, len)};
-      if (exchange(w, c, ops, P)) goto out;
+      if (exchange(w, s->push_c, ops, P)) goto out;
       /* the average of every worker's gradient from the P pushes (a node's
        * sum when aggregated): read each, write the average */
       server_kernel(s, w, 4.0 * (P + 1) * (double)len, 2);
-      if (avg) {
-        memcpy(avg, s->gsum, len * sizeof(float));
-        for (int p = 1; p < P; p++) hs_k_axpy_f32(avg, s->gsum + (size_t)p * len, 1.0f, len);
-        hs_k_divide(HS_K_F32, avg, len, s->workers);
+      if (answering[k % IN_FLIGHT] && hs_wait(w, &answering[k % IN_FLIGHT])) goto out;
+      float *mine = avg[k % IN_FLIGHT];
+      if (mine) {
+        memcpy(mine, s->gsum, len * sizeof(float));
+        for (int p = 1; p < P; p++) hs_k_axpy_f32(mine, s->gsum + (size_t)p * len, 1.0f, len);
+        hs_k_divide(HS_K_F32, mine, len, s->workers);
       }
-      if (s->worker_update) {
-        for (int p = 0; p < P; p++) ops[p] = (hs_p2p){HS_P2P_SEND, s->pushers[p], fbuf(avg, 0, len)};
-      } else {
-        apply(s, w, o, len, avg, (float)s->ctx->sc->workload.lr);
-        for (int p = 0; p < P; p++) ops[p] = (hs_p2p){HS_P2P_SEND, s->pushers[p], fbuf(m->params, o, len)};
-      }
-      if (exchange(w, c, ops, P)) goto out;
+      if (!s->worker_update) apply(s, w, o, len, mine, (float)s->ctx->sc->workload.lr);
+      for (int p = 0; p < P; p++)
+        ops[p] = (hs_p2p){HS_P2P_SEND, s->pushers[p], s->worker_update ? fbuf(mine, 0, len) : fbuf(m->params, o, len)};
+      if (hs_group_p2p(w, s->pull_c, ops, P, &answering[k % IN_FLIGHT])) goto out;
     }
   }
 out:
+  for (int i = 0; i < IN_FLIGHT; i++) {
+    if (answering[(k + i) % IN_FLIGHT]) hs_wait(w, &answering[(k + i) % IN_FLIGHT]); /* oldest first */
+    free(avg[i]);
+  }
   free(ops);
-  free(avg);
 }
 
 static long slowest_clock(ps_state *s) {
@@ -480,7 +545,9 @@ static void ps_finish(hs_algo_ctx *ctx) {
   if (s->async && w->role == HS_ROLE_WORKER) worker_bye(s, w);
   hs_comm_stream_stop(s->stream);
   if (s->node) hs_comm_free(w, s->node);
-  if (s->own) hs_comm_free(w, s->own);
+  if (s->push_c) hs_comm_free(w, s->push_c);
+  if (s->pull_c) hs_comm_free(w, s->pull_c);
+  free(s->pushed), free(s->pulled);
   free(s->pushers);
   if (s->pair)
     for (int v = 0; v < s->workers; v++)
