@@ -195,6 +195,18 @@ static int simulate_child(const hs_scenario *sc, const char *platform, coll_job 
   return got == (ssize_t)sizeof *j && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+int hs_collective_simulate(const hs_scenario *sc, const char *platform, hs_op_kind k, double bytes, double *seconds) {
+  int op = 0;
+  while (op < OPS && kinds[op] != k) op++;
+  if (op == OPS) return -1;
+  coll_job j = {.op = op, .bytes = timed_bytes(op, bytes, hs_scenario_gpus(sc))};
+  if (j.bytes == 0) return -1;
+  shape(sc, &j, hs_scenario_gpus(sc));
+  if (simulate_child(sc, platform, &j)) return -1;
+  *seconds = j.finish;
+  return 0;
+}
+
 /* nccl-tests' bus bandwidth factor (its doc/PERFORMANCE.md). */
 static double bus_factor(int op, int n) {
   if (op == 3 || op == 4) return 1;

@@ -6,6 +6,7 @@
 #include "algos/algorithm.h"
 #include "scenarios/loader.h"
 #include "scenarios/units.h"
+#include "sim/calibrate_cmd.h"
 #include "sim/collective_cmd.h"
 #include "sim/peers_cmd.h"
 #include "sim/run.h"
@@ -18,6 +19,7 @@ static void usage(FILE *f) {
         "                          [--factor 2 | --step SIZE] [--model nccl] [--csv FILE] [--set k=v]...\n"
         "       hearsay peers SCENARIO.lua [--steps 200] [--rounds R] [--set k=v]... [--out DIR]\n"
         "       hearsay peers --list\n"
+        "       hearsay calibrate NCCL_TESTS_OUTPUT... --scenario S [--set k=v]... [--out FILE.lua]\n"
         "       hearsay algorithms\n"
         "       hearsay --help\n"
         "\n"
@@ -48,6 +50,11 @@ static void usage(FILE *f) {
         "consensus decay, degree and bytes, and simulates its first gossip rounds\n"
         "on the cluster; writes DIR/peers.json (docs/peer-selection.md).\n"
         "\n"
+        "`hearsay calibrate` reads what nccl-tests printed on a real cluster, fits\n"
+        "the scenario's link and transport parameters to it, writes the machine\n"
+        "as a system file (default calibrated.lua) and prints the measured time\n"
+        "per size beside the simulated one, before and after the fit.\n"
+        "\n"
         "A scenario declares cluster{}, workload{}, algorithm{}, run{} and optionally\n"
         "sim{}; docs/scenarios.md lists every key, its unit and default. A bad\n"
         "scenario is reported as FILE:LINE: key: problem, exit code 2, and nothing\n"
@@ -70,6 +77,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "algorithms") == 0) return cmd_algorithms();
+  if (strcmp(argv[1], "calibrate") == 0) return hs_cmd_calibrate(argc, argv);
   int collective = strcmp(argv[1], "collective") == 0;
   int peers = strcmp(argv[1], "peers") == 0;
   if (peers && argc == 3 && strcmp(argv[2], "--list") == 0) return hs_cmd_peers_list();

@@ -1,0 +1,208 @@
+/* calibrate_fit.c — the fit behind `hearsay calibrate` (calibrate_fit.h). */
+#include "sim/calibrate_fit.h"
+
+#include <gsl/gsl_multimin.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/comm/select.h"
+#include "algos/comm/tuner.h"
+
+/* Each parameter's range: wide enough for any cluster measured so far
+ * (a TCP message costs tens of µs, docs/scenarios.md), narrow enough that
+ * the simplex does not wander off where the model is flat. */
+static const struct {
+  double lo, hi;
+  int intra; /* fitted from runs on one node, else from runs across nodes */
+} ranges[HS_CALIB_PARAMS] = {
+    [HS_CALIB_INTRA_EFFICIENCY] = {0.02, 1, 1},
+    [HS_CALIB_INTRA_LATENCY] = {0, 100e-6, 1},
+    [HS_CALIB_NVLS_EFFICIENCY] = {0.02, 1, 1},
+    [HS_CALIB_INTER_EFFICIENCY] = {0.01, 1, 0},
+    [HS_CALIB_INTER_LATENCY] = {0, 1e-3, 0},
+};
+
+double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
+  hs_cluster_spec *c = &sc->cluster;
+  switch (p) {
+  case HS_CALIB_INTRA_EFFICIENCY: return &c->intra_efficiency;
+  case HS_CALIB_INTRA_LATENCY: return &c->intra.latency;
+  case HS_CALIB_NVLS_EFFICIENCY: return &c->nvls_efficiency;
+  case HS_CALIB_INTER_EFFICIENCY: return &c->transport.efficiency;
+  case HS_CALIB_INTER_LATENCY:
+    /* Both are charged as the NIC link's latency (links.c): one value fits
+     * them together. On TCP it is the stack's cost per message; on RDMA the
+     * fabric's latency. */
+    return c->transport.kind == HS_NET_TCP ? &c->transport.message_cost : &c->inter.latency;
+  default: return NULL;
+  }
+}
+
+const char *hs_calib_key(const hs_scenario *sc, hs_calib_param p) {
+  static const char *const keys[HS_CALIB_PARAMS] = {"cluster.intra.efficiency", "cluster.intra.latency",
+                                                    "cluster.intra.nvls_efficiency", "cluster.inter.efficiency",
+                                                    "cluster.inter.latency"};
+  if (p == HS_CALIB_INTER_LATENCY && sc->cluster.transport.kind == HS_NET_TCP) return "cluster.inter.message_cost";
+  return keys[p];
+}
+
+double hs_calib_predict(const hs_scenario *sc, hs_op_kind k, double bytes) {
+  int n = hs_scenario_gpus(sc);
+  int *members = malloc((size_t)n * sizeof *members);
+  for (int r = 0; r < n; r++) members[r] = r;
+  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+  hs_plan *p = malloc(sizeof *p);
+  hs_select(&q, p);
+  hs_coll_algo algo = p->exec[k].algo;
+  int proto = p->exec[k].proto;
+  if (p->tuned) {
+    hs_tuned t = hs_plan_tuned(p, k, hs_size_class(bytes));
+    algo = (hs_coll_algo)t.algo, proto = t.proto;
+  } else {
+    hs_tuner_topo_of(sc, members, n, &p->topo);
+  }
+  /* a schedule that does not change k runs it as the ring does */
+  if (!(hs_tuner_algos_for(k) & (1u << algo))) algo = HS_COLL_RING;
+  double t = hs_tuner_predict(&p->topo, k, algo, proto, bytes);
+  free(p);
+  free(members);
+  return t;
+}
+
+double hs_calib_penalty(double e) {
+  /* soft-L1 on ln(predicted / measured), scale HS_CALIB_SCALE: quadratic
+   * within it, linear beyond */
+  double z = e / HS_CALIB_SCALE;
+  return 2 * HS_CALIB_SCALE * HS_CALIB_SCALE * (sqrt(1 + z * z) - 1);
+}
+
+/* A case takes part in a stage when it runs on one node (intra) or across
+ * nodes (inter). */
+static int in_stage(const hs_calib_case *c, int intra) { return (c->run->nodes == 1) == intra; }
+
+static double case_loss(const hs_calib_case *c) {
+  const hs_nccltests_run *r = c->run;
+  double s = 0;
+  for (int i = 0; i < r->n_rows; i++) {
+    double t = hs_calib_predict(c->sc, r->kind, r->rows[i].bytes) * (c->correction ? c->correction[i] : 1);
+    double e = t > 0 ? log(t / (r->rows[i].time_us * 1e-6)) : 50; /* a schedule that cannot run: far off */
+    s += hs_calib_penalty(e);
+  }
+  return r->n_rows ? s / r->n_rows : 0;
+}
+
+static double stage_loss(const hs_calib_case *cases, int n, int intra) {
+  double sum = 0;
+  int used = 0;
+  for (int c = 0; c < n; c++)
+    if (in_stage(&cases[c], intra)) sum += case_loss(&cases[c]), used++;
+  return used ? sum / used : 0;
+}
+
+double hs_calib_loss(const hs_calib_case *cases, int n) {
+  double sum = 0;
+  for (int c = 0; c < n; c++) sum += case_loss(&cases[c]);
+  return n ? sum / n : 0;
+}
+
+static void set_all(hs_calib_case *cases, int n, hs_calib_param p, double v) {
+  for (int c = 0; c < n; c++) *hs_calib_field(cases[c].sc, p) = v;
+}
+
+/* Bounded parameters as unbounded coordinates: v = lo + (hi - lo) sin^2 u,
+ * smooth, and every u a valid v. */
+static double to_value(hs_calib_param p, double u) {
+  double s = sin(u);
+  return ranges[p].lo + (ranges[p].hi - ranges[p].lo) * s * s;
+}
+static double to_coordinate(hs_calib_param p, double v) {
+  double x = (v - ranges[p].lo) / (ranges[p].hi - ranges[p].lo);
+  x = x < 0 ? 0 : x > 1 ? 1 : x;
+  return asin(sqrt(x));
+}
+
+typedef struct {
+  hs_calib_case *cases;
+  int n, intra, dim;
+  hs_calib_param params[HS_CALIB_PARAMS];
+} stage;
+
+static double objective(const gsl_vector *u, void *arg) {
+  stage *s = arg;
+  for (int i = 0; i < s->dim; i++) set_all(s->cases, s->n, s->params[i], to_value(s->params[i], gsl_vector_get(u, i)));
+  return stage_loss(s->cases, s->n, s->intra);
+}
+
+/* Rounded as the system file writes it (system_file.c). */
+static double rounded(hs_calib_param p, double v) {
+  if (p == HS_CALIB_INTRA_LATENCY || p == HS_CALIB_INTER_LATENCY) return round(v * 1e8) / 1e8;
+  if (v <= 0) return v;
+  double scale = pow(10, 3 - floor(log10(v)));
+  return round(v * scale) / scale;
+}
+
+/* Nelder-Mead from the current values; restarted once from where it
+ * stopped, as a simplex can collapse early on a flat stretch. */
+static void minimise(stage *s) {
+  gsl_vector *u = gsl_vector_alloc((size_t)s->dim), *step = gsl_vector_alloc((size_t)s->dim);
+  for (int i = 0; i < s->dim; i++)
+    gsl_vector_set(u, i, to_coordinate(s->params[i], *hs_calib_field(s->cases[0].sc, s->params[i])));
+  gsl_multimin_function f = {objective, (size_t)s->dim, s};
+  gsl_multimin_fminimizer *m = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, (size_t)s->dim);
+  for (int round_ = 0; round_ < 2; round_++) {
+    gsl_vector_set_all(step, 0.25);
+    gsl_multimin_fminimizer_set(m, &f, u, step);
+    for (int it = 0; it < 1000; it++) {
+      if (gsl_multimin_fminimizer_iterate(m)) break;
+      if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-7) == GSL_SUCCESS) break;
+    }
+    gsl_vector_memcpy(u, gsl_multimin_fminimizer_x(m));
+  }
+  for (int i = 0; i < s->dim; i++) set_all(s->cases, s->n, s->params[i], to_value(s->params[i], gsl_vector_get(u, i)));
+  gsl_multimin_fminimizer_free(m);
+  gsl_vector_free(u);
+  gsl_vector_free(step);
+}
+
+void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARAMS]) {
+  for (int p = 0; p < HS_CALIB_PARAMS; p++) {
+    out[p].key = hs_calib_key(cases[0].sc, (hs_calib_param)p);
+    out[p].before = out[p].after = *hs_calib_field(cases[0].sc, (hs_calib_param)p);
+    out[p].status = HS_CALIB_NO_DATA;
+    out[p].at_bound = 0;
+  }
+  /* the node's links first, then the fabric with the node's held */
+  for (int intra = 1; intra >= 0; intra--) {
+    stage s = {cases, n, intra, 0, {0}};
+    int any = 0;
+    for (int c = 0; c < n; c++) any |= in_stage(&cases[c], intra);
+    if (!any) continue;
+    double base = stage_loss(cases, n, intra);
+    for (int p = 0; p < HS_CALIB_PARAMS; p++) {
+      if (ranges[p].intra != intra) continue;
+      /* Does any prediction depend on it? Moved a quarter of its range
+       * each way, the loss must change. */
+      double v = out[p].before, span = ranges[p].hi - ranges[p].lo, moved = 0;
+      for (int side = -1; side <= 1; side += 2) {
+        double w = v + side * 0.25 * span;
+        w = w < ranges[p].lo ? ranges[p].lo : w > ranges[p].hi ? ranges[p].hi : w;
+        set_all(cases, n, (hs_calib_param)p, w);
+        moved = fmax(moved, fabs(stage_loss(cases, n, intra) - base));
+      }
+      set_all(cases, n, (hs_calib_param)p, v);
+      if (moved > 1e-12 * (1 + base)) s.params[s.dim++] = (hs_calib_param)p;
+      else out[p].status = HS_CALIB_NO_EFFECT;
+    }
+    if (s.dim) minimise(&s);
+    for (int i = 0; i < s.dim; i++) {
+      hs_calib_param p = s.params[i];
+      double v = rounded(p, *hs_calib_field(cases[0].sc, p));
+      set_all(cases, n, p, v);
+      out[p].after = v;
+      out[p].status = HS_CALIB_FITTED;
+      double span = ranges[p].hi - ranges[p].lo;
+      out[p].at_bound = v <= ranges[p].lo + 1e-3 * span || v >= ranges[p].hi - 1e-3 * span;
+    }
+  }
+}

@@ -1,0 +1,249 @@
+/* test_calibrate.c — `hearsay calibrate`: it reads nccl-tests output, fits
+ * a machine that reproduces it and writes that machine as a system file.
+ *
+ * The fit is checked where its answer is known: nccl-tests tables written
+ * from hearsay's own simulation of a machine whose efficiencies and
+ * latencies were changed (the single-node run and the two-node run, RDMA
+ * and TCP), fitted from the unchanged machine, must give the changed
+ * values back. Bad input must exit 2 with FILE:LINE and write nothing. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+#include "scenarios/loader.h"
+#include "sim/nccltests.h"
+#include "tap.h"
+
+static const char *tmp;
+
+static void path_of(char *out, size_t len, const char *name) { snprintf(out, len, "%s/%s", tmp, name); }
+
+static void write_file(const char *name, const char *text) {
+  char p[1024];
+  path_of(p, sizeof p, name);
+  FILE *f = fopen(p, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+/* A V100 DGX-1 scenario on the given transport. */
+static void write_scenario(const char *name, const char *transport) {
+  char lua[1024];
+  snprintf(lua, sizeof lua,
+           "cluster { system = \"dgx1-v100\", nodes = 1, inter = { transport = \"%s\" } }\n"
+           "workload { model = \"resnet50\", batch = 32 }\n"
+           "algorithm { name = \"gradient_allreduce\" }\n"
+           "run { iterations = 2 }\n",
+           transport);
+  write_file(name, lua);
+}
+
+/* nccl-tests' output for what hearsay simulates on `scenario` with `sets`
+ * on nodes x 8 GPUs: its header, rank lines and one row per size. */
+static int measure(const char *scenario, int nodes, const char *sets, const char *out_name) {
+  char sc[1024], csv[1024], out[1024], cmd[4096], err[2048];
+  path_of(sc, sizeof sc, scenario);
+  path_of(csv, sizeof csv, "rows.csv");
+  path_of(out, sizeof out, out_name);
+  snprintf(cmd, sizeof cmd, "%s collective %s --bytes 8:256MiB --factor 4 --set cluster.nodes=%d %s --csv %s >/dev/null",
+           HEARSAY_BIN, sc, nodes, sets, csv);
+  if (hs_test_command(cmd, err, sizeof err)) return tap_diag("%s: %s", cmd, err), -1;
+  FILE *in = fopen(csv, "r"), *f = fopen(out, "w");
+  fprintf(f, "# nccl-tests version 2.13.8 nccl-headers=21805 nccl-library=21805\n"
+             "# Collective test starting: all_reduce_perf\n"
+             "# nThread 1 nGpus 1 minBytes 8 maxBytes 268435456 step: 4(factor) warmup iters: 5 iters: 20 agg "
+             "iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
+  for (int r = 0; r < nodes * 8; r++)
+    fprintf(f, "#  Rank %2d Group  0 Pid %6d on     node%02d device %2d [0000:%02x:00] Tesla V100-SXM2-32GB\n", r,
+            4000 + r, r / 8, r % 8, 0x10 + r % 8);
+  fprintf(f, "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   "
+             "algbw   busbw #wrong\n");
+  char line[1024];
+  int rows = 0;
+  while (fgets(line, sizeof line, in)) {
+    char op[32], type[16], redop[16];
+    double size, count, t, algbw, busbw;
+    int root;
+    if (sscanf(line, "%31[^,],%lf,%lf,%15[^,],%15[^,],%d,%lf,%lf,%lf", op, &size, &count, type, redop, &root, &t,
+               &algbw, &busbw) != 9)
+      continue;
+    fprintf(f, "%12.0f  %12.0f  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d\n", size, count, type,
+            redop, root, t, algbw, busbw, 0, t, algbw, busbw, 0);
+    rows++;
+  }
+  fprintf(f, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n#\n");
+  fclose(in);
+  fclose(f);
+  return rows;
+}
+
+/* Runs calibrate; returns its exit code, stdout+stderr in out. */
+static int calibrate(const char *files, const char *scenario, const char *fit, char *out, size_t len) {
+  char cmd[4096], sc[1024], fp[1024];
+  path_of(sc, sizeof sc, scenario);
+  path_of(fp, sizeof fp, fit);
+  snprintf(cmd, sizeof cmd, "cd %s && %s calibrate %s --scenario %s --out %s 2>&1", tmp, HEARSAY_BIN, files, sc, fp);
+  return hs_test_output(cmd, out, len);
+}
+
+/* The scenario with the fitted system file, as a user would load it. */
+static int load_fitted(const char *scenario, const char *fit, hs_scenario *s) {
+  char sc[1024], set[1200];
+  path_of(sc, sizeof sc, scenario);
+  snprintf(set, sizeof set, "cluster.system=%s/%s", tmp, fit);
+  const char *sets[] = {set};
+  return hs_scenario_load(sc, sets, 1, s);
+}
+
+static void check_recovery_rdma(void) {
+  write_scenario("v100.lua", "rdma");
+  /* what the machine measures: every value moved off its default */
+  const char *node = "--set cluster.intra.efficiency=0.55 --set cluster.intra.latency=4us";
+  char multi_sets[512];
+  snprintf(multi_sets, sizeof multi_sets, "%s --set cluster.inter.efficiency=0.7 --set cluster.inter.latency=8us",
+           node);
+  int a = measure("v100.lua", 1, node, "all_reduce_single.txt"), b = measure("v100.lua", 2, multi_sets, "multi.txt");
+  tap_ok(a == 13 && b == 13, "nccl-tests tables of 13 sizes written from the simulation (%d, %d)", a, b);
+
+  static char out[65536];
+  int rc = calibrate("all_reduce_single.txt multi.txt", "v100.lua", "fit.lua", out, sizeof out);
+  tap_ok(rc == 0, "calibrate exits 0 (%d)", rc);
+  if (rc) tap_diag("%s", out);
+  hs_scenario s;
+  if (!tap_ok(load_fitted("v100.lua", "fit.lua", &s) == 0, "the written system file loads with the scenario")) return;
+  /* The data are the simulator's own, so the fit can give the values
+   * back up to the file's rounding (4 significant digits, 10 ns); 1%
+   * leaves room for the simplex's stopping tolerance. */
+  tap_close(s.cluster.intra_efficiency, 0.55, 0.01, "intra.efficiency fitted from the run on one node");
+  tap_close(s.cluster.intra.latency, 4e-6, 0.01, "intra.latency fitted from the run on one node");
+  tap_close(s.cluster.transport.efficiency, 0.7, 0.01, "inter.efficiency fitted from the run across nodes");
+  tap_close(s.cluster.inter.latency, 8e-6, 0.01, "inter.latency fitted from the run across nodes");
+  tap_ok(s.cluster.intra.bandwidth == 150e9 && s.cluster.inter.bandwidth == 12.5e9 && s.cluster.nics_per_node == 4,
+         "line rates stay the system's (150 GB/s NVLink, 4 x 100 Gb/s)");
+  hs_scenario_free(&s);
+  tap_ok(strstr(out, "cluster.intra.nvls_efficiency") && strstr(out, "kept: these runs' times do not depend on it"),
+         "a parameter no run depends on is kept and said so");
+  /* the residual table: every size simulated with the fitted file */
+  tap_ok(hs_test_count(out, "+0.0%") + hs_test_count(out, "-0.0%") >= 26,
+         "the residual table shows every size of both runs within 0.05%% after the fit");
+  tap_ok(hs_test_count(out, "; fitted 0.0%, 0.0% at") == 2 && !strstr(out, "before 0.0%"),
+         "the summary gives each run's median and worst error, off before the fit and none after");
+  char fp[1024], text[16384];
+  path_of(fp, sizeof fp, "fit.lua");
+  hs_test_slurp(fp, text, sizeof text);
+  tap_ok(strstr(text, "efficiency fitted (was 0.8)") && strstr(text, "all_reduce_single.txt: all_reduce_perf, 8 ranks "
+                                                                     "on 1 node, Tesla V100-SXM2-32GB"),
+         "the file marks what was fitted and names its measurements");
+  /* v100.lua, rows.csv, the two tables and fit.lua */
+  tap_ok(hs_test_entries(tmp) == 5, "no temporary file is left beside it (%d entries)", hs_test_entries(tmp));
+}
+
+static void check_recovery_tcp(void) {
+  write_scenario("v100_tcp.lua", "tcp");
+  int b = measure("v100_tcp.lua", 2,
+                  "--set cluster.inter.efficiency=0.35 --set cluster.inter.message_cost=50us", "tcp_all_reduce.txt");
+  tap_ok(b == 13, "a TCP table across 2 nodes");
+  static char out[65536];
+  int rc = calibrate("tcp_all_reduce.txt", "v100_tcp.lua", "tcp.lua", out, sizeof out);
+  tap_ok(rc == 0, "calibrate exits 0 on TCP (%d)", rc);
+  hs_scenario s;
+  if (!tap_ok(load_fitted("v100_tcp.lua", "tcp.lua", &s) == 0, "the TCP system file loads")) return;
+  tap_close(s.cluster.transport.efficiency, 0.35, 0.01, "TCP inter.efficiency fitted (below where 8 channels of one socket each cap the flow)");
+  tap_close(s.cluster.transport.message_cost, 50e-6, 0.01, "TCP: the latency fitted is inter.message_cost");
+  tap_ok(s.cluster.inter.latency == 5e-6, "inter.latency stays the system's on TCP");
+  tap_ok(s.cluster.intra_efficiency == 0.8 && s.cluster.intra.latency == 1e-6,
+         "no run on one node: the node's keys are kept (0.8, 1 us)");
+  tap_ok(strstr(out, "kept: no run on one node") != NULL, "and it says so");
+  hs_scenario_free(&s);
+}
+
+static void check_parser(void) {
+  write_file("old_bcast.txt",
+             "# nThread 1 nGpus 4 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20 "
+             "validation: 1\n#\n# Using devices\n"
+             "#   Rank  0 Pid  12345 on    host-a device  0 [0x1a] Tesla P100-PCIE-16GB\n"
+             "#   Rank  1 Pid  12345 on    host-a device  1 [0x1b] Tesla P100-PCIE-16GB\n"
+             "#   Rank  2 Pid  12346 on    host-b device  0 [0x1a] Tesla P100-PCIE-16GB\n"
+             "#   Rank  3 Pid  12346 on    host-b device  1 [0x1b] Tesla P100-PCIE-16GB\n"
+             "NCCL INFO Ring 00 : 0 1 2 3\n"
+             "        1024           256   float     sum       0    31.50    0.03    0.03  0e+00    30.10    0.03"
+             "    0.03  0e+00\n"
+             "        2048           512   float     sum       0    32.25    0.06    0.06  0e+00    31.90    0.06"
+             "    0.06  0e+00\n"
+             "        4096          1024   float    none       0    40.00    0.10    0.10    N/A    40.00    0.10"
+             "    0.10    N/A\n");
+  char p[1024], err[1024];
+  path_of(p, sizeof p, "old_bcast.txt");
+  hs_nccltests_run r;
+  int rc = hs_nccltests_read(p, &r, err, sizeof err);
+  if (!tap_ok(rc == 0, "an older format (no Group, no test name, e+00 and N/A in #wrong) reads (%s)", rc ? err : ""))
+    return;
+  tap_ok(r.ranks == 4 && r.nodes == 2 && r.gpus_per_node == 2, "4 ranks, 2 nodes of 2 (%d, %d, %d)", r.ranks, r.nodes,
+         r.gpus_per_node);
+  tap_ok(r.n_rows == 3 && r.rows[1].bytes == 2048 && r.rows[1].time_us == 32.25 && r.rows[1].line == 10,
+         "rows: size, out-of-place time and line (row 2: %g B %g us line %d)", r.n_rows > 1 ? r.rows[1].bytes : -1,
+         r.n_rows > 1 ? r.rows[1].time_us : -1, r.n_rows > 1 ? r.rows[1].line : -1);
+  tap_ok(r.kind == HS_OP_BROADCAST, "named by its file: broadcast");
+  tap_ok(strcmp(r.device, "Tesla P100-PCIE-16GB") == 0, "rank 0's device (%s)", r.device);
+  hs_nccltests_free(&r);
+}
+
+/* Bad input: exit 2, FILE:LINE (or FILE) and the reason, nothing written. */
+static void check_refused(const char *name, const char *text, const char *want) {
+  write_file(name, text);
+  static char out[16384];
+  char fit[64];
+  snprintf(fit, sizeof fit, "refused_%s.lua", name);
+  int rc = calibrate(name, "v100.lua", fit, out, sizeof out);
+  char fp[1024];
+  path_of(fp, sizeof fp, fit);
+  struct stat st;
+  tap_ok(rc == 2 && strstr(out, want) && stat(fp, &st) != 0, "%s: exit 2 with '%s', nothing written (%d: %.200s)",
+         name, want, rc, out);
+}
+
+static const char *const ranks2 = "#  Rank  0 Group  0 Pid  1 on a device  0 [0x01] GPU\n"
+                                  "#  Rank  1 Group  0 Pid  1 on a device  1 [0x02] GPU\n";
+
+int main(void) {
+  tmp = hs_test_tmpdir();
+  check_recovery_rdma();
+  check_recovery_tcp();
+  check_parser();
+  char text[2048];
+  check_refused("not_nccl.txt", "hello\nworld\n", "not_nccl.txt: no result rows");
+  check_refused("no_ranks.txt", "        1024  256  float  sum  -1  10.0  0.1  0.2  0  10.0  0.1  0.2  0\n",
+                "no_ranks.txt: no '#  Rank N");
+  snprintf(text, sizeof text, "%s        1024  256  float  sum  -1  10.0  0.1  0.2  0  10.0  0.1  0.2  0\n"
+                              "        2048  512  float  sum  -1  ten  0.1  0.2  0  10.0  0.1  0.2  0\n", ranks2);
+  check_refused("bad_row.txt", text, "bad_row.txt:4: cannot read this row");
+  snprintf(text, sizeof text, "# Collective test starting: sendrecv_perf\n%s        1024  256  float  sum  -1  10.0  "
+                              "0.1  0.2  0  10.0  0.1  0.2  0\n", ranks2);
+  check_refused("sendrecv.txt", text, "sendrecv.txt:1: sendrecv_perf: hearsay times");
+  check_refused("uneven.txt",
+                "#  Rank  0 Pid  1 on a device  0 [0x01] GPU\n#  Rank  1 Pid  1 on a device  1 [0x02] GPU\n"
+                "#  Rank  2 Pid  2 on b device  0 [0x01] GPU\n"
+                "        1024  256  float  sum  -1  10.0  0.1  0.2  0  10.0  0.1  0.2  0\n",
+                "uneven.txt:1: host b has 1 ranks where a has 2");
+  snprintf(text, sizeof text, "%s        1024  256  float  none  -1  10.0  0.1  0.05  0  10.0  0.1  0.05  0\n", ranks2);
+  check_refused("which.txt", text, "which collective is this?");
+  snprintf(text, sizeof text, "%s        1024  256  float  sum  -1  0.00  0.1  0.2  0  10.0  0.1  0.2  0\n", ranks2);
+  check_refused("zero_time.txt", text, "zero_time.txt:3: time 0 us");
+  check_refused("empty.txt", "", "empty.txt: no result rows");
+  /* a bad --set: the loader's message, exit 2 */
+  static char out[16384];
+  char cmd[4096], sc[1024];
+  path_of(sc, sizeof sc, "v100.lua");
+  snprintf(cmd, sizeof cmd, "cd %s && %s calibrate multi.txt --scenario %s --set cluster.intra.efficiency=2 --out "
+           "bad_set.lua 2>&1", tmp, HEARSAY_BIN, sc);
+  int rc = hs_test_output(cmd, out, sizeof out);
+  tap_ok(rc == 2 && strstr(out, "cluster.intra.efficiency") && hs_test_entries(tmp) > 0,
+         "a bad --set: exit 2 naming the key (%d: %.200s)", rc, out);
+  snprintf(cmd, sizeof cmd, "%s calibrate multi.txt --scenario %s --out fit.txt 2>&1", HEARSAY_BIN, sc);
+  rc = hs_test_output(cmd, out, sizeof out);
+  tap_ok(rc == 2 && strstr(out, "ends in .lua"), "--out must name a .lua file (%d)", rc);
+  return tap_done(0);
+}
