@@ -71,6 +71,15 @@ int hs_nccl_gpus(void) {
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
+int hs_nccl_device(char *name, size_t name_len, char *bus, size_t bus_len) {
+  int d;
+  struct cudaDeviceProp p;
+  if (cudaGetDevice(&d) != cudaSuccess || cudaGetDeviceProperties(&p, d) != cudaSuccess) return -1;
+  snprintf(name, name_len, "%s", p.name);
+  snprintf(bus, bus_len, "[%04x:%02x:%02x]", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+  return d;
+}
+
 static int nccl_failed(hs_comm *c, ncclResult_t r, const char *what) {
   if (r == ncclSuccess) return 0;
   fprintf(stderr, "hearsay-real: rank %d: %s: %s\n", c->self->w.rank, what, ncclGetErrorString(r));

@@ -19,6 +19,11 @@ int hs_nccl_built(void);
  * transport is usable only where a machine has a GPU for each of its ranks. */
 int hs_nccl_gpus(void);
 
+/* The GPU this process uses (after hs_nccl_worker_create): its index,
+ * with its name and PCI address as nccl-tests prints them; -1 where the
+ * transport is not built or no GPU is set. */
+int hs_nccl_device(char *name, size_t name_len, char *bus, size_t bus_len);
+
 /* Collective over MPI_COMM_WORLD (ncclUniqueId travels by MPI_Bcast).
  * emulate_compute: as for the MPI transport. NULL on failure (reported). */
 hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute);

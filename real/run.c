@@ -7,6 +7,7 @@
  * nothing is written. After training, the per-rank metrics are merged on
  * rank 0, which writes the same files the simulator writes. */
 #include "real/run.h"
+#include "real/run_internal.h"
 
 #include <errno.h>
 #include <mpi.h>
@@ -27,7 +28,7 @@
 #include "scenarios/loader.h"
 
 /* Every rank proposes an exit code (0: fine); all get the largest. */
-static int agree(int rc) {
+int hs_real_agree(int rc) {
   int all = 0;
   MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return all;
@@ -35,19 +36,19 @@ static int agree(int rc) {
 
 /* Rank 0 loads first, so a bad file is reported once; the others load only
  * if it succeeded (and report only if their copy differs). */
-static int load_everywhere(const hs_real_options *opt, int rank, hs_scenario *sc) {
+int hs_real_load(const hs_real_options *opt, int rank, hs_scenario *sc) {
   int rc = 0;
   hs_scenario_set_process_ranks(1); /* the memory check: one rank per process */
   if (rank == 0) rc = hs_scenario_load(opt->scenario, opt->sets, opt->n_sets, sc);
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (rc) return rc;
   if (rank != 0) rc = hs_scenario_load(opt->scenario, opt->sets, opt->n_sets, sc);
-  rc = agree(rc);
+  rc = hs_real_agree(rc);
   if (rc && rank != 0) hs_scenario_free(sc);
   return rc;
 }
 
-static int check_ranks(const hs_scenario *sc, int rank, int size) {
+int hs_real_check_ranks(const hs_scenario *sc, int rank, int size) {
   int gpus = hs_scenario_gpus(sc);
   /* CPU server processes (parameter_server's colocated and machines
    * placements) are placed only by the simulator so far. */
@@ -83,7 +84,7 @@ static int ranks_on_this_machine(void) {
  * needs a GPU of its own for every rank of a machine (two ranks on one GPU
  * fail ncclCommInitRank), so "auto" takes it only where that holds on every
  * machine: 4 ranks on a one-GPU workstation run over MPI instead of failing. */
-static int choose_transport(const hs_scenario *sc, int rank, hs_transport *out) {
+int hs_real_choose_transport(const hs_scenario *sc, int rank, hs_transport *out) {
   char why[256] = "";
   int gpus = hs_nccl_gpus(), local = ranks_on_this_machine();
   int nccl_ok = gpus > 0 && gpus >= local;
@@ -91,7 +92,7 @@ static int choose_transport(const hs_scenario *sc, int rank, hs_transport *out) 
   /* Decided together: machines that differ (one with GPUs for its ranks,
    * one without) must not start different transports. */
   if (*out == HS_TRANSPORT_AUTO)
-    *out = agree(!nccl_ok || sc->real.emulate) ? HS_TRANSPORT_MPI : HS_TRANSPORT_NCCL;
+    *out = hs_real_agree(!nccl_ok || sc->real.emulate) ? HS_TRANSPORT_MPI : HS_TRANSPORT_NCCL;
   if (*out == HS_TRANSPORT_NCCL && sc->real.emulate)
     snprintf(why, sizeof why, "real.emulate delays messages of the MPI transport; NCCL's links are the GPUs' own "
                               "(use real.transport = \"mpi\" to emulate)");
@@ -105,7 +106,7 @@ static int choose_transport(const hs_scenario *sc, int rank, hs_transport *out) 
              "real.transport = \"nccl\" but %d ranks share this machine's %d GPU%s; NCCL needs one GPU per rank "
              "(start at most %d ranks per machine, or use real.transport = \"mpi\")",
              local, gpus, gpus == 1 ? "" : "s", gpus);
-  int bad = agree(why[0] ? 1 : 0);
+  int bad = hs_real_agree(why[0] ? 1 : 0);
   if (bad && rank == 0) fprintf(stderr, "%s: %s\n", sc->path, why[0] ? why : "NCCL is not usable on every rank");
   return bad ? HS_SCENARIO_EBAD : 0;
 }
@@ -147,7 +148,7 @@ static void merge_metrics(hs_metrics *m, int rank, int size) {
   }
 }
 
-static hs_worker *make_worker(const hs_scenario *sc, hs_transport t, hs_emulator *emu) {
+hs_worker *hs_real_make_worker(const hs_scenario *sc, hs_transport t, hs_emulator *emu) {
   /* A timing-only workload has no gradients to compute: its FLOPs take the
    * scenario GPU's time, so communication overlaps what it would overlap. */
   int emulate_compute = !sc->workload.numeric;
@@ -155,7 +156,7 @@ static hs_worker *make_worker(const hs_scenario *sc, hs_transport t, hs_emulator
   return hs_mpi_worker_create(sc, emu, emulate_compute);
 }
 
-static void free_worker(hs_worker *w, hs_transport t) {
+void hs_real_free_worker(hs_worker *w, hs_transport t) {
   if (t == HS_TRANSPORT_NCCL) hs_nccl_worker_free(w);
   else hs_mpi_worker_free(w);
 }
@@ -163,14 +164,14 @@ static void free_worker(hs_worker *w, hs_transport t) {
 static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, const hs_outdir *od, int rank,
                             int size) {
   hs_transport transport;
-  int rc = choose_transport(sc, rank, &transport);
+  int rc = hs_real_choose_transport(sc, rank, &transport);
   if (rc) return rc;
 
   char err[256] = "";
   hs_dataset *ds = NULL;
   if (sc->workload.numeric)
     ds = hs_dataset_create(&sc->workload, sc->run.seed, hs_algorithm_workers(sc), err, sizeof err);
-  rc = agree(sc->workload.numeric && !ds ? HS_SCENARIO_EBAD : 0);
+  rc = hs_real_agree(sc->workload.numeric && !ds ? HS_SCENARIO_EBAD : 0);
   if (rc) {
     if (rank == 0) fprintf(stderr, "%s: %s\n", sc->path, err[0] ? err : "cannot build the dataset on every rank");
     hs_dataset_free(ds);
@@ -180,7 +181,7 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
   hs_emulator *emu = NULL;
   if (sc->real.emulate) {
     emu = hs_emulator_create(sc, MPI_COMM_WORLD, err, sizeof err);
-    rc = agree(emu ? 0 : HS_SCENARIO_EBAD);
+    rc = hs_real_agree(emu ? 0 : HS_SCENARIO_EBAD);
     if (rc) {
       if (rank == 0) fprintf(stderr, "%s: %s\n", sc->path, err[0] ? err : "emulation failed on some rank");
       hs_emulator_free(emu);
@@ -189,12 +190,12 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
     }
   }
 
-  hs_worker *w = make_worker(sc, transport, emu);
-  rc = agree(w ? 0 : 1);
+  hs_worker *w = hs_real_make_worker(sc, transport, emu);
+  rc = hs_real_agree(w ? 0 : 1);
   if (rc) {
     if (rank == 0) fprintf(stderr, "hearsay-real: the %s transport failed to start\n",
                            transport == HS_TRANSPORT_NCCL ? "NCCL" : "MPI");
-    if (w) free_worker(w, transport);
+    if (w) hs_real_free_worker(w, transport);
     hs_emulator_free(emu);
     hs_dataset_free(ds);
     return rc;
@@ -210,9 +211,9 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
   else hs_mpi_worker_start_clock(w);
   int train_rc = hs_train_worker(w, &job);
   if (train_rc) fprintf(stderr, "hearsay-real: rank %d: training failed (%d)\n", rank, train_rc);
-  rc = agree(train_rc ? 1 : 0);
+  rc = hs_real_agree(train_rc ? 1 : 0);
   double wall = MPI_Wtime() - t0;
-  free_worker(w, transport);
+  hs_real_free_worker(w, transport);
   hs_emulator_free(emu);
 
   if (!rc) {
@@ -225,7 +226,7 @@ static int train_and_report(const hs_scenario *sc, const hs_real_options *opt, c
       rc = hs_report_write(od->stage, sc, m, &info) ? 1 : 0;
       if (!rc && !opt->quiet) hs_report_print(stdout, sc, m, &info, od->target);
     }
-    rc = agree(rc);
+    rc = hs_real_agree(rc);
   }
   hs_metrics_free(m);
   hs_dataset_free(ds);
@@ -237,9 +238,9 @@ int hs_real_run(const hs_real_options *opt) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   hs_scenario sc;
-  int rc = load_everywhere(opt, rank, &sc);
+  int rc = hs_real_load(opt, rank, &sc);
   if (rc) return rc;
-  rc = agree(check_ranks(&sc, rank, size));
+  rc = hs_real_agree(hs_real_check_ranks(&sc, rank, size));
 
   /* Rank 0 writes; its folder is staged and put in place only when every
    * rank succeeded (algos/report/outdir.h). */
@@ -250,7 +251,7 @@ int hs_real_run(const hs_real_options *opt) {
   if (!rc) {
     int bad = rank == 0 && hs_outdir_open(&od, dir, err, sizeof err);
     if (bad) fprintf(stderr, "hearsay-real: %s\n", err);
-    rc = agree(bad);
+    rc = hs_real_agree(bad);
   }
   if (!rc) rc = train_and_report(&sc, opt, &od, rank, size);
   if (rank == 0 && od.stage[0]) {

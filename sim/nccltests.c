@@ -224,6 +224,11 @@ int hs_nccltests_read(const char *path, hs_nccltests_run *run, char *err, size_t
     while (*s == ' ' || *s == '\t') s++;
     if (*s == '#') {
       const char *start = strstr(s, "Collective test starting:");
+      if (start && named) {
+        rc = fail(err, len, path, at, "a second test starts here: hearsay calibrate reads one collective per file "
+                  "(split it, or run each binary or `hearsay-real collective --op X` on its own)");
+        break;
+      }
       if (start) {
         char name[64] = "";
         sscanf(start + strlen("Collective test starting:"), "%63s", name);

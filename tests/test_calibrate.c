@@ -205,6 +205,32 @@ static void check_refused(const char *name, const char *text, const char *want) 
          name, want, rc, out);
 }
 
+/* hearsay-real's collective benchmark prints nccl-tests' format: what it
+ * prints on the MPI transport reads back as nccl-tests output. */
+static void check_real_output(void) {
+  char cmd[4096], p[1024];
+  static char out[65536];
+  path_of(p, sizeof p, "real_all_reduce.txt");
+  snprintf(cmd, sizeof cmd, "%s %s collective %s/scenarios/emulated-4.lua --bytes 8:4KiB --factor 8 --iters 3 "
+           "--warmup 1 --set real.emulate=false --set real.transport=mpi > %s 2>&1", hs_test_mpirun(4),
+           HEARSAY_REAL_BIN, HS_SOURCE_DIR, p);
+  int rc = hs_test_output(cmd, out, sizeof out);
+  hs_nccltests_run r;
+  char err[1024] = "";
+  int read = rc == 0 ? hs_nccltests_read(p, &r, err, sizeof err) : -1;
+  if (!tap_ok(rc == 0 && read == 0, "hearsay-real collective's table reads as nccl-tests output (%d, %s)", rc, err)) {
+    hs_test_slurp(p, out, sizeof out);
+    tap_diag("%s", out);
+    return;
+  }
+  tap_ok(r.kind == HS_OP_ALLREDUCE && r.ranks == 4 && r.nodes == 1 && r.n_rows == 4,
+         "all_reduce_perf, 4 ranks on 1 node, 4 sizes (8 B to 4 KiB by 8): %s %d %d %d", r.name, r.ranks, r.nodes,
+         r.n_rows);
+  tap_ok(r.n_rows == 4 && r.rows[0].bytes == 8 && r.rows[3].bytes == 4096 && r.rows[3].time_us > 0,
+         "its sizes and times");
+  hs_nccltests_free(&r);
+}
+
 static const char *const ranks2 = "#  Rank  0 Group  0 Pid  1 on a device  0 [0x01] GPU\n"
                                   "#  Rank  1 Group  0 Pid  1 on a device  1 [0x02] GPU\n";
 
@@ -233,6 +259,11 @@ int main(void) {
   snprintf(text, sizeof text, "%s        1024  256  float  sum  -1  0.00  0.1  0.2  0  10.0  0.1  0.2  0\n", ranks2);
   check_refused("zero_time.txt", text, "zero_time.txt:3: time 0 us");
   check_refused("empty.txt", "", "empty.txt: no result rows");
+  snprintf(text, sizeof text, "# Collective test starting: all_reduce_perf\n%s        1024  256  float  sum  -1  "
+                              "10.0  0.1  0.2  0  10.0  0.1  0.2  0\n# Collective test starting: all_gather_perf\n",
+           ranks2);
+  check_refused("two.txt", text, "two.txt:5: a second test starts here");
+  check_real_output();
   /* a bad --set: the loader's message, exit 2 */
   static char out[16384];
   char cmd[4096], sc[1024];
