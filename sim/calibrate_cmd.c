@@ -42,15 +42,17 @@ typedef struct {
   const char *sets[MAX_SETS];
   int n_sets;
   int quiet;
+  int check; /* --check: the scenario's residuals only, nothing fitted or written */
 } options;
 
 static void usage(FILE *f) {
-  fputs("usage: hearsay calibrate NCCL_TESTS_OUTPUT... --scenario S [--set k=v]... [--out FILE.lua] [--name NAME]\n"
-        "                         [--quiet]\n"
+  fputs("usage: hearsay calibrate NCCL_TESTS_OUTPUT[@NODESxGPUS]... --scenario S [--set k=v]... [--out FILE.lua] [--name NAME]\n"
+        "                         [--check] [--quiet]\n"
         "Fits the scenario's link and transport parameters (intra/inter efficiency and latency, a TCP\n"
         "message's cost) to what nccl-tests measured, writes the machine as a system file (default\n"
         "calibrated.lua) and prints the measured time per size beside the simulated one, before and\n"
-        "after the fit. docs/fidelity.md, \"Calibrating from nccl-tests\".\n",
+        "after the fit. FILE@2x8 gives 2 nodes of 8 GPUs for output printed without its rank lines.\n"
+        "docs/fidelity.md, \"Calibrating from nccl-tests\".\n",
         f);
 }
 
@@ -74,6 +76,8 @@ static int parse(int argc, char **argv, options *o) {
       o->sets[o->n_sets++] = argv[++i];
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
+    } else if (strcmp(a, "--check") == 0) {
+      o->check = 1;
     } else if (a[0] == '-') {
       fprintf(stderr, "hearsay calibrate: unexpected argument '%s'\n", a);
       usage(stderr);
@@ -98,6 +102,20 @@ static int parse(int argc, char **argv, options *o) {
     return 2;
   }
   return 0;
+}
+
+/* "FILE@NODESxGPUS": the file, and the layout given for output printed
+ * without rank lines; else the argument is the file. */
+static void layout_of(const char *arg, char *path, size_t len, int *nodes, int *gpn) {
+  const char *at = strrchr(arg, '@');
+  int a = 0, b = 0, used = 0;
+  if (at && sscanf(at + 1, "%dx%d%n", &a, &b, &used) == 2 && at[1 + used] == '\0' && a >= 1 && b >= 1 &&
+      a <= HS_NODES_MAX && b <= HS_GPUS_PER_NODE_MAX) {
+    snprintf(path, len, "%.*s", (int)(at - arg), arg);
+    *nodes = a, *gpn = b;
+  } else {
+    snprintf(path, len, "%s", arg);
+  }
 }
 
 /* The scenario on a run's nodes and GPUs, with `extra` --sets after the user's. */
@@ -220,6 +238,24 @@ static int write_system(const char *path, const hs_cluster_spec *c, const option
   return (fclose(f) || rc) ? -1 : 0;
 }
 
+/* --check: the scenario's simulated time against the measured, per size. */
+static void print_check(const hs_nccltests_run *r, const double *t) {
+  error_summary e = summarise(r, t);
+  printf("\n# %s, %s: %s\n#   |error| median %.1f%%, worst %.1f%% at %.0f B\n", r->name, where(r), r->path,
+         100 * e.median, 100 * e.worst, e.worst_bytes);
+  printf("#%13s %13s %13s %8s %12s %12s\n", "size(B)", "measured(us)", "simulated(us)", "error", "busbw(meas)",
+         "busbw(sim)");
+  for (int i = 0; i < r->n_rows; i++) {
+    const hs_nccltests_row *w = &r->rows[i];
+    if (isnan(t[i])) {
+      printf(" %13.0f %13.2f  (fewer bytes than ranks: not simulated)\n", w->bytes, w->time_us);
+      continue;
+    }
+    printf(" %13.0f %13.2f %13.2f %+7.1f%% %12.2f %12.2f\n", w->bytes, w->time_us, t[i] * 1e6,
+           100 * (t[i] / (w->time_us * 1e-6) - 1), w->busbw, w->busbw * (w->time_us * 1e-6) / t[i]);
+  }
+}
+
 static void print_residuals(const hs_nccltests_run *r, const double *before, const double *after) {
   printf("\n# %s, %s: %s\n", r->name, where(r), r->path);
   printf("#%13s %13s %12s %8s %12s %8s %12s %12s\n", "size(B)", "measured(us)", "before(us)", "error", "fitted(us)",
@@ -252,8 +288,10 @@ int hs_cmd_calibrate(int argc, char **argv) {
   hs_nccltests_run runs[MAX_RUNS];
   int n = 0;
   for (; n < o.n_files; n++) {
-    char err[1024];
-    if (hs_nccltests_read(o.files[n], &runs[n], err, sizeof err)) {
+    char err[1024], path[4096];
+    int nodes = 0, gpn = 0;
+    layout_of(o.files[n], path, sizeof path, &nodes, &gpn);
+    if (hs_nccltests_read(path, nodes, gpn, &runs[n], err, sizeof err)) {
       fprintf(stderr, "%s\n", err);
       rc = 2;
       break;
@@ -283,8 +321,9 @@ int hs_cmd_calibrate(int argc, char **argv) {
       before[i] = malloc((size_t)runs[i].n_rows * sizeof **before);
       if (simulate_run(&plain[i], &runs[i], before[i])) rc = 1;
     }
+    for (int i = 0; i < n && !rc && o.check && !o.quiet; i++) print_check(&runs[i], before[i]);
   }
-  if (!rc) {
+  if (!rc && !o.check) {
     /* The fit on the tuner's closed forms, then again with each row's
      * prediction scaled by what the simulation gave at the last fit, until
      * the simulated error stops falling; the best simulated fit is kept. */
@@ -345,9 +384,9 @@ int hs_cmd_calibrate(int argc, char **argv) {
   }
   /* the scenario with the file, as a user will run it */
   snprintf(system_set, sizeof system_set, "cluster.system=%s", tmp);
-  for (; !rc && n_fitted < n; n_fitted++)
+  for (; !rc && !o.check && n_fitted < n; n_fitted++)
     if ((rc = load_case(&o, &runs[n_fitted], system_set, &fitted[n_fitted]))) break;
-  for (int i = 0; i < n && !rc; i++) {
+  for (int i = 0; i < n && !rc && !o.check; i++) {
     for (int p = 0; p < HS_CALIB_PARAMS; p++)
       if (res[p].status == HS_CALIB_FITTED && i == 0 &&
           fabs(*hs_calib_field(&fitted[i], (hs_calib_param)p) - res[p].after) > 1e-9 * fabs(res[p].after))
@@ -356,7 +395,7 @@ int hs_cmd_calibrate(int argc, char **argv) {
     after[i] = malloc((size_t)runs[i].n_rows * sizeof **after);
     if (simulate_run(&fitted[i], &runs[i], after[i])) rc = 1;
   }
-  if (!rc) {
+  if (!rc && !o.check) {
     /* the fit and the residual summaries, atop the file and on stdout */
     char lines[8 + HS_CALIB_PARAMS + 2 * MAX_RUNS][320];
     int k = 0;

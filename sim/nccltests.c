@@ -201,14 +201,38 @@ static int kind_from_table(const parsed_row *best, int ranks, hs_op_kind *k) {
   return 0; /* allgather and alltoall look alike */
 }
 
+/* The line without the launcher's tag: srun --label's "0: ", Open MPI
+ * --tag-output's "[1,0]<stdout>:", and leading blanks. */
+static char *untagged(char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  char *t = s;
+  if (*t == '[') {
+    t++;
+    while (isdigit((unsigned char)*t) || *t == ',') t++;
+    if (*t == ']') {
+      t++;
+      if (*t == '<') {
+        while (*t && *t != '>') t++;
+        if (*t == '>') t++;
+      }
+      if (*t == ':') s = t + 1;
+    }
+  } else if (isdigit((unsigned char)*t)) {
+    while (isdigit((unsigned char)*t)) t++;
+    if (*t == ':' && (t[1] == ' ' || t[1] == '\t')) s = t + 1;
+  }
+  while (*s == ' ' || *s == '\t') s++;
+  return s;
+}
+
 static void free_table(rank_table *t) {
-  for (int h = 0; h < t->n_hosts; h++) free(t->hosts[h]);
+  for (int h = 0; t->hosts && h < t->n_hosts; h++) free(t->hosts[h]);
   free(t->hosts);
   free(t->per_host);
   free(t->seen);
 }
 
-int hs_nccltests_read(const char *path, hs_nccltests_run *run, char *err, size_t len) {
+int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltests_run *run, char *err, size_t len) {
   memset(run, 0, sizeof *run);
   snprintf(run->path, sizeof run->path, "%s", path);
   FILE *f = fopen(path, "r");
@@ -220,8 +244,7 @@ int hs_nccltests_read(const char *path, hs_nccltests_run *run, char *err, size_t
   parsed_row best_row = {0};
   while (rc == 0 && getline(&line, &cap, f) >= 0) {
     at++;
-    char *s = line;
-    while (*s == ' ' || *s == '\t') s++;
+    char *s = untagged(line);
     if (*s == '#') {
       const char *start = strstr(s, "Collective test starting:");
       if (start && named) {
@@ -275,12 +298,24 @@ int hs_nccltests_read(const char *path, hs_nccltests_run *run, char *err, size_t
   if (rc == 0 && run->n_rows == 0)
     rc = fail(err, len, path, 0, "no result rows: not nccl-tests output (expected rows 'size count type ... time "
               "algbw busbw')");
-  if (rc == 0 && t.n_hosts == 0)
+  if (rc == 0 && t.n_hosts == 0 && nodes == 0)
     rc = fail(err, len, path, 0, "no '#  Rank N ... on HOST device D' lines: nccl-tests prints them under "
-              "'# Using devices'; they tell how many GPUs ran on how many nodes");
+              "'# Using devices'; they tell how many GPUs ran on how many nodes (or give them: %s@NODESxGPUS)", path);
+  if (rc == 0 && nodes > 0 && t.ranks > 0 && t.ranks != nodes * gpus_per_node)
+    rc = fail(err, len, path, first_rank_line, "%d rank lines, but %dx%d given", t.ranks, nodes, gpus_per_node);
+  if (rc == 0 && nodes > 0) { /* the layout given stands for the rank lines */
+    free_table(&t);
+    memset(&t, 0, sizeof t);
+    t.ranks = nodes * gpus_per_node;
+    t.n_hosts = nodes;
+    t.per_host = malloc(sizeof *t.per_host);
+    t.per_host[0] = gpus_per_node;
+    t.seen = malloc((size_t)t.ranks);
+    memset(t.seen, 1, (size_t)t.ranks);
+  }
   for (int r = 0; rc == 0 && r < t.ranks; r++)
     if (!t.seen[r]) rc = fail(err, len, path, first_rank_line, "rank %d is missing from the rank lines", r);
-  for (int h = 1; rc == 0 && h < t.n_hosts; h++)
+  for (int h = 1; rc == 0 && h < t.n_hosts && t.hosts; h++)
     if (t.per_host[h] != t.per_host[0])
       rc = fail(err, len, path, first_rank_line, "host %s has %d ranks where %s has %d: hearsay's nodes hold "
                 "equally many GPUs", t.hosts[h], t.per_host[h], t.hosts[0], t.per_host[0]);

@@ -33,11 +33,14 @@ typedef struct {
   int n_rows;
 } hs_nccltests_run;
 
-/* Reads `path` into *run. 0 on success; -1 with "PATH:LINE: message" (or
- * "PATH: message") in err. A file that is not nccl-tests output, names a
+/* Reads `path` into *run; nodes x gpus_per_node, when nodes > 0, stands for
+ * the rank lines (output printed without them, e.g. NVIDIA DeepOps' docs).
+ * Lines may carry a launcher's tag (srun --label "0: ", mpirun
+ * --tag-output "[1,0]<stdout>:"). 0 on success; -1 with "PATH:LINE:
+ * message" (or "PATH: message") in err. A file that is not nccl-tests output, names a
  * collective hearsay does not time (sendrecv_perf), or spreads its ranks
  * unevenly over nodes is refused. */
-int hs_nccltests_read(const char *path, hs_nccltests_run *run, char *err, size_t len);
+int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltests_run *run, char *err, size_t len);
 void hs_nccltests_free(hs_nccltests_run *run);
 
 /* The binary's name for a kind: "all_reduce_perf", ... */

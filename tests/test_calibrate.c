@@ -139,6 +139,19 @@ static void check_recovery_rdma(void) {
          "the file marks what was fitted and names its measurements");
   /* v100.lua, rows.csv, the two tables and fit.lua */
   tap_ok(hs_test_entries(tmp) == 5, "no temporary file is left beside it (%d entries)", hs_test_entries(tmp));
+
+  /* --check: the fitted file's residuals on the same runs, nothing written */
+  char cmd[4096], sc[1024];
+  path_of(sc, sizeof sc, "v100.lua");
+  snprintf(cmd, sizeof cmd, "cd %s && %s calibrate all_reduce_single.txt multi.txt --scenario %s --set "
+           "cluster.system=%s --check 2>&1", tmp, HEARSAY_BIN, sc, fp);
+  rc = hs_test_output(cmd, out, sizeof out);
+  tap_ok(rc == 0 && hs_test_count(out, "|error| median 0.0%, worst 0.0%") == 2 && hs_test_entries(tmp) == 5,
+         "--check: the fitted file reproduces both runs, and nothing is written (%d)", rc);
+  snprintf(cmd, sizeof cmd, "cd %s && %s calibrate all_reduce_single.txt --scenario %s --check 2>&1", tmp,
+           HEARSAY_BIN, sc);
+  rc = hs_test_output(cmd, out, sizeof out);
+  tap_ok(rc == 0 && !strstr(out, "median 0.0%"), "--check: the unfitted machine does not (%d)", rc);
 }
 
 static void check_recovery_tcp(void) {
@@ -178,7 +191,7 @@ static void check_parser(void) {
   char p[1024], err[1024];
   path_of(p, sizeof p, "old_bcast.txt");
   hs_nccltests_run r;
-  int rc = hs_nccltests_read(p, &r, err, sizeof err);
+  int rc = hs_nccltests_read(p, 0, 0, &r, err, sizeof err);
   if (!tap_ok(rc == 0, "an older format (no Group, no test name, e+00 and N/A in #wrong) reads (%s)", rc ? err : ""))
     return;
   tap_ok(r.ranks == 4 && r.nodes == 2 && r.gpus_per_node == 2, "4 ranks, 2 nodes of 2 (%d, %d, %d)", r.ranks, r.nodes,
@@ -189,6 +202,24 @@ static void check_parser(void) {
   tap_ok(r.kind == HS_OP_BROADCAST, "named by its file: broadcast");
   tap_ok(strcmp(r.device, "Tesla P100-PCIE-16GB") == 0, "rank 0's device (%s)", r.device);
   hs_nccltests_free(&r);
+
+  /* srun --label and mpirun --tag-output prefixes; no rank lines, the
+   * layout given instead */
+  write_file("tagged_all_gather.txt",
+             "0: # Collective test starting: all_gather_perf\n"
+             "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+             "0:         1024            64     float    none      -1    20.00    0.05    0.04      0    20.00    "
+             "0.05    0.04      0\n"
+             "[1,0]<stdout>:        2048           128     float    none      -1    21.00    0.10    0.09      0    "
+             "21.00    0.10    0.09      0\n");
+  path_of(p, sizeof p, "tagged_all_gather.txt");
+  rc = hs_nccltests_read(p, 0, 0, &r, err, sizeof err);
+  tap_ok(rc == -1 && strstr(err, "@NODESxGPUS"), "without rank lines it asks for the layout (%s)", err);
+  rc = hs_nccltests_read(p, 2, 8, &r, err, sizeof err);
+  tap_ok(rc == 0 && r.kind == HS_OP_ALLGATHER && r.ranks == 16 && r.nodes == 2 && r.n_rows == 2 &&
+             r.rows[1].time_us == 21,
+         "launcher tags stripped, 2 x 8 as given (%s)", rc ? err : "");
+  if (rc == 0) hs_nccltests_free(&r);
 }
 
 /* Bad input: exit 2, FILE:LINE (or FILE) and the reason, nothing written. */
@@ -217,7 +248,7 @@ static void check_real_output(void) {
   int rc = hs_test_output(cmd, out, sizeof out);
   hs_nccltests_run r;
   char err[1024] = "";
-  int read = rc == 0 ? hs_nccltests_read(p, &r, err, sizeof err) : -1;
+  int read = rc == 0 ? hs_nccltests_read(p, 0, 0, &r, err, sizeof err) : -1;
   if (!tap_ok(rc == 0 && read == 0, "hearsay-real collective's table reads as nccl-tests output (%d, %s)", rc, err)) {
     hs_test_slurp(p, out, sizeof out);
     tap_diag("%s", out);
