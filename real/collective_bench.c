@@ -34,11 +34,11 @@ static const struct {
 };
 enum { OPS = sizeof ops / sizeof ops[0] };
 
-/* One operation of `bytes` (the whole vector, in float32 elements). */
-static int post(hs_worker *w, hs_op_kind k, size_t count, int in_place, hs_request **q) {
+/* One operation on the whole vector of `count` float32 elements. Buffers
+ * are timing-only, so in place is this same call with recv = send. */
+static int post(hs_worker *w, hs_op_kind k, size_t count, hs_request **q) {
   int n = w->size;
   hs_buf whole = hs_buf_virtual(count, HS_F32), share = hs_buf_virtual(count / (size_t)n, HS_F32);
-  (void)in_place; /* timing-only buffers: in place is the same call with recv = send */
   switch (k) {
   case HS_OP_ALLREDUCE: return hs_allreduce(w, w->world, whole, whole, HS_SUM, q);
   case HS_OP_REDUCE_SCATTER: return hs_reduce_scatter(w, w->world, whole, share, HS_SUM, q);
@@ -51,20 +51,18 @@ static int post(hs_worker *w, hs_op_kind k, size_t count, int in_place, hs_reque
 
 /* Seconds per operation: iters posted back to back, then waited, on every
  * rank; the slowest rank's. -1 if an operation failed anywhere. */
-static double timed(hs_worker *w, hs_op_kind k, size_t count, int in_place, int iters) {
+static double timed(hs_worker *w, hs_op_kind k, size_t count, int iters) {
   hs_request **q = calloc((size_t)iters, sizeof *q);
   int bad = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  for (int i = 0; i < iters && !bad; i++) bad = post(w, k, count, in_place, &q[i]) != HS_OK;
+  for (int i = 0; i < iters && !bad; i++) bad = post(w, k, count, &q[i]) != HS_OK;
   for (int i = 0; i < iters; i++)
     if (q[i]) bad |= hs_wait(w, &q[i]) != HS_OK;
-  double t = (MPI_Wtime() - t0) / iters, worst = 0;
   free(q);
-  double mine[2] = {t, bad}, all[2];
+  double mine[2] = {(MPI_Wtime() - t0) / iters, bad}, all[2];
   MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  worst = all[0];
-  return all[1] > 0 ? -1 : worst;
+  return all[1] > 0 ? -1 : all[0];
 }
 
 static double bus_factor(hs_op_kind k, int n) {
@@ -154,8 +152,8 @@ int hs_real_collective(const hs_real_collective_options *o) {
       if (count == 0) continue;
       double bytes = (double)count * 4, t_out = 0, t_in = 0;
       for (int ip = 0; ip < 2 && !rc; ip++) {
-        if (timed(w, k, count, ip, o->warmup) < 0) rc = 1;
-        double s = rc ? -1 : timed(w, k, count, ip, o->iters);
+        if (timed(w, k, count, o->warmup) < 0) rc = 1;
+        double s = rc ? -1 : timed(w, k, count, o->iters);
         if (s < 0) rc = 1;
         *(ip ? &t_in : &t_out) = s;
       }

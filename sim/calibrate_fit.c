@@ -47,26 +47,46 @@ const char *hs_calib_key(const hs_scenario *sc, hs_calib_param p) {
   return keys[p];
 }
 
-double hs_calib_predict(const hs_scenario *sc, hs_op_kind k, double bytes) {
+/* The world communicator's plan on sc, with the tuner's view of it: made
+ * once per evaluation of a run, then asked for every size. */
+typedef struct {
+  hs_plan *plan;
+  int *members;
+} world;
+
+static world world_of(const hs_scenario *sc) {
   int n = hs_scenario_gpus(sc);
-  int *members = malloc((size_t)n * sizeof *members);
-  for (int r = 0; r < n; r++) members[r] = r;
-  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
-  hs_plan *p = malloc(sizeof *p);
-  hs_select(&q, p);
+  world w = {malloc(sizeof *w.plan), malloc((size_t)n * sizeof *w.members)};
+  for (int r = 0; r < n; r++) w.members[r] = r;
+  hs_select_query q = {sc, n, n, w.members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+  hs_select(&q, w.plan);
+  if (!w.plan->tuned) hs_tuner_topo_of(sc, w.members, n, &w.plan->topo);
+  return w;
+}
+
+static void world_free(world *w) {
+  free(w->plan);
+  free(w->members);
+}
+
+/* The plan's pick for k at `bytes`, timed by the tuner. */
+static double world_predict(world *w, hs_op_kind k, double bytes) {
+  hs_plan *p = w->plan;
   hs_coll_algo algo = p->exec[k].algo;
   int proto = p->exec[k].proto;
   if (p->tuned) {
     hs_tuned t = hs_plan_tuned(p, k, hs_size_class(bytes));
     algo = (hs_coll_algo)t.algo, proto = t.proto;
-  } else {
-    hs_tuner_topo_of(sc, members, n, &p->topo);
   }
   /* a schedule that does not change k runs it as the ring does */
   if (!(hs_tuner_algos_for(k) & (1u << algo))) algo = HS_COLL_RING;
-  double t = hs_tuner_predict(&p->topo, k, algo, proto, bytes);
-  free(p);
-  free(members);
+  return hs_tuner_predict(&p->topo, k, algo, proto, bytes);
+}
+
+double hs_calib_predict(const hs_scenario *sc, hs_op_kind k, double bytes) {
+  world w = world_of(sc);
+  double t = world_predict(&w, k, bytes);
+  world_free(&w);
   return t;
 }
 
@@ -84,11 +104,13 @@ static int in_stage(const hs_calib_case *c, int intra) { return (c->run->nodes =
 static double case_loss(const hs_calib_case *c) {
   const hs_nccltests_run *r = c->run;
   double s = 0;
+  world w = world_of(c->sc);
   for (int i = 0; i < r->n_rows; i++) {
-    double t = hs_calib_predict(c->sc, r->kind, r->rows[i].bytes) * (c->correction ? c->correction[i] : 1);
+    double t = world_predict(&w, r->kind, r->rows[i].bytes) * (c->correction ? c->correction[i] : 1);
     double e = t > 0 ? log(t / (r->rows[i].time_us * 1e-6)) : 50; /* a schedule that cannot run: far off */
     s += hs_calib_penalty(e);
   }
+  world_free(&w);
   return r->n_rows ? s / r->n_rows : 0;
 }
 
