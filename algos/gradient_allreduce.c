@@ -15,10 +15,23 @@
  * is copied back out of the bucket (copy_bucket_to_grad, one per tensor).
  * That is 8 bytes a parameter each way, a launch per tensor each way.
  * Bagua flattens the gradients into the buckets themselves and copies
- * nothing: gradient_as_bucket_view = true. */
+ * nothing: gradient_as_bucket_view = true.
+ *
+ * Horovod posts nothing from backward's hooks: a ready gradient waits for
+ * the next cycle of its background loop, which wakes every
+ * HOROVOD_CYCLE_TIME (horovod/common/operations.cc, RunLoopOnce: it sleeps
+ * until the last cycle's start + the cycle time), negotiates, and
+ * enqueues the fused allreduces of what is ready on its NCCL stream
+ * without waiting for them. cycle_time > 0 runs that loop on a
+ * communication stream (comm_stream.h): each bucket is posted at the
+ * first cycle at or after it was ready, and a last job waits for them
+ * all before the step. */
+#include <math.h>
+#include <stdlib.h>
 #include <stdlib.h>
 
 #include "algos/algorithm.h"
+#include "algos/comm_stream.h"
 #include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
@@ -28,6 +41,10 @@ typedef struct {
   int overlap;
   int bucket_view;      /* gradients live in their buckets: no copies */
   int *bucket_tensors;  /* layers (tensors) per bucket: the copies' launches */
+  double cycle;         /* s between the cycles of Horovod's loop; 0: posted from backward's hooks */
+  double epoch;         /* when the loop started: its cycles are epoch + k x cycle */
+  hs_comm_stream *loop; /* Horovod's background loop, when cycle > 0 */
+  hs_algo_ctx *ctx;
 } gar_state;
 
 static int gar_init(hs_algo_ctx *ctx) {
@@ -40,6 +57,12 @@ static int gar_init(hs_algo_ctx *ctx) {
   s->bucket_tensors = calloc(ctx->model->n_buckets, sizeof *s->bucket_tensors);
   if (!s->pending || !s->bucket_tensors) return HS_ENOMEM;
   for (int l = 0; l < ctx->model->n_layers; l++) s->bucket_tensors[ctx->model->layers[l].bucket]++;
+  s->ctx = ctx;
+  s->cycle = hs_opt_num(ctx->opt, "cycle_time");
+  if (s->cycle > 0) {
+    s->epoch = hs_now(ctx->w);
+    if (!(s->loop = hs_comm_stream_start(ctx->w, ctx->model->n_buckets + 1))) return HS_ENOMEM; /* buckets, drain */
+  }
   if (ctx->model->params && ctx->sc->workload.momentum > 0)
     s->momentum = calloc(ctx->model->n_params, sizeof(float));
   return 0;
@@ -50,26 +73,56 @@ static void start_bucket(hs_algo_ctx *ctx, gar_state *s, int b) {
   hs_allreduce(ctx->w, ctx->w->world, g, g, HS_AVG, &s->pending[b]);
 }
 
+/* On Horovod's loop: bucket b waits for the next cycle, then is posted. */
+static void at_next_cycle(void *arg, int b) {
+  gar_state *s = arg;
+  hs_worker *w = s->ctx->w;
+  double since = hs_now(w) - s->epoch;
+  /* a bucket ready at a cycle's very start goes in that cycle (1 ns: the
+   * clock's rounding) */
+  double next = s->epoch + ceil(since / s->cycle - 1e-9 / s->cycle) * s->cycle;
+  if (next > hs_now(w)) hs_sleep(w, next - hs_now(w));
+  start_bucket(s->ctx, s, b);
+}
+
+/* The loop's last job of an iteration: every bucket's allreduce done. */
+static void drain_cycles(void *arg, int unused) {
+  (void)unused;
+  gar_state *s = arg;
+  hs_waitall(s->ctx->w, s->pending, s->ctx->model->n_buckets);
+}
+
+static void post_bucket(hs_algo_ctx *ctx, gar_state *s, int b) {
+  if (s->loop) hs_comm_stream_enqueue(s->loop, at_next_cycle, s, b);
+  else start_bucket(ctx, s, b);
+}
+
 static void gar_bucket_ready(hs_algo_ctx *ctx, int b) {
   gar_state *s = ctx->state;
   /* the copy (and division) into the bucket runs in backward's hooks,
    * on the compute stream, overlapped or not */
   if (!s->bucket_view) hs_gpu_kernel(ctx, 8.0 * (double)ctx->model->buckets[b].count, s->bucket_tensors[b]);
-  if (s->overlap) start_bucket(ctx, s, b);
+  if (s->overlap) post_bucket(ctx, s, b);
 }
 
 static void gar_step(hs_algo_ctx *ctx) {
   gar_state *s = ctx->state;
   hs_model *m = ctx->model;
   if (!s->overlap)
-    for (int b = 0; b < m->n_buckets; b++) start_bucket(ctx, s, b);
-  hs_waitall(ctx->w, s->pending, m->n_buckets);
+    for (int b = 0; b < m->n_buckets; b++) post_bucket(ctx, s, b);
+  if (s->loop) {
+    hs_comm_stream_enqueue(s->loop, drain_cycles, s, 0);
+    hs_comm_stream_sync(s->loop);
+  } else {
+    hs_waitall(ctx->w, s->pending, m->n_buckets);
+  }
   if (!s->bucket_view) hs_gpu_kernel(ctx, 8.0 * (double)m->n_params, m->n_layers); /* copies back out */
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
 
 static void gar_finish(hs_algo_ctx *ctx) {
   gar_state *s = ctx->state;
+  hs_comm_stream_stop(s->loop);
   free(s->pending);
   free(s->bucket_tensors);
   free(s->momentum);
@@ -84,6 +137,9 @@ static const hs_option_spec gar_options[] = {
     {"gradient_as_bucket_view", HS_OPT_BOOL, "false", 0, NULL,
      "gradients live in their buckets (Bagua, DDP's gradient_as_bucket_view=True); false: DDP's default, each gradient "
      "copied into its bucket and back, 8 bytes a parameter and a launch per tensor each way"},
+    {"cycle_time", HS_OPT_TIME, "0", 0, NULL,
+     "Horovod's background loop: a ready bucket's allreduce starts at the loop's next cycle, one every cycle_time "
+     "(HOROVOD_CYCLE_TIME: 5 ms before Horovod 0.21, 1 ms since); 0: posted from backward's hooks (DDP, Bagua)"},
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 

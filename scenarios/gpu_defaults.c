@@ -22,6 +22,22 @@ double hs_gpu_launch_overhead_default(void) {
   return 4e-6;
 }
 
+int hs_gpu_sms_default(hs_gpu_arch arch) {
+  /* The SMs enabled on each generation's SXM part, from NVIDIA's
+   * architecture whitepapers: Tesla P100 56 (of GP100's 60), Tesla V100
+   * 80 (of GV100's 84), A100 108 (of GA100's 128), H100 SXM5 132 (of
+   * GH100's 144); B200 148 (NVIDIA Blackwell tuning guide and CUDA's
+   * deviceQuery on B200: 148 multiprocessors). */
+  switch (arch) {
+  case HS_GPU_PASCAL: return 56;
+  case HS_GPU_VOLTA: return 80;
+  case HS_GPU_AMPERE: return 108;
+  case HS_GPU_HOPPER: return 132;
+  case HS_GPU_BLACKWELL: return 148;
+  }
+  return 108;
+}
+
 double hs_host_memory_bandwidth_default(hs_cpu_vendor cpu) {
   /* Two sockets, each at its memory controllers' peak: Intel Xeon E5-2698
    * v4 (DGX-1's), 4 channels of DDR4-2400, "Max Memory Bandwidth 76.8

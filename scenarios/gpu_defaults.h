@@ -12,6 +12,10 @@ double hs_gpu_memory_bandwidth_default(hs_gpu_arch arch);
 /* Seconds a kernel launch costs on the GPU's stream beyond its work. */
 double hs_gpu_launch_overhead_default(void);
 
+/* Streaming multiprocessors of the generation's datacenter GPU: what a
+ * collective's channels take a share of (one SM each) while it runs. */
+int hs_gpu_sms_default(hs_gpu_arch arch);
+
 /* A node's CPU side (cluster.host), where CPU parameter servers run: the
  * CPUs' memory bandwidth (B/s), and PCIe between the node's switch and
  * CPU memory (B/s). */

@@ -94,6 +94,7 @@ typedef struct {
   double gpu_efficiency; /* fraction of peak reached by training kernels */
   double gpu_memory_bandwidth; /* B/s: what memory-bound kernels move (algos/train/gpu_kernel.h) */
   double gpu_launch_overhead;  /* s a kernel launch adds */
+  int gpu_sms;                 /* streaming multiprocessors; a collective's channels hold one each (sim/sg_occupancy.h); 0: none held */
   hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link: line rate */
   hs_intra_link intra_link; /* NVLink or PCIe: NCCL's per-hop latencies and protocols */
   double intra_efficiency; /* fraction of it NCCL's transfers reach */

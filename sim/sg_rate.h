@@ -3,7 +3,7 @@
  * A connection that cannot reach its links' rate by itself (an NCCL
  * channel: one CUDA block copying, protocol.h) is a flow with a bound of
  * its own in SimGrid's max-min sharing: s4u::Comm::set_rate. SimGrid 3.32
- * has no C binding for it, so this is hearsay's one C++ file
+ * has no C binding for it, so this is C++
  * (sg_rate.cpp): sg_mailbox_put_async with the bound set before the
  * communication starts (SimGrid allows it only then). */
 #ifndef HS_SG_RATE_H

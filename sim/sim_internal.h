@@ -20,6 +20,7 @@ typedef struct {
   int comms; /* communicators this rank has joined: their trace lanes */
   int dead;  /* struck by a failure: its actors stop at their next call */
   int finished; /* its training loop has returned: it takes no part in a shrink */
+  double sm_hold; /* flop/s of its host a running collective holds: its channels' SMs (sg_occupancy.h); 0: none */
   sg_actor_t *actors; /* main, streams, threads: daemonized when it dies */
   int n_actors, cap_actors;
 } sim_rank;

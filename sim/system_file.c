@@ -94,7 +94,9 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
   fprintf(f, "\"%s\"", hs_gpu_arch_name(c->gpu_arch));
   bandwidth(&w, "memory_bandwidth", c->gpu_memory_bandwidth);
   latency(&w, "launch_overhead", c->gpu_launch_overhead);
-  close_table(&w, (const char *const[]){"flops", "arch", "memory_bandwidth", "launch_overhead", NULL});
+  key(&w, "sms");
+  fprintf(f, "%d", c->gpu_sms);
+  close_table(&w, (const char *const[]){"flops", "arch", "memory_bandwidth", "launch_overhead", "sms", NULL});
 
   open_table(&w, "intra");
   bandwidth(&w, "bandwidth", c->intra.bandwidth);
