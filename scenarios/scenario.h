@@ -94,7 +94,8 @@ typedef struct {
   double gpu_efficiency; /* fraction of peak reached by training kernels */
   double gpu_memory_bandwidth; /* B/s: what memory-bound kernels move (algos/train/gpu_kernel.h) */
   double gpu_launch_overhead;  /* s a kernel launch adds */
-  int gpu_sms;                 /* streaming multiprocessors; a collective's channels hold one each (sim/sg_occupancy.h); 0: none held */
+  int gpu_sms;                 /* streaming multiprocessors; a collective's channels hold one each (sim/sm_hold.c); 0: none held */
+  int collective_sms;          /* SMs a running collective holds: its channels (sim.channels, else 2 per NIC), set by the loader */
   hs_link_spec intra;    /* GPU <-> NVSwitch, per GPU link: line rate */
   hs_intra_link intra_link; /* NVLink or PCIe: NCCL's per-hop latencies and protocols */
   double intra_efficiency; /* fraction of it NCCL's transfers reach */

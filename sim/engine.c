@@ -11,6 +11,7 @@
 
 #include "algos/comm/protocol.h"
 #include "sim/sim.h"
+#include "sim/platform.h"
 #include "sim/sg_latency.h"
 #include "sim/sim_internal.h"
 
@@ -167,15 +168,11 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   all->n = n;
   for (int r = 0; r < n; r++) all->ranks[r] = r;
 
-  /* A collective's channels hold one SM each while it runs (sg_occupancy.h):
-   * that share of a GPU's speed is not backward's. */
-  double sm_share = sc->cluster.gpu_sms > 0 ? (double)w->channels / sc->cluster.gpu_sms : 0;
-  if (sm_share > 1) sm_share = 1;
   rank_boot *boots = calloc(n, sizeof *boots);
   for (int r = 0; r < n; r++) {
     sim_rank *sr = &w->ranks[r];
     sr->host = gpu[r];
-    sr->sm_hold = hs_cluster_rank_is_cpu(&sc->cluster, r) ? 0 : sm_share * sg_host_get_speed(sr->host);
+    sr->sm_levels = hs_cluster_rank_is_cpu(&sc->cluster, r) ? 0 : hs_platform_sm_levels(&sc->cluster);
     sr->world = w;
     sr->w.be = &hs_sim_backend;
     sr->w.impl = sr;

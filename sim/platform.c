@@ -57,6 +57,21 @@ static int extra_hosts(const writer *w, const hs_cluster_spec *c, int n, const c
   return k;
 }
 
+int hs_platform_sm_levels(const hs_cluster_spec *c) {
+  if (c->gpu_sms <= 0 || c->collective_sms <= 0) return 0;
+  int levels = c->gpu_sms / c->collective_sms;
+  return levels > HS_SM_LEVELS_MAX ? HS_SM_LEVELS_MAX : levels;
+}
+
+/* A GPU's host: its speed, then (pstates 1, 2, ...) what it has left while
+ * 1, 2, ... collectives hold their SMs (sim/sm_hold.c). */
+static void write_gpu_host(FILE *f, const hs_cluster_spec *c, int r, double speed) {
+  fprintf(f, "    <host id=\"gpu%d\" speed=\"%.17gf", r, speed);
+  for (int j = 1, n = hs_platform_sm_levels(c); j <= n; j++)
+    fprintf(f, ",%.17gf", speed * (1 - (double)j * c->collective_sms / c->gpu_sms));
+  fputs("\"/>\n", f);
+}
+
 /* A node's hosts (its GPUs and extra hosts) and their links to the node's
  * switch. In a Cluster zone (one node) they hang off the zone's router
  * through host_link; in a pod (several nodes) the routes are written
@@ -70,7 +85,7 @@ static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_z
   for (int l = 0; l < g; l++) {
     int r = n * g + l;
     char id[64];
-    fprintf(f, "    <host id=\"gpu%d\" speed=\"%.17gf\"/>\n", r, speed * hs_links_speed_factor(c, r));
+    write_gpu_host(f, c, r, speed * hs_links_speed_factor(c, r));
     snprintf(id, sizeof id, "gpu%d_link", r);
     write_link(w, HS_NETLINK_GPU, r, id, intra.bandwidth, intra.latency / 2);
     if (cluster_zone)

@@ -20,7 +20,10 @@ typedef struct {
   int comms; /* communicators this rank has joined: their trace lanes */
   int dead;  /* struck by a failure: its actors stop at their next call */
   int finished; /* its training loop has returned: it takes no part in a shrink */
-  double sm_hold; /* flop/s of its host a running collective holds: its channels' SMs (sg_occupancy.h); 0: none */
+  int sm_levels;  /* its host's speed levels below its own (hs_platform_sm_levels); 0: collectives hold no SMs */
+  int sm_holding; /* its collectives running now (sm_hold.c) */
+  int sm_level;   /* its host's pstate: sm_holding, up to sm_levels */
+  int sm_touched; /* sm_hold.c: its count changed in the changes being applied */
   sg_actor_t *actors; /* main, streams, threads: daemonized when it dies */
   int n_actors, cap_actors;
 } sim_rank;
@@ -105,7 +108,15 @@ struct sim_world {
   int fifo_connections;   /* a pipelined ring's connections serve their units first in, first out,
                              latency after the bytes (transport.c, sg_latency.h) */
   double latency_factor;  /* the network model's, which such a unit's latency is multiplied by */
+  struct sim_holds *holds; /* sm_hold.c: pending changes of the ranks' running collectives, and the actor that applies them */
 };
+
+/* sm_hold.c: from simulated time `at` (now if not later), r's running
+ * collectives change by delta (+1 a collective starts on a stream, -1 it
+ * ends); while k run, r's GPU computes at (sms - k x collective_sms)/sms
+ * of its speed. A change in the future is applied then by the world's
+ * sm-changer actor. */
+void hs_sim_sms_change(sim_rank *r, double at, int delta);
 
 /* switch.c: the switches of w (when its offer has them), from the hosts of
  * the nodes' switches and the fabric's (NULL where none); the host of a

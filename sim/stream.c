@@ -21,12 +21,13 @@
  * the trace shows when the comms ended.
  *
  * While a collective runs, its NCCL channels hold SMs of the rank's GPU
- * (sg_occupancy.h), from its launch (when the stream reaches it) to its
- * end, peers' lateness included: a stream holds them from its first
- * collective's start to its last one's end. A direct fast call's end is
- * known only once every member joined, so the hold stays open until then
- * and is closed at the finish computed. Point-to-point groups hold none
- * (their end is known only to whoever completes them; docs/fidelity.md). */
+ * (sm_hold.c) from its start on the stream (its arrival) to its end, late
+ * peers' wait included, as NCCL's kernel spins on them: a direct fast
+ * call from the arrival it is given (at its post, or at its predecessor's
+ * finish) to the finish it is timed at, a call run by the actor from its
+ * launch to its end, both alike.
+ * Point-to-point groups hold none (their end is known only to whoever
+ * completes them; docs/fidelity.md). */
 #include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -37,7 +38,6 @@
 
 #include "algos/report/trace.h"
 #include "scenarios/units.h"
-#include "sim/sg_occupancy.h"
 #include "sim/sim_internal.h"
 
 typedef enum { REQ_STREAM, REQ_FAST, REQ_P2P } req_kind;
@@ -83,8 +83,6 @@ struct sim_stream {
   hs_request *fast_last;  /* the last direct fast call, while it is not timed */
   hs_request *p2p_open;   /* the direct point-to-point group, while its comms fly */
   double free_at;         /* when the direct fast calls timed so far end */
-  hs_sg_occupancy *sms;   /* the SMs its collectives hold, while any runs */
-  int sms_open;           /* held until released, not until a known end */
 };
 
 void hs_sim_stream_failed(sim_stream *st) { st->failed = 1; }
@@ -137,24 +135,12 @@ static void trace_op(hs_comm *c, const hs_op *o, double t0, double t1) {
 /* Whether op, posted on c, launches kernels that hold SMs: a collective
  * among at least two GPUs. */
 static int holds_sms(const hs_comm *c, const hs_op *op) {
-  return c->self->sm_hold > 0 && c->g.size > 1 && op->kind != HS_OP_P2P;
+  return c->self->sm_levels > 0 && c->g.size > 1 && op->kind != HS_OP_P2P;
 }
 
-/* From now until released. */
-static void hold_open(sim_stream *st) {
-  if (st->sms_open) return;
-  hs_sg_release(st->sms);
-  sim_rank *r = st->comm->self;
-  st->sms = hs_sg_occupy(r->host, r->sm_hold, INFINITY);
-  st->sms_open = st->sms != NULL;
-}
-
-/* From now until `until` (nothing if that is past). */
-static void hold_until(sim_stream *st, double until) {
-  hs_sg_release(st->sms);
-  sim_rank *r = st->comm->self;
-  st->sms = hs_sg_occupy(r->host, r->sm_hold, until);
-  st->sms_open = 0;
+/* op, on c, starts holding them at `at` (delta +1) or stops (-1). */
+static void sms_at(hs_comm *c, const hs_op *op, double at, int delta) {
+  if (holds_sms(c, op)) hs_sim_sms_change(c->self, at, delta);
 }
 
 /* ---- direct fast calls ----------------------------------------------------------------- */
@@ -168,11 +154,14 @@ void hs_sim_fast_timed(void *token, double arrival, double finish) {
     if (r->traced) trace_op(st->comm, &r->op, arrival, finish);
     if (st->fast_last == r) st->fast_last = NULL;
     st->free_at = dmax(st->free_at, finish);
-    /* the stream's last direct call is timed: its SMs are free at its end */
-    if (st->sms_open && !st->fast_last) hold_until(st, st->free_at);
+    sms_at(st->comm, &r->op, finish, -1);
     hs_request *next = r->succ;
     r->succ = NULL;
-    if (next) hs_sim_fast_arrive(st->comm->self->world, next->call, next->me, dmax(next->posted, finish));
+    if (next) {
+      double at = dmax(next->posted, finish);
+      sms_at(st->comm, &next->op, at, +1);
+      hs_sim_fast_arrive(st->comm->self->world, next->call, next->me, at);
+    }
   }
   wake_all(r);
 }
@@ -191,9 +180,11 @@ static void post_fast(sim_stream *st, hs_comm *c, const hs_op *op, const hs_exec
   r->posted = simgrid_get_clock();
   double arrival = NAN;
   if (st->fast_last) st->fast_last->succ = r; /* starts when that one ends */
-  else arrival = dmax(r->posted, st->free_at);
+  else {
+    arrival = dmax(r->posted, st->free_at);
+    sms_at(c, op, arrival, +1);
+  }
   st->fast_last = r;
-  if (holds_sms(c, op)) hold_open(st);
   r->call = hs_sim_fast_join(c, op, how, r, arrival);
 }
 
@@ -268,8 +259,7 @@ static void stream_main(int argc, char **argv) {
     drain_direct(w, st);
     double t0 = simgrid_get_clock();
     st->failed = 0;
-    int held = holds_sms(st->comm, &o->op);
-    if (held) hold_open(st);
+    sms_at(st->comm, &o->op, t0, +1);
     if (o->how.engine == HS_ENGINE_TIMED) run_fast(w, st->comm, &o->op, &o->how);
     else if (o->op.kind == HS_OP_P2P) hs_lower_run(&st->comm->g, &o->op, o->how.algo);
     else {
@@ -278,7 +268,7 @@ static void stream_main(int argc, char **argv) {
       if (g.size > 1 && o->how.cost.launch > 0) sg_actor_sleep_for(o->how.cost.launch);
       hs_lower_run(&g, &o->op, o->how.algo);
     }
-    if (held) hold_until(st, 0);
+    sms_at(st->comm, &o->op, simgrid_get_clock(), -1);
     hs_request *r = o->req;
     if (r->traced) trace_op(st->comm, &o->op, t0, simgrid_get_clock());
     hs_op_release(&o->op);

@@ -7,7 +7,7 @@
  * allreduces run after backward: compute + 8 allreduces. Both are checked
  * against those closed forms (within 1e-6, SimGrid's solver precision).
  * While a bucket's allreduce runs beside the next layer's backward, its 2
- * NCCL channels hold 2 of the A100's 108 SMs (sim/sg_occupancy.h): that
+ * NCCL channels hold 2 of the A100's 108 SMs (sim/sm_hold.c): that
  * layer takes s x the allreduce longer, s = 2/108; with gpu.sms = 0 (no
  * SMs held) it does not.
  *

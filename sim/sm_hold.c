@@ -1,0 +1,145 @@
+/* sm_hold.c — the SMs a rank's running collectives hold (sim_internal.h).
+ *
+ * NCCL runs each channel of a collective as one CUDA block, resident on one
+ * SM from the kernel's start on its stream to its end, spinning while it
+ * waits for late peers (NCCL 2.30.7, src/enqueue.cc), and compute kernels
+ * do not share that SM: backward beside it runs on the GPU's other SMs. A
+ * GPU's host has speed levels (SimGrid pstates, hs_platform_sm_levels):
+ * pstate k is its speed less k collectives' SMs. A rank's pstate is the
+ * number of its collectives running now; SimGrid rescales the computation
+ * under way when it changes.
+ *
+ * A collective timed by fast fidelity starts and ends at times known in
+ * advance (its arrival on the stream, its finish), and nobody of the rank
+ * is awake then to change the pstate. One daemon actor per world does: it
+ * sleeps until the earliest pending change, applies every change due, and
+ * sleeps again; a change due before the one it sleeps for wakes it early.
+ * It wakes once per distinct time, not once per rank: the ranks of a
+ * collective end together. (One SimGrid execution per hold, bounded at the
+ * SMs' share, was the first way: starting one per collective and rank made
+ * a 1024-GPU simulation 2.5 times slower.) */
+#include <math.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/semaphore.h>
+#include <stdlib.h>
+
+#include "sim/sim_internal.h"
+
+typedef struct {
+  double t;
+  long seq; /* posting order: changes due together apply in it */
+  sim_rank *r;
+  int delta;
+} sm_change;
+
+struct sim_holds {
+  sm_change *heap; /* min-heap on (t, seq) */
+  int n, cap;
+  sim_rank **touched; /* ranks whose count changed in this wake-up */
+  int n_touched, cap_touched;
+  long seq;
+  sg_sem_t wake;
+  double deadline; /* what the actor sleeps until (INFINITY: until woken) */
+};
+
+static int before(const sm_change *a, const sm_change *b) { return a->t < b->t || (a->t == b->t && a->seq < b->seq); }
+
+static void push(struct sim_holds *hs, sm_change c) {
+  if (hs->n == hs->cap) {
+    hs->cap = hs->cap ? 2 * hs->cap : 64;
+    hs->heap = realloc(hs->heap, (size_t)hs->cap * sizeof *hs->heap);
+  }
+  int i = hs->n++;
+  while (i > 0 && before(&c, &hs->heap[(i - 1) / 2])) {
+    hs->heap[i] = hs->heap[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  hs->heap[i] = c;
+}
+
+static sm_change pop(struct sim_holds *hs) {
+  sm_change top = hs->heap[0], last = hs->heap[--hs->n];
+  int i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= hs->n) break;
+    if (c + 1 < hs->n && before(&hs->heap[c + 1], &hs->heap[c])) c++;
+    if (!before(&hs->heap[c], &last)) break;
+    hs->heap[i] = hs->heap[c];
+    i = c;
+  }
+  if (hs->n > 0) hs->heap[i] = last;
+  return top;
+}
+
+/* r's pstate follows its running collectives. */
+static void settle(sim_rank *r) {
+  int level = r->sm_holding < 0 ? 0 : r->sm_holding < r->sm_levels ? r->sm_holding : r->sm_levels;
+  if (level != r->sm_level) {
+    r->sm_level = level;
+    sg_host_set_pstate(r->host, (unsigned long)level);
+  }
+}
+
+/* SimGrid wakes a timed wait within its clock's rounding of the end. */
+static double slack(double now) { return 1e-12 * (1 + fabs(now)); }
+
+static void changer_main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  struct sim_holds *hs = sg_actor_self_get_data();
+  for (;;) {
+    double now = simgrid_get_clock();
+    /* every change due, then one pstate per rank: a stream's collective
+     * ending as its next one starts changes nothing */
+    while (hs->n > 0 && hs->heap[0].t <= now + slack(now)) {
+      sm_change c = pop(hs);
+      c.r->sm_holding += c.delta;
+      if (!c.r->sm_touched) {
+        if (hs->n_touched == hs->cap_touched) {
+          hs->cap_touched = hs->cap_touched ? 2 * hs->cap_touched : 64;
+          hs->touched = realloc(hs->touched, (size_t)hs->cap_touched * sizeof *hs->touched);
+        }
+        hs->touched[hs->n_touched++] = c.r;
+        c.r->sm_touched = 1;
+      }
+    }
+    for (int i = 0; i < hs->n_touched; i++) {
+      hs->touched[i]->sm_touched = 0;
+      settle(hs->touched[i]);
+    }
+    hs->n_touched = 0;
+    hs->deadline = hs->n > 0 ? hs->heap[0].t : INFINITY;
+    if (hs->n > 0) sg_sem_acquire_timeout(hs->wake, hs->deadline - now);
+    else sg_sem_acquire(hs->wake);
+  }
+}
+
+void hs_sim_sms_change(sim_rank *r, double at, int delta) {
+  if (r->sm_levels <= 0 || delta == 0) return;
+  double now = simgrid_get_clock();
+  if (at <= now + slack(now)) {
+    r->sm_holding += delta;
+    settle(r);
+    return;
+  }
+  sim_world *w = r->world;
+  struct sim_holds *hs = w->holds;
+  if (!hs) {
+    hs = w->holds = calloc(1, sizeof *hs);
+    hs->wake = sg_sem_init(0);
+    hs->deadline = INFINITY;
+    /* the world's, not a rank's: not counted among the ranks' actors */
+    sg_actor_t a = sg_actor_init("sm-changer", sg_host_by_name("gpu0"));
+    sg_actor_set_data(a, hs);
+    sg_actor_start_(a, changer_main, 0, NULL);
+    sg_actor_daemonize(a); /* the simulation ends with the ranks, not with it */
+  }
+  push(hs, (sm_change){at, hs->seq++, r, delta});
+  if (at < hs->deadline) { /* sooner than it sleeps for */
+    hs->deadline = at;
+    sg_sem_release(hs->wake);
+  }
+}
