@@ -59,16 +59,21 @@ static int extra_hosts(const writer *w, const hs_cluster_spec *c, int n, const c
 
 int hs_platform_sm_levels(const hs_cluster_spec *c) {
   if (c->gpu_sms <= 0 || c->collective_sms <= 0) return 0;
-  int levels = c->gpu_sms / c->collective_sms;
+  int levels = (c->gpu_sms + c->collective_sms - 1) / c->collective_sms; /* until none is left */
   return levels > HS_SM_LEVELS_MAX ? HS_SM_LEVELS_MAX : levels;
 }
 
 /* A GPU's host: its speed, then (pstates 1, 2, ...) what it has left while
- * 1, 2, ... collectives hold their SMs (sim/sm_hold.c). */
+ * 1, 2, ... collectives hold their SMs (sim/sm_hold.c). Where they hold
+ * every SM (channels >= sms), backward waits for them, as it would on the
+ * GPU; SimGrid cannot compute at speed 0, so such a level keeps
+ * HS_SM_SPEED_FLOOR of the speed. */
 static void write_gpu_host(FILE *f, const hs_cluster_spec *c, int r, double speed) {
   fprintf(f, "    <host id=\"gpu%d\" speed=\"%.17gf", r, speed);
-  for (int j = 1, n = hs_platform_sm_levels(c); j <= n; j++)
-    fprintf(f, ",%.17gf", speed * (1 - (double)j * c->collective_sms / c->gpu_sms));
+  for (int j = 1, n = hs_platform_sm_levels(c); j <= n; j++) {
+    double left = 1 - (double)j * c->collective_sms / c->gpu_sms;
+    fprintf(f, ",%.17gf", speed * (left > HS_SM_SPEED_FLOOR ? left : HS_SM_SPEED_FLOOR));
+  }
   fputs("\"/>\n", f);
 }
 

@@ -45,6 +45,7 @@
  * (cluster.collective_sms of cluster.gpu_sms each), up to
  * HS_SM_LEVELS_MAX or the GPU's SMs; 0 when collectives hold none. */
 enum { HS_SM_LEVELS_MAX = 8 };
+#define HS_SM_SPEED_FLOOR 0.01 /* what a level keeps when collectives hold every SM */
 int hs_platform_sm_levels(const hs_cluster_spec *c);
 
 int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, const char *profile_dir, FILE *out);
