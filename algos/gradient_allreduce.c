@@ -40,7 +40,7 @@ typedef struct {
   float *momentum;      /* numeric runs only */
   int overlap;
   int bucket_view;      /* gradients live in their buckets: no copies */
-  int *bucket_tensors;  /* layers (tensors) per bucket: the copies' launches */
+  int *bucket_tensors;  /* parameter tensors per bucket: the copies' launches */
   double cycle;         /* s between the cycles of Horovod's loop; 0: posted from backward's hooks */
   double epoch;         /* when the loop started: its cycles are epoch + k x cycle */
   hs_comm_stream *loop; /* Horovod's background loop, when cycle > 0 */
@@ -56,7 +56,8 @@ static int gar_init(hs_algo_ctx *ctx) {
   s->bucket_view = hs_opt_bool(ctx->opt, "gradient_as_bucket_view");
   s->bucket_tensors = calloc(ctx->model->n_buckets, sizeof *s->bucket_tensors);
   if (!s->pending || !s->bucket_tensors) return HS_ENOMEM;
-  for (int l = 0; l < ctx->model->n_layers; l++) s->bucket_tensors[ctx->model->layers[l].bucket]++;
+  for (int l = 0; l < ctx->model->n_layers; l++)
+    s->bucket_tensors[ctx->model->layers[l].bucket] += ctx->model->layers[l].tensors;
   s->ctx = ctx;
   s->cycle = hs_opt_num(ctx->opt, "cycle_time");
   if (s->cycle > 0) {
@@ -116,7 +117,7 @@ static void gar_step(hs_algo_ctx *ctx) {
   } else {
     hs_waitall(ctx->w, s->pending, m->n_buckets);
   }
-  if (!s->bucket_view) hs_gpu_kernel(ctx, 8.0 * (double)m->n_params, m->n_layers); /* copies back out */
+  if (!s->bucket_view) hs_gpu_kernel(ctx, 8.0 * (double)m->n_params, m->n_tensors); /* copies back out */
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
 

@@ -129,6 +129,7 @@ typedef struct {
   double params;    /* parameter count */
   double fwd_flops; /* per sample */
   double bwd_flops; /* per sample */
+  int tensors;      /* parameter tensors (weight, bias, norm's scale and shift): one kernel each where a framework works per tensor */
 } hs_layer_spec;
 
 typedef enum { HS_PARTITION_IID, HS_PARTITION_DIRICHLET } hs_partition;

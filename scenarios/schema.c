@@ -559,7 +559,7 @@ static int find_profile(hs_loader *ld, const char *model, char *out, size_t len)
 }
 
 /* Runs a profile file (which returns { layers = { {name=, params=,
- * fwd_flops=, bwd_flops=}, ... } }) and copies its layers. */
+ * fwd_flops=, bwd_flops=, tensors=}, ... } }) and copies its layers. */
 static int load_profile(hs_loader *ld, int line, const char *file) {
   lua_State *L = ld->L;
   hs_workload_spec *w = &ld->out->workload;
@@ -598,10 +598,20 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
     lua_getfield(L, -1, "bwd_flops");
     l->bwd_flops = lua_isnil(L, -1) ? 2 * l->fwd_flops : lua_tonumber(L, -1);
     lua_pop(L, 1);
+    /* one tensor unless the profile says; a layer without parameters has none */
+    lua_getfield(L, -1, "tensors");
+    double tensors = lua_isnil(L, -1) ? (l->params > 0) : lua_tonumber(L, -1);
+    lua_pop(L, 1);
     lua_pop(L, 1);
     if (!(l->params >= 0) || !(l->fwd_flops >= 0) || !(l->bwd_flops >= 0))
       rc = hs_loader_fail(ld, "workload.model", line, "%s: layer %d (%s) has a negative or missing size",
                           file, i, l->name);
+    else if (!(tensors >= 0 && tensors <= 1000) || tensors != (int)tensors || (tensors == 0) != (l->params == 0))
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): tensors must be a whole number in 1..1000 (0 only without parameters)",
+                          file, i, l->name);
+    else
+      l->tensors = (int)tensors;
   }
   lua_pop(L, 1);
 out:
@@ -622,6 +632,7 @@ static int resolve_model(hs_loader *ld, int line) {
     w->layers = calloc(2, sizeof *w->layers);
     snprintf(w->layers[0].name, sizeof w->layers[0].name, "linear.bias");
     w->layers[0].params = w->classes;
+    w->layers[0].tensors = w->layers[1].tensors = 1;
     snprintf(w->layers[1].name, sizeof w->layers[1].name, "linear.weight");
     w->layers[1].params = (double)w->classes * w->features;
     w->layers[1].fwd_flops = 2.0 * w->classes * w->features;

@@ -1,6 +1,8 @@
 /* test_models.c — each timing profile's parameter total matches the
  * published count within 2% (the issue's bound; published figures are
- * rounded), and its FLOPs are plausible. */
+ * rounded), its FLOPs are plausible, and its parameter tensors are the
+ * reference implementation's, exactly (what a per-tensor framework
+ * launches a kernel for: DDP's bucket copies, a per-tensor optimizer). */
 #include <stdio.h>
 
 #include "tests/harness.h"
@@ -10,14 +12,20 @@ int main(void) {
   /* published: ResNet-50 25.6M (He et al.), VGG-16 138M, BERT-Large 340M
    * (Devlin et al.), GPT-2 XL 1542M (Radford et al. 2019, Table 2; "1.5B"),
    * ResNet-101 44.5M (torchvision: 44,549,160), Inception V3 with its
-   * auxiliary head 27.16M (torchvision: 27,161,264). */
-  const struct { const char *model; double params; double fwd_lo, fwd_hi; } m[] = {
-      {"resnet50", 25.6e6, 7.5e9, 8.5e9},  /* 4.1 GMACs per 224x224 image */
-      {"vgg16", 138e6, 30e9, 32e9},        /* 15.5 GMACs */
-      {"bert-large", 340e6, 80e9, 95e9},   /* ~2 * params * 128 tokens + attention */
-      {"gpt2-xl", 1542e6, 3.2e12, 3.8e12}, /* ~2 * params * 1024 tokens + attention */
-      {"resnet101", 44.5e6, 15.2e9, 15.8e9},  /* 7.6 GMACs (He et al., Table 1); torchvision 7.80 */
-      {"inception_v3", 27.16e6, 11.2e9, 11.6e9}, /* 5.71 GMACs a 299x299 image (torchvision) */
+   * auxiliary head 27.16M (torchvision: 27,161,264).
+   * Tensors: len(list(model.parameters())) of torchvision's resnet50 (53
+   * convs with a batch-norm, 3 each, fc 2), vgg16 (16 layers x weight and
+   * bias), resnet101 (104 x 3 + 2), inception_v3 with its auxiliary head
+   * (96 BasicConv2d x 3, two fc x 2); Hugging Face's BertForPreTraining
+   * without its next-sentence head (embeddings 5, 24 x 16, pooler 2, MLM
+   * head 5) and GPT2LMHeadModel (2 + 48 x 12 + 2). */
+  const struct { const char *model; double params; double fwd_lo, fwd_hi; int tensors; } m[] = {
+      {"resnet50", 25.6e6, 7.5e9, 8.5e9, 161},  /* 4.1 GMACs per 224x224 image */
+      {"vgg16", 138e6, 30e9, 32e9, 32},         /* 15.5 GMACs */
+      {"bert-large", 340e6, 80e9, 95e9, 396},   /* ~2 * params * 128 tokens + attention */
+      {"gpt2-xl", 1542e6, 3.2e12, 3.8e12, 580}, /* ~2 * params * 1024 tokens + attention */
+      {"resnet101", 44.5e6, 15.2e9, 15.8e9, 314},  /* 7.6 GMACs (He et al., Table 1); torchvision 7.80 */
+      {"inception_v3", 27.16e6, 11.2e9, 11.6e9, 292}, /* 5.71 GMACs a 299x299 image (torchvision) */
   };
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
     char lua[512];
@@ -31,14 +39,44 @@ int main(void) {
       continue;
     }
     double p = 0, f = 0;
+    int tensors = 0;
     for (int l = 0; l < sc.workload.n_layers; l++) {
       p += sc.workload.layers[l].params;
       f += sc.workload.layers[l].fwd_flops;
+      tensors += sc.workload.layers[l].tensors;
     }
+    tap_ok(tensors == m[i].tensors, "%s: %d parameter tensors (want %d)", m[i].model, tensors, m[i].tensors);
     tap_close(p, m[i].params, 0.02, m[i].model);
     tap_ok(f >= m[i].fwd_lo && f <= m[i].fwd_hi, "%s forward %.3g FLOPs per sample in [%.2g, %.2g]", m[i].model, f,
            m[i].fwd_lo, m[i].fwd_hi);
     hs_scenario_free(&sc);
+  }
+  /* A profile's own tensors: absent, one a layer with parameters (none
+   * without); a fraction, or none where there are parameters, refused. */
+  const struct { const char *tensors; int ok, want; } t[] = {
+      {"", 1, 2}, {", tensors = 4", 1, 8}, {", tensors = 2.5", 0, 0}, {", tensors = 0", 0, 0}, {", tensors = 1001", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+    char profile[600], lua[1024];
+    snprintf(profile, sizeof profile, "%s/two.lua", hs_test_tmpdir());
+    FILE *f = fopen(profile, "w");
+    fprintf(f,
+            "return { layers = { { name = 'a', params = 10, fwd_flops = 1%s },\n"
+            "  { name = 'free', params = 0, fwd_flops = 1 }, { name = 'b', params = 10, fwd_flops = 1%s } } }\n",
+            t[i].tensors, t[i].tensors);
+    fclose(f);
+    snprintf(lua, sizeof lua,
+             "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+             "workload { model = \"%s\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
+             profile);
+    hs_scenario sc;
+    int rc = hs_test_load(lua, &sc), n = 0;
+    if (rc == 0) {
+      for (int l = 0; l < sc.workload.n_layers; l++) n += sc.workload.layers[l].tensors;
+      hs_scenario_free(&sc);
+    }
+    tap_ok(t[i].ok ? rc == 0 && n == t[i].want : rc != 0, "profile with layers {params = 10%s}, {params = 0}: %s (%d tensors)",
+           t[i].tensors, rc == 0 ? "loads" : "refused", n);
   }
   return tap_done(0);
 }

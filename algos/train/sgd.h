@@ -19,13 +19,14 @@ static inline float *hs_sgd_momentum_alloc(const hs_algo_ctx *ctx) {
  * Its kernel reads the gradient and the weights and writes the weights,
  * and reads and writes the momentum when there is one: 12 or 20 bytes a
  * parameter, in one launch per bucket over the flattened buckets (Bagua's
- * fused optimizer) or one per layer's tensors (workload.fused_optimizer =
- * false, a per-tensor optimizer), numbers or not (gpu_kernel.h). */
+ * fused optimizer) or one per parameter tensor (workload.fused_optimizer =
+ * false, a per-tensor optimizer: torchvision's ResNet-50 has 161), numbers
+ * or not (gpu_kernel.h). */
 static inline void hs_sgd_step(hs_algo_ctx *ctx, const float *grad, float *momentum) {
   hs_model *m = ctx->model;
   const hs_workload_spec *wl = &ctx->sc->workload;
   hs_gpu_kernel(ctx, (double)m->n_params * (wl->momentum > 0 ? 20 : 12),
-                wl->fused_optimizer ? m->n_buckets : m->n_layers);
+                wl->fused_optimizer ? m->n_buckets : m->n_tensors);
   if (!m->params) return;
   hs_k_sgd_momentum_f32(m->params, grad, momentum, m->n_params, (float)wl->lr, (float)wl->momentum,
                         (float)wl->weight_decay);

@@ -32,6 +32,9 @@ hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
     L->offset = offset;
     L->fwd_flops = wl->layers[l].fwd_flops;
     L->bwd_flops = wl->layers[l].bwd_flops;
+    /* layers built without a count (tests, the numeric model) have one */
+    L->tensors = wl->layers[l].tensors > 0 ? wl->layers[l].tensors : L->count > 0;
+    m->n_tensors += L->tensors;
     if (open_bytes == 0) {
       m->buckets[m->n_buckets].offset = offset;
       m->n_buckets++;

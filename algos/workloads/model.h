@@ -19,6 +19,7 @@ typedef struct {
   size_t offset; /* first element in the flat buffers */
   size_t count;  /* parameters */
   double fwd_flops, bwd_flops; /* per sample */
+  int tensors;   /* parameter tensors: a per-tensor framework runs a kernel on each */
   int bucket;    /* bucket this layer belongs to */
 } hs_layer;
 
@@ -30,6 +31,7 @@ typedef struct {
 typedef struct {
   hs_layer *layers; /* forward order */
   int n_layers;
+  int n_tensors;    /* parameter tensors of all layers */
   size_t n_params;
   hs_bucket *buckets; /* in the order they become ready */
   int n_buckets;

@@ -9,12 +9,14 @@
 local layers = {}
 local function conv(name, kh, kw, cin, cout, hw)
   local flops = 2 * kh * kw * cin * cout * hw * hw
+  -- tensors: the conv's weight, the batch-norm's weight and bias
   layers[#layers + 1] = { name = name, params = kh * kw * cin * cout + 2 * cout, fwd_flops = flops,
-                          bwd_flops = 2 * flops }
+                          bwd_flops = 2 * flops, tensors = 3 }
 end
 local function fc(name, cin, cout)
   local flops = 2 * cin * cout
-  layers[#layers + 1] = { name = name, params = cin * cout + cout, fwd_flops = flops, bwd_flops = 2 * flops }
+  layers[#layers + 1] = { name = name, params = cin * cout + cout, fwd_flops = flops, bwd_flops = 2 * flops,
+                          tensors = 2 }
 end
 
 -- stem: 299 -> 149 -> 147 -> 147 -> pool 73 -> 73 -> 71 -> pool 35

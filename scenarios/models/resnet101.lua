@@ -4,12 +4,13 @@
 -- its batch-norm (2*cout); FLOPs count a multiply-add as 2 and backward as
 -- twice forward. Published: 44.5M params, 7.6e9 multiply-adds (Table 1
 -- counts "FLOPs" as multiply-adds; torchvision's resnet101: 44,549,160
--- parameters, 7.80 GFLOPS).
+-- parameters in 314 tensors (104 convs x 3, fc 2), 7.80 GFLOPS).
 local layers = {}
 local function conv(name, k, cin, cout, hw_out)
   local params = k * k * cin * cout + 2 * cout
   local flops = 2 * k * k * cin * cout * hw_out * hw_out
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops }
+  -- tensors: the conv's weight, the batch-norm's weight and bias
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 3 }
 end
 
 conv("conv1", 7, 3, 64, 112)
@@ -29,6 +30,6 @@ for s, st in ipairs(stages) do
   hw = out_hw
 end
 local fc = 2 * 2048 * 1000
-layers[#layers + 1] = { name = "fc", params = 2048 * 1000 + 1000, fwd_flops = fc, bwd_flops = 2 * fc }
+layers[#layers + 1] = { name = "fc", params = 2048 * 1000 + 1000, fwd_flops = fc, bwd_flops = 2 * fc, tensors = 2 }
 
 return { name = "resnet101", published_params = 44.5e6, layers = layers }

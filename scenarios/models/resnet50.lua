@@ -1,12 +1,14 @@
 -- resnet50.lua — ResNet-50 (He et al. 2016), ImageNet 224x224, as a layer list.
 -- Built from the architecture, so the numbers can be audited: each conv is
 -- k*k*cin*cout weights plus its batch-norm (2*cout); FLOPs count a
--- multiply-add as 2 and backward as twice forward. Published: 25.6M params.
+-- multiply-add as 2 and backward as twice forward. Published: 25.6M params;
+-- torchvision's resnet50 has 161 parameter tensors (53 convs x 3, fc 2).
 local layers = {}
 local function conv(name, k, cin, cout, hw_out)
   local params = k * k * cin * cout + 2 * cout
   local flops = 2 * k * k * cin * cout * hw_out * hw_out
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops }
+  -- tensors: the conv's weight, the batch-norm's weight and bias
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 3 }
 end
 
 conv("conv1", 7, 3, 64, 112)
@@ -26,6 +28,6 @@ for s, st in ipairs(stages) do
   hw = out_hw
 end
 local fc = 2 * 2048 * 1000
-layers[#layers + 1] = { name = "fc", params = 2048 * 1000 + 1000, fwd_flops = fc, bwd_flops = 2 * fc }
+layers[#layers + 1] = { name = "fc", params = 2048 * 1000 + 1000, fwd_flops = fc, bwd_flops = 2 * fc, tensors = 2 }
 
 return { name = "resnet50", published_params = 25.6e6, layers = layers }

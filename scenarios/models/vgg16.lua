@@ -2,8 +2,9 @@
 -- 13 3x3 convolutions with bias, then three fully connected layers.
 -- Published: 138M params.
 local layers = {}
+-- Every layer has two parameter tensors, weight and bias (32 in all).
 local function add(name, params, flops)
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops }
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 2 }
 end
 local cfg = { {64, 2, 224}, {128, 2, 112}, {256, 3, 56}, {512, 3, 28}, {512, 3, 14} }
 local cin = 3
