@@ -151,9 +151,10 @@ typedef struct {
   int precision;   /* index in "fp32|fp16|bf16", as written */
   int dtype_bytes; /* bytes per parameter on the wire, from precision */
   /* training */
-  int batch; /* per worker */
+  int batch; /* per worker and micro-batch */
+  int accumulation_steps; /* micro-batches per optimizer step, gradients accumulated between them */
   double lr, momentum, weight_decay;
-  bool fused_optimizer; /* the optimizer step: one kernel per bucket (flattened), or one per layer's tensors */
+  bool fused_optimizer; /* the optimizer step: one kernel per bucket (flattened), or one per parameter tensor */
   double init_noise; /* std. dev. of each replica's own initial weights (0: all zero) */
 } hs_workload_spec;
 

@@ -110,6 +110,7 @@ static const field workload_fields[] = {
     {"model", F_STR, OFF(workload.model), NULL, MIN_NONE, 0, 0, NULL, NULL},
     {"dataset", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, dataset_fields},
     {"batch", F_INT, OFF(workload.batch), "32", MIN_GE, 1, 1e7, NULL, NULL},
+    {"accumulation_steps", F_INT, OFF(workload.accumulation_steps), "1", MIN_GE, 1, 4096, NULL, NULL},
     {"lr", F_NUM, OFF(workload.lr), "0.1", MIN_GE, 0, 1e6, NULL, NULL},
     {"momentum", F_NUM, OFF(workload.momentum), "0.9", MIN_GE, 0, 1, NULL, NULL},
     {"fused_optimizer", F_BOOL, OFF(workload.fused_optimizer), "true", MIN_NONE, 0, 0, NULL, NULL},

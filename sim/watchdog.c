@@ -42,7 +42,7 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
   const hs_workload_spec *w = &sc->workload;
   double flops = 0, bytes = 0;
   for (int l = 0; l < w->n_layers; l++) {
-    flops += (w->layers[l].fwd_flops + w->layers[l].bwd_flops) * w->batch;
+    flops += (w->layers[l].fwd_flops + w->layers[l].bwd_flops) * w->batch * w->accumulation_steps;
     bytes += w->layers[l].params * w->dtype_bytes;
   }
   double slowest_factor = 1;

@@ -84,6 +84,6 @@ typedef struct {
   double costly_seconds[HS_METRICS_COSTLY];
 } hs_metrics_summary;
 
-void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s);
+void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s); /* batch: samples a worker's iteration trains on (micro-batches included) */
 
 #endif

@@ -126,9 +126,10 @@ static void json_config(FILE *f, const hs_scenario *sc) {
             c->speed[i].gpu >= 0 ? c->speed[i].gpu : c->speed[i].node, c->speed[i].factor);
   fprintf(f, "]},\n    \"workload\": {\"model\": ");
   json_str(f, w->model);
-  fprintf(f, ", \"numeric\": %s, \"layers\": %d, \"batch\": %d, \"lr\": %.9g, \"momentum\": %.9g, "
-             "\"weight_decay\": %.9g, \"bytes_per_param\": %d",
-          w->numeric ? "true" : "false", w->n_layers, w->batch, w->lr, w->momentum, w->weight_decay, w->dtype_bytes);
+  fprintf(f, ", \"numeric\": %s, \"layers\": %d, \"batch\": %d, \"accumulation_steps\": %d, \"lr\": %.9g, "
+             "\"momentum\": %.9g, \"weight_decay\": %.9g, \"bytes_per_param\": %d",
+          w->numeric ? "true" : "false", w->n_layers, w->batch, w->accumulation_steps, w->lr, w->momentum,
+          w->weight_decay, w->dtype_bytes);
   if (w->numeric)
     fprintf(f, ", \"dataset\": {\"classes\": %d, \"features\": %d, \"samples\": %ld, \"test_samples\": %ld, "
                "\"separation\": %.9g, \"noise\": %.9g, \"partition\": \"%s\", \"alpha\": %.9g}",
@@ -176,7 +177,7 @@ static const char *null_reason(const hs_scenario *sc, const char *key, const hs_
 
 static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {
   hs_metrics_summary s;
-  hs_metrics_summarize(m, sc->workload.batch, &s);
+  hs_metrics_summarize(m, sc->workload.batch * sc->workload.accumulation_steps, &s);
   /* A timing-only run has no loss: its zeros are not a loss of zero. */
   if (!sc->workload.numeric) s.final_loss = s.final_test_loss = s.final_accuracy = NAN;
   fprintf(f, "{\n  \"scenario\": ");
@@ -300,7 +301,7 @@ int hs_report_write(const char *dir, const hs_scenario *sc, const hs_metrics *m,
 void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info,
                      const char *dir) {
   hs_metrics_summary s;
-  hs_metrics_summarize(m, sc->workload.batch, &s);
+  hs_metrics_summarize(m, sc->workload.batch * sc->workload.accumulation_steps, &s);
   const hs_cluster_spec *c = &sc->cluster;
   char t1[32], t2[32], t3[32], b1[32], bw[32];
   hs_format_time(s.time_per_iter, t1, sizeof t1);
@@ -316,8 +317,11 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   fprintf(out, "  cluster     %d nodes x %d GPUs%s = %d ranks%s%s%s, inter-node %s NICs over %s, %s\n", c->nodes,
           c->gpus_per_node, cpus, info->ranks, c->system[0] ? " (" : "", c->system, c->system[0] ? ")" : "", bw,
           hs_net_kind_name(c->transport.kind), c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
-  fprintf(out, "  workload    %s%s, batch %d per worker; algorithm %s\n", sc->workload.model,
-          sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, sc->algorithm.name);
+  char accum[48] = "";
+  if (sc->workload.accumulation_steps > 1)
+    snprintf(accum, sizeof accum, " x %d micro-batches", sc->workload.accumulation_steps);
+  fprintf(out, "  workload    %s%s, batch %d%s per worker; algorithm %s\n", sc->workload.model,
+          sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, accum, sc->algorithm.name);
   int simulated = strcmp(info->mode, "simulated") == 0;
   fprintf(out, "  iterations  %d in %s %s time\n", hs_metrics_rows(m), t3, simulated ? "simulated" : "wall-clock");
   fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%)\n", t1, t2, 100 * s.comm_share);

@@ -8,6 +8,8 @@
 
 #include "algos/algorithm.h"
 #include "algos/train/batches.h"
+#include "algos/train/gpu_kernel.h"
+#include "kernels/kernels.h"
 #include "algos/workloads/model.h"
 #include "algos/workloads/softmax.h"
 #include "algos/train/straggler.h"
@@ -159,16 +161,24 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
 
   hs_batcher batcher;
   long *batch_idx = NULL;
+  float *micro_grads = NULL; /* a later micro-batch's gradient, before it is added */
+  int accum = wl->accumulation_steps > 1 ? wl->accumulation_steps : 1;
   if (wl->numeric) {
     hs_batcher_init(&batcher, job->ds, w->rank, sc->run.seed);
     batch_idx = malloc((size_t)wl->batch * sizeof *batch_idx);
+    if (accum > 1) micro_grads = malloc(model->n_params * sizeof *micro_grads);
   }
 
   double fwd_flops = 0;
   for (int l = 0; l < model->n_layers; l++) fwd_flops += model->layers[l].fwd_flops;
   /* Backward cost of each bucket: the layers in it, all done before it is ready. */
-  double *bucket_bwd = calloc(model->n_buckets, sizeof *bucket_bwd);
-  for (int l = 0; l < model->n_layers; l++) bucket_bwd[model->layers[l].bucket] += model->layers[l].bwd_flops;
+  double *bucket_bwd = calloc(model->n_buckets, sizeof *bucket_bwd), bwd_flops = 0;
+  int *bucket_tensors = calloc(model->n_buckets, sizeof *bucket_tensors);
+  for (int l = 0; l < model->n_layers; l++) {
+    bucket_bwd[model->layers[l].bucket] += model->layers[l].bwd_flops;
+    bucket_tensors[model->layers[l].bucket] += model->layers[l].tensors;
+    bwd_flops += model->layers[l].bwd_flops;
+  }
 
   int max_iterations = hs_algorithm_max_iterations(sc);
   snapshots snaps = {.n_params = model->n_params};
@@ -202,20 +212,39 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     if (algo->begin_iteration) algo->begin_iteration(&ctx);
     if (wl->numeric) {
       /* Real work: in real runs it takes wall time and counts as compute; in
-       * simulation the clock does not move here, hs_compute charges it. */
+       * simulation the clock does not move here, hs_compute charges it.
+       * Micro-batch j of iteration it is the batcher's it x accum + j: the
+       * same samples as one batch of accum x batch. Their gradients are
+       * averaged, as accumulating the mean losses' and dividing does. */
       double t0 = hs_now(w);
-      hs_batcher_indices(&batcher, it, wl->batch, batch_idx);
-      loss = hs_softmax_grad(model->params, job->ds, batch_idx, wl->batch, model->grads);
+      for (int j = 0; j < accum; j++) {
+        hs_batcher_indices(&batcher, (long)it * accum + j, wl->batch, batch_idx);
+        float *g = j ? micro_grads : model->grads;
+        loss += hs_softmax_grad(model->params, job->ds, batch_idx, wl->batch, g) / accum;
+        if (j) hs_k_reduce(HS_K_F32, HS_K_SUM, model->grads, micro_grads, model->n_params);
+      }
+      if (accum > 1) hs_k_divide(HS_K_F32, model->grads, model->n_params, accum);
       double took = hs_now(w) - t0;
       /* An emulated straggler takes longer to do the same real work. */
       if (factor != 1 && took > 0) hs_sleep(w, (factor - 1) * took);
       compute += hs_now(w) - t0;
+    }
+    /* The micro-batches before the last: forward and backward, no
+     * communication (DDP's no_sync). From the second on, backward adds
+     * each gradient into the one accumulated so far: a kernel a tensor
+     * reading both and writing one, fp32 (autograd's accumulation into
+     * .grad), 12 bytes a parameter. */
+    for (int j = 0; j + 1 < accum; j++) {
+      compute += timed_compute(w, st, factor, fwd_flops * wl->batch, w->tracing ? "forward (micro-batch)" : "");
+      compute += timed_compute(w, st, factor, bwd_flops * wl->batch, w->tracing ? "backward (micro-batch)" : "");
+      if (j) hs_gpu_kernel(&ctx, 12.0 * (double)model->n_params, model->n_tensors);
     }
     compute += timed_compute(w, st, factor, fwd_flops * wl->batch, "forward");
     for (int b = 0; b < model->n_buckets; b++) {
       char what[32] = ""; /* named only for the trace: this runs per bucket per iteration */
       if (w->tracing) snprintf(what, sizeof what, "backward (bucket %d)", b);
       compute += timed_compute(w, st, factor, bucket_bwd[b] * wl->batch, what);
+      if (accum > 1) hs_gpu_kernel(&ctx, 12.0 * (double)model->buckets[b].count, bucket_tensors[b]);
       if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
     }
     algo->step(&ctx);
@@ -255,6 +284,8 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     free(batch_idx);
   }
   free(bucket_bwd);
+  free(bucket_tensors);
+  free(micro_grads);
   hs_straggler_free(st);
   hs_model_free(model);
   if (stopped) return HS_EPEER;
