@@ -36,18 +36,18 @@
 
 #include "scenarios/scenario.h"
 
-/* Writes the platform; returns 0, or -1 if the stream failed. With net,
- * the links its events touch get SimGrid profiles, written as files under
- * profile_dir (the folder the platform file is written to), and nodes with background traffic get a
- * host "node<n>_background" for it. */
 /* The speed levels of a GPU's host beyond its own (SimGrid pstates 1..n):
  * pstate j is its speed less j running collectives' SMs
  * (cluster.collective_sms of cluster.gpu_sms each), up to
- * HS_SM_LEVELS_MAX or the GPU's SMs; 0 when collectives hold none. */
+ * HS_SM_LEVELS_MAX or until no SM is left; 0 when collectives hold none. */
 enum { HS_SM_LEVELS_MAX = 8 };
 #define HS_SM_SPEED_FLOOR 0.01 /* what a level keeps when collectives hold every SM */
 int hs_platform_sm_levels(const hs_cluster_spec *c);
 
+/* Writes the platform; returns 0, or -1 if the stream failed. With net,
+ * the links its events touch get SimGrid profiles, written as files under
+ * profile_dir (the folder the platform file is written to), and nodes with background traffic get a
+ * host "node<n>_background" for it. */
 int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, const char *profile_dir, FILE *out);
 /* Writes it to a temporary file for commands that keep no outputs
  * (`hearsay collective`, `hearsay peers`' rounds), unlinked at once and

@@ -114,8 +114,9 @@ struct sim_world {
 /* sm_hold.c: from simulated time `at` (now if not later), r's running
  * collectives change by delta (+1 a collective starts on a stream, -1 it
  * ends); while k run, r's GPU computes at (sms - k x collective_sms)/sms
- * of its speed. A change in the future is applied then by the world's
- * sm-changer actor. */
+ * of its speed, k capped at HS_SM_LEVELS_MAX and the speed floored at
+ * HS_SM_SPEED_FLOOR (platform.h). A change in the future is applied then
+ * by the world's sm-changer actor. */
 void hs_sim_sms_change(sim_rank *r, double at, int delta);
 
 /* switch.c: the switches of w (when its offer has them), from the hosts of

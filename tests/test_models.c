@@ -56,6 +56,7 @@ int main(void) {
   const struct { const char *tensors; int ok, want; } t[] = {
       {"", 1, 2}, {", tensors = 4", 1, 8}, {", tensors = 2.5", 0, 0}, {", tensors = 0", 0, 0}, {", tensors = 1001", 0, 0},
   };
+  /* and a layer without parameters that claims tensors */
   for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
     char profile[600], lua[1024];
     snprintf(profile, sizeof profile, "%s/two.lua", hs_test_tmpdir());
@@ -77,6 +78,22 @@ int main(void) {
     }
     tap_ok(t[i].ok ? rc == 0 && n == t[i].want : rc != 0, "profile with layers {params = 10%s}, {params = 0}: %s (%d tensors)",
            t[i].tensors, rc == 0 ? "loads" : "refused", n);
+  }
+  {
+    char profile[600], lua[1024];
+    snprintf(profile, sizeof profile, "%s/free.lua", hs_test_tmpdir());
+    FILE *f = fopen(profile, "w");
+    fputs("return { layers = { { name = 'a', params = 10, fwd_flops = 1 },\n"
+          "  { name = 'scores', params = 0, fwd_flops = 1, tensors = 2 } } }\n", f);
+    fclose(f);
+    snprintf(lua, sizeof lua,
+             "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+             "workload { model = \"%s\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
+             profile);
+    hs_scenario sc;
+    int rc = hs_test_load(lua, &sc);
+    if (rc == 0) hs_scenario_free(&sc);
+    tap_ok(rc != 0, "a layer without parameters that claims 2 tensors is refused");
   }
   return tap_done(0);
 }
