@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/comm/protocol.h"
 #include "scenarios/loader.h"
 #include "scenarios/loader_internal.h"
 #include "scenarios/peer_lua.h"
@@ -885,9 +886,9 @@ int hs_schema_validate(hs_loader *ld) {
   hs_algorithm_layout(s, &lay);
   s->cluster.cpu_ranks_per_node = lay.cpu_per_node;
   s->cluster.server_machines = lay.server_machines;
-  /* A collective's channels, one SM each (algos/comm/protocol.h,
-   * hs_channels_of): what the platform's speed levels step by. */
-  s->cluster.collective_sms = s->sim.channels > 0 ? s->sim.channels : 2 * s->cluster.nics_per_node;
+  /* A collective's channels, one SM each: what the platform's speed
+   * levels step by. */
+  s->cluster.collective_sms = hs_channels_of(s);
   /* Every worker needs a shard of the data set. */
   if (s->workload.numeric && s->workload.samples < hs_algorithm_workers(s)) {
     line = hs_loader_push_decl(ld, "workload");
