@@ -14,16 +14,26 @@ hs_net_transport hs_net_transport_default(hs_net_kind k) {
          * 12 (IEEE 802.3), IPv4's header 20 (RFC 791), TCP's 20 and its
          * timestamp option 12 (RFC 793, RFC 7323). */
         .efficiency = 1448.0 / 1538.0,
-        /* One TCP stream on a 100 GbE host: "Single stream testing will
-         * range from 15-35 Gbps" (ESnet, "Performance Expectations for a
-         * 100G Host", fasterdata.es.net, 2024): the middle, 25 Gb/s. A
-         * stream is a CPU core copying through the kernel's stack. */
-        .stream_bandwidth = 25e9 / 8,
-        /* NCCL 2.30.7 src/transport/net_socket.cc: on a generic NIC "we
-         * only use the main thread and do not spawn extra threads"
-         * (autoNt = 0, autoNs = 1): one stream per connection (AWS: 2 x 8,
-         * GCP: 4 x 1). */
-        .sockets = 1,
+        /* What one thread moves through NCCL's sockets: a CPU core
+         * copying through the kernel's stack, in NCCL's chunked
+         * protocol. NVIDIA/nccl#209 (nccl-tests allreduce between two
+         * nodes on a 32 Gb/s network, 2019): 2.06 GB/s on one ring with
+         * NCCL 2.3.7, whose every ring connection had a proxy thread of
+         * its own (src/transport.cu at b56650c7), rising to 3.75 GB/s
+         * with 8 rings; 1.85-1.95 GB/s on 1 or 2 rings with NCCL 2.4.2,
+         * whose one proxy thread a GPU moved them all. Within ESnet's
+         * 15-35 Gb/s for one iperf stream on a 100 GbE host
+         * (fasterdata.es.net, "Performance Expectations for a 100G
+         * Host"), at its low end: NCCL's stream also stages through host
+         * memory and waits on its chunks. */
+        .stream_bandwidth = 2.06e9,
+        /* NCCL_SOCKET_NTHREADS on a generic NIC: 0 since NCCL 2.5.6,
+         * "By default, we only use the main thread and do not spawn
+         * extra threads" (src/transport/net_socket.cc, autoNt = 0): the
+         * GPU's proxy thread moves every connection of the GPU over one
+         * socket each. (2.4.8 spawned one helper thread a connection;
+         * AWS's ENA gets 2 threads, GCP's gVNIC 4.) */
+        .socket_threads = 0,
         /* The kernel's stack and the host staging on every message:
          * NVIDIA/nccl-tests#82, broadcast of 8 B between two nodes over
          * NCCL's sockets on 25 GbE (NCCL_IB_DISABLE=1): 45.8 us, where
@@ -43,7 +53,7 @@ hs_net_transport hs_net_transport_default(hs_net_kind k) {
    * NIC", #267), which is NCCL's own NET_BW 12.0 for "100Gbit"
    * (src/graph/topo.h). Its latency is NCCL's hwLat for the network,
    * which the protocol charges (protocol.h): nothing more per message. */
-  return (hs_net_transport){.kind = HS_NET_RDMA, .efficiency = 0.96, .stream_bandwidth = 0, .sockets = 1,
+  return (hs_net_transport){.kind = HS_NET_RDMA, .efficiency = 0.96, .stream_bandwidth = 0, .socket_threads = 0,
                             .message_cost = 0};
 }
 
@@ -103,7 +113,18 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
   const int ends[2] = {node_a, node_b};
   for (int i = 0; i < 2; i++) {
     hs_net_transport t = hs_net_transport_of_node(c, ends[i]);
-    if (t.stream_bandwidth > 0) cap = fmin(cap, (double)channels * t.sockets * t.stream_bandwidth);
+    if (t.stream_bandwidth <= 0) continue;
+    /* Threads are what bound a socket transport, each a core through the
+     * kernel's stack. With none of their own, each GPU's proxy thread
+     * moves all of its connections: NCCL runs a ring per NIC, each
+     * crossing the node at GPUs near its NIC, and duplicates it for its
+     * second channel (search.cc, ncclTopoDupChannels), so a node's
+     * channels cross at one GPU a NIC, the flow hearsay's ring carries
+     * them on as many threads. Else each connection (a channel) has
+     * socket_threads of them. */
+    double threads = t.socket_threads > 0 ? (double)channels * t.socket_threads
+                                          : (double)(channels < c->nics_per_node ? channels : c->nics_per_node);
+    cap = fmin(cap, threads * t.stream_bandwidth);
   }
   return cap;
 }

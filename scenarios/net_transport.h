@@ -7,8 +7,9 @@
  *  - across nodes, the transport (inter.transport) decides: RDMA (GPUDirect
  *    over InfiniBand or RoCE) reaches nearly the line rate with nothing
  *    else to pay; NCCL's socket transport over TCP loses the framing, moves
- *    each connection over a few TCP streams that a CPU core each drives at
- *    a bounded rate, and pays the kernel's stack on every message.
+ *    its bytes through threads that a CPU core each drives at a bounded
+ *    rate (by default the GPU's one proxy thread for all its connections),
+ *    and pays the kernel's stack on every message.
  * Every default below is a public measurement or specification, cited.
  * The platform (links.c) charges the efficiencies and the per-message
  * cost on the links themselves, so the simulator, the link emulator and
@@ -39,9 +40,13 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node);
 
 /* Bytes per second one flow between a GPU of node a and a GPU of node b
  * moves at most, in the units of the links (the transport's payload),
- * when it carries `channels` of NCCL's channels, each its own connection
- * of `sockets` streams: INFINITY when only the links bound it (one node,
- * or RDMA at both ends). */
+ * when it carries `channels` of NCCL's channels, each its own connection:
+ * with socket_threads = 0 one thread's stream_bandwidth for them all (the
+ * GPU's proxy thread), else channels x socket_threads of them; INFINITY
+ * when only the links bound it (one node, or RDMA at both ends). The
+ * bound is per flow: where one GPU has several flows across nodes at once
+ * (a tree's parent and children), each gets it, where a proxy thread
+ * would share it. */
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels);
 
 #endif

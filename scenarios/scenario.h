@@ -47,8 +47,9 @@ typedef enum { HS_NET_RDMA, HS_NET_TCP } hs_net_kind;
 typedef struct {
   hs_net_kind kind;
   double efficiency;       /* fraction of the NIC's line rate its payload gets */
-  double stream_bandwidth; /* B/s one stream (a TCP socket) moves at most; 0: no limit */
-  int sockets;             /* streams per connection (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD) */
+  double stream_bandwidth; /* B/s one thread moves through its sockets at most; 0: no limit */
+  int socket_threads;      /* NCCL_SOCKET_NTHREADS: helper threads a connection; 0: the GPU's proxy thread
+                              moves all of its connections */
   double message_cost;     /* s each message across nodes pays beyond the links' latency */
 } hs_net_transport;
 

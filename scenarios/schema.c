@@ -75,7 +75,7 @@ static const field inter_fields[] = {
     {"efficiency", F_NUM, OFF(cluster.transport.efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
     {"stream_bandwidth", F_BW, OFF(cluster.transport.stream_bandwidth), "0", MIN_ZERO_OR, HS_BW_MIN, HS_BW_MAX, NULL,
      NULL},
-    {"sockets", F_INT, OFF(cluster.transport.sockets), "1", MIN_GE, 1, 64, NULL, NULL},
+    {"socket_threads", F_INT, OFF(cluster.transport.socket_threads), "0", MIN_GE, 0, 16, NULL, NULL},
     {"message_cost", F_LATENCY, OFF(cluster.transport.message_cost), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     END};
 static const field host_fields[] = {
@@ -453,7 +453,7 @@ static void resolve_published_defaults(hs_loader *ld) {
   hs_net_transport d = hs_net_transport_default(c->transport.kind);
   if (absent(L, "inter", "efficiency")) c->transport.efficiency = d.efficiency;
   if (absent(L, "inter", "stream_bandwidth")) c->transport.stream_bandwidth = d.stream_bandwidth;
-  if (absent(L, "inter", "sockets")) c->transport.sockets = d.sockets;
+  if (absent(L, "inter", "socket_threads")) c->transport.socket_threads = d.socket_threads;
   if (absent(L, "inter", "message_cost")) c->transport.message_cost = d.message_cost;
   if (absent(L, "intra", "efficiency")) c->intra_efficiency = hs_intra_efficiency_default(c->gpu_arch, c->intra_link);
   if (absent(L, "intra", "nvls_efficiency"))

@@ -199,6 +199,7 @@ static const char *where(const hs_nccltests_run *r) {
 
 static void format_value(const hs_calib_result *p, double v, char *buf, size_t len) {
   if (strstr(p->key, "latency") || strstr(p->key, "message_cost")) hs_format_time(v, buf, len);
+  else if (strstr(p->key, "bandwidth")) hs_format_bandwidth(v, buf, len);
   else snprintf(buf, len, "%.4g", v);
 }
 
@@ -360,6 +361,10 @@ int hs_cmd_calibrate(int argc, char **argv) {
     for (int p = 0; p < HS_CALIB_PARAMS; p++) {
       res[p] = best_res[p];
       res[p].before = first[p].before;
+      /* A parameter an earlier round moved (the tuner's closed forms
+       * depended on it) but the kept round found no effect of goes back
+       * to the scenario's value, as the summary says it is kept. */
+      if (res[p].status != HS_CALIB_FITTED) kept[p] = res[p].after = res[p].before;
       for (int i = 0; i < n; i++) *hs_calib_field(&plain[i], (hs_calib_param)p) = kept[p];
     }
     for (int i = 0; i < n; i++) free(corr[i]), free(sim[i]);
@@ -404,6 +409,7 @@ int hs_cmd_calibrate(int argc, char **argv) {
     snprintf(lines[k++], sizeof lines[0], "The fit's objective on simulated times: %.4g before, %.4g after (mean "
              "over runs and sizes of soft-L1 of ln(simulated/measured), scale 5%%).", loss_before, loss_after);
     for (int p = 0; p < HS_CALIB_PARAMS; p++) {
+      if (p == HS_CALIB_STREAM_BANDWIDTH && base.cluster.transport.kind != HS_NET_TCP) continue; /* no streams */
       char b[32], a[32];
       format_value(&res[p], res[p].before, b, sizeof b);
       format_value(&res[p], res[p].after, a, sizeof a);

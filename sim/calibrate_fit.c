@@ -21,6 +21,8 @@ static const struct {
     [HS_CALIB_NVLS_EFFICIENCY] = {0.02, 1, 1},
     [HS_CALIB_INTER_EFFICIENCY] = {0.01, 1, 0},
     [HS_CALIB_INTER_LATENCY] = {0, 1e-3, 0},
+    /* 0.1 to 25 GB/s: a slow virtual NIC's stream to a 200 Gb/s one */
+    [HS_CALIB_STREAM_BANDWIDTH] = {1e8, 25e9, 0},
 };
 
 double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
@@ -35,6 +37,7 @@ double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
      * them together. On TCP it is the stack's cost per message; on RDMA the
      * fabric's latency. */
     return c->transport.kind == HS_NET_TCP ? &c->transport.message_cost : &c->inter.latency;
+  case HS_CALIB_STREAM_BANDWIDTH: return &c->transport.stream_bandwidth;
   default: return NULL;
   }
 }
@@ -42,7 +45,7 @@ double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
 const char *hs_calib_key(const hs_scenario *sc, hs_calib_param p) {
   static const char *const keys[HS_CALIB_PARAMS] = {"cluster.intra.efficiency", "cluster.intra.latency",
                                                     "cluster.intra.nvls_efficiency", "cluster.inter.efficiency",
-                                                    "cluster.inter.latency"};
+                                                    "cluster.inter.latency", "cluster.inter.stream_bandwidth"};
   if (p == HS_CALIB_INTER_LATENCY && sc->cluster.transport.kind == HS_NET_TCP) return "cluster.inter.message_cost";
   return keys[p];
 }
@@ -203,6 +206,12 @@ void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARA
     double base = stage_loss(cases, n, intra);
     for (int p = 0; p < HS_CALIB_PARAMS; p++) {
       if (ranges[p].intra != intra) continue;
+      /* RDMA has no socket threads: giving it a stream bound would add
+       * a limit its transport does not have */
+      if (p == HS_CALIB_STREAM_BANDWIDTH && cases[0].sc->cluster.transport.kind != HS_NET_TCP) {
+        out[p].status = HS_CALIB_NO_EFFECT;
+        continue;
+      }
       /* Does any prediction depend on it? Moved a quarter of its range
        * each way, the loss must change. */
       double v = out[p].before, span = ranges[p].hi - ranges[p].lo, moved = 0;

@@ -8,7 +8,9 @@
  * runs on one node), what the switch's reductions reach (NVLS nodes), and
  * what a transfer across nodes gets of the NIC's line rate and what every
  * message across nodes pays beyond NCCL's own per-hop latencies (from the
- * runs across nodes, with the node's values held). The line rates
+ * runs across nodes, with the node's values held); on TCP also what one
+ * socket thread moves (inter.stream_bandwidth), which bounds a GPU's
+ * connections where the NIC does not. The line rates
  * themselves stay the system's: they are datasheet facts.
  *
  * The model fitted is hearsay's tuner (tuner.h): the schedule and protocol
@@ -31,6 +33,7 @@ typedef enum {
   HS_CALIB_NVLS_EFFICIENCY,
   HS_CALIB_INTER_EFFICIENCY,
   HS_CALIB_INTER_LATENCY, /* inter.latency on RDMA, inter.message_cost on TCP */
+  HS_CALIB_STREAM_BANDWIDTH, /* inter.stream_bandwidth: TCP only (RDMA has no streams) */
   HS_CALIB_PARAMS
 } hs_calib_param;
 

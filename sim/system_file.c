@@ -115,12 +115,12 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
   fprintf(f, "\"%s\"", c->transport.kind == HS_NET_TCP ? "tcp" : "rdma");
   number(&w, "efficiency", c->transport.efficiency);
   if (c->transport.stream_bandwidth > 0) bandwidth(&w, "stream_bandwidth", c->transport.stream_bandwidth);
-  number(&w, "sockets", c->transport.sockets);
+  number(&w, "socket_threads", c->transport.socket_threads);
   latency(&w, "message_cost", c->transport.message_cost);
   key(&w, "in_network_reduction");
   fputs(c->in_network_reduction ? "true" : "false", f);
   close_table(&w, (const char *const[]){"bandwidth", "latency", "nics_per_node", "transport", "efficiency",
-                                         "stream_bandwidth", "sockets", "message_cost", NULL});
+                                         "stream_bandwidth", "socket_threads", "message_cost", NULL});
 
   open_table(&w, "host");
   bandwidth(&w, "memory_bandwidth", c->host_memory_bandwidth);

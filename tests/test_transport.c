@@ -53,10 +53,10 @@ int main(void) {
   rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'hopper' },\n"
             "  inter = { bandwidth = '100Gbps', transport = 'tcp' } }", &sc);
   tap_ok(rc == 0 && sc.cluster.transport.kind == HS_NET_TCP && sc.cluster.transport.efficiency == tcp_eff &&
-             sc.cluster.transport.stream_bandwidth == 25e9 / 8 && sc.cluster.transport.sockets == 1 &&
+             sc.cluster.transport.stream_bandwidth == 2.06e9 && sc.cluster.transport.socket_threads == 0 &&
              sc.cluster.transport.message_cost == 30e-6 && sc.cluster.intra_efficiency == 20.6 / 25,
-         "tcp: 1448 / 1538 of the line rate, one 25 Gb/s stream a connection, 30 us a message; NVLink (Hopper) "
-         "20.6 / 25");
+         "tcp: 1448 / 1538 of the line rate, the GPU's proxy thread at 2.06 GB/s for all its connections, 30 us a "
+         "message; NVLink (Hopper) 20.6 / 25");
   if (rc == 0) hs_scenario_free(&sc);
   rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'pascal' }, inter = { bandwidth = '25Gbps' } }", &sc);
   tap_ok(rc == 0 && sc.cluster.intra_efficiency == 18.0 / 20 && sc.cluster.gpu_memory_bandwidth == 732e9,
@@ -81,31 +81,42 @@ int main(void) {
   if (rc == 0) hs_scenario_free(&sc);
   rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'volta' }, intra = { efficiency = 0.7, nvls_efficiency = 0.5 },\n"
             "  inter = { bandwidth = '100Gbps', transport = 'tcp', efficiency = 0.9, stream_bandwidth = '10Gbps',\n"
-            "            sockets = 4, message_cost = '0' } }", &sc);
+            "            socket_threads = 4, message_cost = '0' } }", &sc);
   tap_ok(rc == 0 && sc.cluster.transport.efficiency == 0.9 && sc.cluster.transport.stream_bandwidth == 10e9 / 8 &&
-             sc.cluster.transport.sockets == 4 && sc.cluster.transport.message_cost == 0 &&
+             sc.cluster.transport.socket_threads == 4 && sc.cluster.transport.message_cost == 0 &&
              sc.cluster.intra_efficiency == 0.7 && sc.cluster.nvls_efficiency == 0.5,
          "a scenario's own values win over the transport's, 0 included");
   if (rc == 0) hs_scenario_free(&sc);
 
-  /* The bound on one flow between nodes: channels x sockets x a stream. */
+  /* The bound on one flow between nodes: one proxy thread for all its
+   * channels by default, channels x socket_threads threads with helpers. */
   rc = load("cluster { nodes = 4, gpus_per_node = 2, gpu = { flops = '1TF' }, inter = { bandwidth = '100Gbps' },\n"
             "  overrides = { { node = 3, transport = 'tcp' } } }", &sc);
   if (rc == 0) {
     const hs_cluster_spec *c = &sc.cluster;
     tap_ok(isinf(hs_net_flow_cap(c, 0, 1, 4)) && isinf(hs_net_flow_cap(c, 3, 3, 4)) &&
-               hs_net_flow_cap(c, 0, 3, 4) == 4 * 25e9 / 8 && hs_net_flow_cap(c, 3, 2, 1) == 25e9 / 8,
-           "per flow: none on RDMA or inside a node; a node on tcp bounds its flows at channels x 1 x 25 Gb/s");
+               hs_net_flow_cap(c, 0, 3, 4) == 2.06e9 && hs_net_flow_cap(c, 3, 2, 1) == 2.06e9,
+           "per flow: none on RDMA or inside a node; a node on tcp bounds its flows at one proxy thread's 2.06 GB/s "
+           "whatever the channels");
     hs_scenario_free(&sc);
   } else {
     tap_ok(0, "override with a transport loads");
+  }
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF' },\n"
+            "  inter = { bandwidth = '100Gbps', transport = 'tcp', socket_threads = 2 } }", &sc);
+  if (rc == 0) {
+    tap_ok(hs_net_flow_cap(&sc.cluster, 0, 1, 4) == 4 * 2 * 2.06e9 && hs_net_flow_cap(&sc.cluster, 1, 0, 1) == 2 * 2.06e9,
+           "socket_threads = 2: each channel's connection has two threads, 4 channels x 2 x 2.06 GB/s");
+    hs_scenario_free(&sc);
+  } else {
+    tap_ok(0, "socket_threads = 2 loads");
   }
 
   /* Two one-GPU nodes, 100 Gb/s, one lock-step ring allreduce without a
    * protocol (the links alone; pipelined, each of its slices would pay the
    * route's latency, test_collective_time): 1 GiB is
-   * bound by the NIC on RDMA (12.5 x 0.96 GB/s) and by the connection on
-   * TCP (2 channels x 25 Gb/s = 6.25 GB/s, under the NIC's 11.77);
+   * bound by the NIC on RDMA (12.5 x 0.96 GB/s) and by the proxy thread on
+   * TCP (2.06 GB/s for both channels, under the NIC's 11.77);
    * 8 B by latency: its 2 steps each pay 30 us more on TCP. Step and fast
    * both, each against the closed form (1%: the ring's two steps and the
    * links' latencies are in it exactly; the rest is SimGrid's precision). */
@@ -125,10 +136,10 @@ int main(void) {
     }
     /* 1 GiB: each rank sends half the vector twice (reduce-scatter, allgather) */
     double M = 1073741824.0, lat = 1e-6 + 5e-6;
-    double rdma = 2 * (lat + (M / 2) / (12.5e9 * 0.96)), tcp = 2 * (lat + 30e-6 + (M / 2) / (2 * 25e9 / 8));
+    double rdma = 2 * (lat + (M / 2) / (12.5e9 * 0.96)), tcp = 2 * (lat + 30e-6 + (M / 2) / 2.06e9);
     tap_ok(near(t[0][1], rdma, 0.01) && near(t[1][1], tcp, 0.01),
-           "%s, 1 GiB: RDMA %.6g s (closed form %.6g: the NIC at 0.96), TCP %.6g s (%.6g: 2 connections of one "
-           "25 Gb/s stream)", fid, t[0][1], rdma, t[1][1], tcp);
+           "%s, 1 GiB: RDMA %.6g s (closed form %.6g: the NIC at 0.96), TCP %.6g s (%.6g: 2 connections on "
+           "one 2.06 GB/s proxy thread)", fid, t[0][1], rdma, t[1][1], tcp);
     tap_ok(near(t[1][0] - t[0][0], 2 * 30e-6, 0.01),
            "%s, 8 B: TCP %.4g us against RDMA %.4g us, %.4g us more (2 messages x 30 us)", fid, t[1][0] * 1e6,
            t[0][0] * 1e6, (t[1][0] - t[0][0]) * 1e6);

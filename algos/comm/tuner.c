@@ -62,6 +62,8 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
     int a = members[j], b = members[(j + 1) % size];
     double lat, bw;
     route(c, a, b, &lat, &bw);
+    /* a hop across nodes is also its transport's flow (net_transport.h) */
+    if (a / gpn != b / gpn) bw = dmin(bw, hs_net_flow_cap(c, a / gpn, b / gpn, hs_channels_of(sc)));
     t->ring_bw = dmin(t->ring_bw, bw);
     if (a / gpn == b / gpn) {
       t->ring_intra++;
@@ -70,7 +72,6 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
       t->lat_intra = dmax(t->lat_intra, lat);
       t->bw_intra = dmin(t->bw_intra, bw);
     } else {
-      bw = dmin(bw, hs_net_flow_cap(c, a / gpn, b / gpn, hs_channels_of(sc))); /* net_transport.h */
       t->ring_inter++;
       t->ring_sum_inter += lat;
       t->ring_lat_inter = dmax(t->ring_lat_inter, lat);

@@ -107,10 +107,10 @@ static void json_config(FILE *f, const hs_scenario *sc) {
           c->inter.bandwidth, c->nics_per_node, c->inter.latency, c->topology == HS_TOPO_FLAT ? "flat" : "fat_tree", c->rack_size,
           c->oversubscription, c->uplink_latency, c->in_network_reduction ? "true" : "false");
   /* what its transport gets of it (scenarios/net_transport.h) */
-  fprintf(f, "\"transport\": \"%s\", \"efficiency\": %.9g, \"stream_bandwidth_Bps\": %.9g, \"sockets\": %d, "
+  fprintf(f, "\"transport\": \"%s\", \"efficiency\": %.9g, \"stream_bandwidth_Bps\": %.9g, \"socket_threads\": %d, "
              "\"message_cost_s\": %.9g}, ",
           hs_net_kind_name(c->transport.kind), c->transport.efficiency, c->transport.stream_bandwidth,
-          c->transport.sockets, c->transport.message_cost);
+          c->transport.socket_threads, c->transport.message_cost);
   fprintf(f, "\"overrides\": [");
   for (int i = 0; i < c->n_overrides; i++) {
     const hs_net_override *o = &c->overrides[i];
