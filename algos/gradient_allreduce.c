@@ -17,6 +17,17 @@
  * Bagua flattens the gradients into the buckets themselves and copies
  * nothing: gradient_as_bucket_view = true.
  *
+ * DDP also broadcasts the module's buffers (batch-norms' running
+ * statistics) from rank 0 at the start of every forward
+ * (broadcast_buffers=True by default: "Buffers (e.g. BatchNorm stats) are
+ * broadcast from the module in process of rank 0, to all other replicas
+ * in the system in every iteration", DistributedDataParallel's
+ * docstring). _sync_buffers flattens them into one tensor, broadcasts it,
+ * waits, and copies each buffer back out of it (c10d's
+ * broadcast_coalesced): a kernel over their bytes, the broadcast, and a
+ * kernel per buffer, before forward, on its stream. Horovod and Bagua do
+ * not: broadcast_buffers = false.
+ *
  * Horovod posts nothing from backward's hooks: a ready gradient waits for
  * the next cycle of its background loop, which wakes every
  * HOROVOD_CYCLE_TIME (horovod/common/operations.cc, RunLoopOnce: it sleeps
@@ -40,6 +51,7 @@ typedef struct {
   float *momentum;      /* numeric runs only */
   int overlap;
   int bucket_view;      /* gradients live in their buckets: no copies */
+  int broadcast_buffers; /* DDP's buffer broadcast before every forward */
   int *bucket_tensors;  /* parameter tensors per bucket: the copies' launches */
   double cycle;         /* s between the cycles of Horovod's loop; 0: posted from backward's hooks */
   double epoch;         /* when the loop started: its cycles are epoch + k x cycle */
@@ -54,6 +66,7 @@ static int gar_init(hs_algo_ctx *ctx) {
   s->pending = calloc(ctx->model->n_buckets, sizeof *s->pending);
   s->overlap = hs_opt_bool(ctx->opt, "overlap");
   s->bucket_view = hs_opt_bool(ctx->opt, "gradient_as_bucket_view");
+  s->broadcast_buffers = hs_opt_bool(ctx->opt, "broadcast_buffers");
   s->bucket_tensors = calloc(ctx->model->n_buckets, sizeof *s->bucket_tensors);
   if (!s->pending || !s->bucket_tensors) return HS_ENOMEM;
   for (int l = 0; l < ctx->model->n_layers; l++)
@@ -98,6 +111,20 @@ static void post_bucket(hs_algo_ctx *ctx, gar_state *s, int b) {
   else start_bucket(ctx, s, b);
 }
 
+/* DDP's _sync_buffers, before forward: flatten (each buffer read, the flat
+ * one written), broadcast from rank 0 and wait, copy each buffer back. */
+static void gar_begin(hs_algo_ctx *ctx) {
+  gar_state *s = ctx->state;
+  const hs_model *m = ctx->model;
+  if (!s->broadcast_buffers || m->n_buffers == 0) return;
+  hs_gpu_kernel(ctx, 2 * m->buffer_bytes, 1);
+  hs_buf flat = hs_buf_virtual((size_t)m->buffer_bytes, HS_U8);
+  hs_request *r = NULL;
+  hs_broadcast(ctx->w, ctx->w->world, flat, flat, 0, &r);
+  hs_wait(ctx->w, &r);
+  hs_gpu_kernel(ctx, 2 * m->buffer_bytes, m->n_buffers);
+}
+
 static void gar_bucket_ready(hs_algo_ctx *ctx, int b) {
   gar_state *s = ctx->state;
   /* the copy (and division) into the bucket runs in backward's hooks,
@@ -138,6 +165,9 @@ static const hs_option_spec gar_options[] = {
     {"gradient_as_bucket_view", HS_OPT_BOOL, "false", 0, NULL,
      "gradients live in their buckets (Bagua, DDP's gradient_as_bucket_view=True); false: DDP's default, each gradient "
      "copied into its bucket and back, 8 bytes a parameter and a launch per tensor each way"},
+    {"broadcast_buffers", HS_OPT_BOOL, "true", 0, NULL,
+     "DDP's default: before every forward, the model's buffers (batch-norm statistics, the profile's buffers) are "
+     "flattened, broadcast from rank 0 and copied back, a launch per buffer; false: Horovod, Bagua"},
     {"cycle_time", HS_OPT_TIME, "0", 0, NULL,
      "Horovod's background loop: a ready bucket's allreduce starts at the loop's next cycle, one every cycle_time "
      "(HOROVOD_CYCLE_TIME: 5 ms before Horovod 0.21, 1 ms since); 0: posted from backward's hooks (DDP, Bagua)"},
@@ -150,6 +180,7 @@ const hs_algorithm_desc hs_algo_gradient_allreduce = {
     .options = gar_options,
     .bucket_option = "bucket_size",
     .init = gar_init,
+    .begin_iteration = gar_begin,
     .bucket_ready = gar_bucket_ready,
     .step = gar_step,
     .finish = gar_finish,

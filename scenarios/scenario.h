@@ -131,6 +131,8 @@ typedef struct {
   double fwd_flops; /* per sample */
   double bwd_flops; /* per sample */
   int tensors;      /* parameter tensors (weight, bias, norm's scale and shift): one kernel each where a framework works per tensor */
+  int buffers;         /* state tensors that are not parameters (a batch-norm's running statistics) */
+  double buffer_bytes; /* their bytes */
 } hs_layer_spec;
 
 typedef enum { HS_PARTITION_IID, HS_PARTITION_DIRICHLET } hs_partition;

@@ -604,6 +604,13 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
     lua_getfield(L, -1, "tensors");
     double tensors = lua_isnil(L, -1) ? (l->params > 0) : lua_tonumber(L, -1);
     lua_pop(L, 1);
+    /* buffers: none unless the profile says */
+    lua_getfield(L, -1, "buffers");
+    double buffers = lua_isnil(L, -1) ? 0 : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "buffer_bytes");
+    l->buffer_bytes = lua_isnil(L, -1) ? 0 : lua_tonumber(L, -1);
+    lua_pop(L, 1);
     lua_pop(L, 1);
     if (!(l->params >= 0) || !(l->fwd_flops >= 0) || !(l->bwd_flops >= 0))
       rc = hs_loader_fail(ld, "workload.model", line, "%s: layer %d (%s) has a negative or missing size",
@@ -612,8 +619,14 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
       rc = hs_loader_fail(ld, "workload.model", line,
                           "%s: layer %d (%s): tensors must be a whole number in 1..1000 (0 only without parameters)",
                           file, i, l->name);
+    else if (!(buffers >= 0 && buffers <= 1000) || buffers != (int)buffers || !(l->buffer_bytes >= 0 && l->buffer_bytes < 1e15) ||
+             (buffers == 0) != (l->buffer_bytes == 0))
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): buffers must be a whole number in 0..1000 and buffer_bytes their bytes "
+                          "(both 0 or both positive)",
+                          file, i, l->name);
     else
-      l->tensors = (int)tensors;
+      l->tensors = (int)tensors, l->buffers = (int)buffers;
   }
   lua_pop(L, 1);
 out:

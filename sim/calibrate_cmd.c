@@ -49,9 +49,10 @@ static void usage(FILE *f) {
   fputs("usage: hearsay calibrate NCCL_TESTS_OUTPUT[@NODESxGPUS]... --scenario S [--set k=v]... [--out FILE.lua] [--name NAME]\n"
         "                         [--check] [--quiet]\n"
         "Fits the scenario's link and transport parameters (intra/inter efficiency and latency, a TCP\n"
-        "message's cost) to what nccl-tests measured, writes the machine as a system file (default\n"
-        "calibrated.lua) and prints the measured time per size beside the simulated one, before and\n"
-        "after the fit. FILE@2x8 gives 2 nodes of 8 GPUs for output printed without its rank lines.\n"
+        "message's cost and what a socket thread moves) to what nccl-tests measured, writes the machine\n"
+        "as a system file (default calibrated.lua) and prints the measured time per size beside the\n"
+        "simulated one, before and after the fit. FILE@2x8 gives 2 nodes of 8 GPUs for output printed\n"
+        "without its rank lines.\n"
         "docs/fidelity.md, \"Calibrating from nccl-tests\".\n",
         f);
 }

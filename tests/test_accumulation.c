@@ -38,7 +38,7 @@ static const char *timing =
     "cluster { nodes = %d, gpus_per_node = %d, gpu = { flops = '100TF', efficiency = 0.5 },\n"
     "          inter = { bandwidth = '100Gbps' } }\n"
     "workload { model = 'resnet50', batch = 32, accumulation_steps = %d }\n"
-    "algorithm { name = 'gradient_allreduce', gradient_as_bucket_view = true }\n"
+    "algorithm { name = 'gradient_allreduce', gradient_as_bucket_view = true, broadcast_buffers = false }\n"
     "run { iterations = 3 }\n";
 
 static void run_timing(const char *name, int nodes, int gpus, int k, hs_csv_run *r) {

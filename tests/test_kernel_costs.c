@@ -4,7 +4,8 @@
  * nearly free; qadam and bytegrad, which once came out identical to the
  * microsecond, differ as their kernels do; the optimizer step costs what
  * its bytes and launches say, fused over buckets or per tensor; so do
- * PyTorch DDP's copies into and out of its buckets, local SGD's
+ * PyTorch DDP's copies into and out of its buckets and its broadcast of
+ * the batch-norms' buffers before every forward, local SGD's
  * averaging, and the compression, decoding and mixing of the two ring
  * gossips (choco, low_precision_decentralized). */
 #include <math.h>
@@ -130,5 +131,19 @@ int main(void) {
   tap_ok(fabs((copies - none) - copy_cost) < 0.02 * copy_cost,
          "DDP's bucket copies cost %.6f s over 4 iterations, 4 x (16 bytes x %.4g M / 1555 GB/s + 322 launches x 4 us) "
          "= %.6f s (2%%)", copies - none, params / 1e6, copy_cost);
+
+  /* DDP's buffer broadcast before forward (broadcast_buffers, its
+   * default): ResNet-50's 159 batch-norm buffers, 212,904 bytes, flattened
+   * (one launch, read and written), broadcast from rank 0 over the 4 GPUs
+   * and copied back (159 launches): 4 x (2 x 2 x 212,904 B / 1555 GB/s +
+   * 160 x 4 us) of kernels each iteration, plus the broadcast, which
+   * crosses the 100 Gb/s NIC: at least its bytes at 12 GB/s (17.7 us), at
+   * most 100 us with NCCL's latencies. */
+  double bcast = run_time("bcast", "gradient_allreduce", "");
+  double no_bcast = run_time("no-bcast", "gradient_allreduce", "--set algorithm.broadcast_buffers=false");
+  double buffer_kernels = 4 * (4 * 212904 / 1555e9 + 160 * 4e-6), left = (bcast - no_bcast) - buffer_kernels;
+  tap_ok(left > 4 * 212904 / 12e9 && left < 4 * 100e-6,
+         "DDP's buffer broadcast costs %.6f s over 4 iterations: %.6f s of kernels (159 buffers' copies back, one "
+         "flatten) and %.1f us a broadcast", bcast - no_bcast, buffer_kernels, left / 4 * 1e6);
   return tap_done(0);
 }

@@ -18,14 +18,29 @@ int main(void) {
    * bias), resnet101 (104 x 3 + 2), inception_v3 with its auxiliary head
    * (96 BasicConv2d x 3, two fc x 2); Hugging Face's BertForPreTraining
    * without its next-sentence head (embeddings 5, 24 x 16, pooler 2, MLM
-   * head 5) and GPT2LMHeadModel (2 + 48 x 12 + 2). */
-  const struct { const char *model; double params; double fwd_lo, fwd_hi; int tensors; } m[] = {
-      {"resnet50", 25.6e6, 7.5e9, 8.5e9, 161},  /* 4.1 GMACs per 224x224 image */
-      {"vgg16", 138e6, 30e9, 32e9, 32},         /* 15.5 GMACs */
-      {"bert-large", 340e6, 80e9, 95e9, 396},   /* ~2 * params * 128 tokens + attention */
-      {"gpt2-xl", 1542e6, 3.2e12, 3.8e12, 580}, /* ~2 * params * 1024 tokens + attention */
-      {"resnet101", 44.5e6, 15.2e9, 15.8e9, 314},  /* 7.6 GMACs (He et al., Table 1); torchvision 7.80 */
-      {"inception_v3", 27.16e6, 11.2e9, 11.6e9, 292}, /* 5.71 GMACs a 299x299 image (torchvision) */
+   * head 5) and GPT2LMHeadModel (2 + 48 x 12 + 2).
+   * Buffers: torchvision's batch-norms, 3 each (running_mean and
+   * running_var, fp32 of the layer's channels, num_batches_tracked, int64):
+   * the state_dict's entries that are not parameters, 159 of resnet50's
+   * 320. Their bytes: 8 x the channels of all batch-norms + 8 each;
+   * channels summed from the architectures (resnet50 26,560: 64 + 1,408 +
+   * 3,584 + 10,240 + 11,264 by stage; resnet101 52,672, its third stage 23
+   * blocks; inception_v3 18,112 over its 96 BasicConv2d). VGG-16 has no
+   * batch-norm; the transformers' buffers (position ids, attention masks)
+   * vary with the library's version and are not counted. */
+  const struct {
+    const char *model;
+    double params;
+    double fwd_lo, fwd_hi;
+    int tensors, buffers;
+    double buffer_bytes;
+  } m[] = {
+      {"resnet50", 25.6e6, 7.5e9, 8.5e9, 161, 159, 8 * 26560 + 53 * 8},     /* 4.1 GMACs per 224x224 image */
+      {"vgg16", 138e6, 30e9, 32e9, 32, 0, 0},                              /* 15.5 GMACs */
+      {"bert-large", 340e6, 80e9, 95e9, 396, 0, 0},                        /* ~2 * params * 128 tokens + attention */
+      {"gpt2-xl", 1542e6, 3.2e12, 3.8e12, 580, 0, 0},                      /* ~2 * params * 1024 tokens + attention */
+      {"resnet101", 44.5e6, 15.2e9, 15.8e9, 314, 312, 8 * 52672 + 104 * 8}, /* 7.6 GMACs (He et al.); torchvision 7.80 */
+      {"inception_v3", 27.16e6, 11.2e9, 11.6e9, 292, 288, 8 * 18112 + 96 * 8}, /* 5.71 GMACs a 299x299 image */
   };
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
     char lua[512];
@@ -38,14 +53,18 @@ int main(void) {
       tap_ok(0, "%s loads", m[i].model);
       continue;
     }
-    double p = 0, f = 0;
-    int tensors = 0;
+    double p = 0, f = 0, buffer_bytes = 0;
+    int tensors = 0, buffers = 0;
     for (int l = 0; l < sc.workload.n_layers; l++) {
       p += sc.workload.layers[l].params;
       f += sc.workload.layers[l].fwd_flops;
       tensors += sc.workload.layers[l].tensors;
+      buffers += sc.workload.layers[l].buffers;
+      buffer_bytes += sc.workload.layers[l].buffer_bytes;
     }
     tap_ok(tensors == m[i].tensors, "%s: %d parameter tensors (want %d)", m[i].model, tensors, m[i].tensors);
+    tap_ok(buffers == m[i].buffers && buffer_bytes == m[i].buffer_bytes, "%s: %d buffers of %.0f bytes (want %d, %.0f)",
+           m[i].model, buffers, buffer_bytes, m[i].buffers, m[i].buffer_bytes);
     tap_close(p, m[i].params, 0.02, m[i].model);
     tap_ok(f >= m[i].fwd_lo && f <= m[i].fwd_hi, "%s forward %.3g FLOPs per sample in [%.2g, %.2g]", m[i].model, f,
            m[i].fwd_lo, m[i].fwd_hi);
@@ -84,6 +103,27 @@ int main(void) {
     tap_ok(t[i].ok ? rc == 0 && n == t[i].want : rc != 0,
            "profile with layers {params = 10%s}, {params = 0%s}: %s (%d tensors)", t[i].tensors, t[i].free_layer,
            rc == 0 ? "loads" : "refused", n);
+  }
+  /* Buffers: a whole count with its bytes, both or neither. */
+  const struct { const char *buffers; int ok; } b[] = {
+      {", buffers = 3, buffer_bytes = 24", 1},   {", buffers = 3", 0},                   {", buffer_bytes = 24", 0},
+      {", buffers = 1.5, buffer_bytes = 24", 0}, {", buffers = -1, buffer_bytes = 8", 0}, {", buffers = 2, buffer_bytes = -8", 0},
+  };
+  for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
+    char profile[600], lua[1024];
+    snprintf(profile, sizeof profile, "%s/buffers.lua", hs_test_tmpdir());
+    FILE *f = fopen(profile, "w");
+    fprintf(f, "return { layers = { { name = 'bn', params = 10, fwd_flops = 1%s } } }\n", b[i].buffers);
+    fclose(f);
+    snprintf(lua, sizeof lua,
+             "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+             "workload { model = \"%s\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
+             profile);
+    hs_scenario sc;
+    int rc = hs_test_load(lua, &sc);
+    int got = rc == 0 ? sc.workload.layers[0].buffers : -1;
+    if (rc == 0) hs_scenario_free(&sc);
+    tap_ok(b[i].ok ? rc == 0 && got == 3 : rc != 0, "a layer with%s: %s", b[i].buffers, rc == 0 ? "loads" : "refused");
   }
   return tap_done(0);
 }

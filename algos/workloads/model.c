@@ -35,6 +35,8 @@ hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
     /* layers built without a count (tests, the numeric model) have one */
     L->tensors = wl->layers[l].tensors > 0 ? wl->layers[l].tensors : L->count > 0;
     m->n_tensors += L->tensors;
+    m->n_buffers += wl->layers[l].buffers;
+    m->buffer_bytes += wl->layers[l].buffer_bytes;
     if (open_bytes == 0) {
       m->buckets[m->n_buckets].offset = offset;
       m->n_buckets++;

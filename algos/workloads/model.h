@@ -32,6 +32,8 @@ typedef struct {
   hs_layer *layers; /* forward order */
   int n_layers;
   int n_tensors;    /* parameter tensors of all layers */
+  int n_buffers;       /* state tensors that are not parameters (batch-norm statistics) */
+  double buffer_bytes; /* their bytes */
   size_t n_params;
   hs_bucket *buckets; /* in the order they become ready */
   int n_buckets;

@@ -7,8 +7,11 @@ local layers = {}
 local function conv(name, k, cin, cout, hw_out)
   local params = k * k * cin * cout + 2 * cout
   local flops = 2 * k * k * cin * cout * hw_out * hw_out
-  -- tensors: the conv's weight, the batch-norm's weight and bias
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 3 }
+  -- tensors: the conv's weight, the batch-norm's weight and bias; buffers:
+  -- its running_mean and running_var (fp32, cout each) and
+  -- num_batches_tracked (int64), torch.nn.BatchNorm2d's
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 3,
+                          buffers = 3, buffer_bytes = 2 * 4 * cout + 8 }
 end
 
 conv("conv1", 7, 3, 64, 112)
