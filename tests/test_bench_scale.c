@@ -27,9 +27,10 @@ int main(void) {
   hs_test_slurp(path, md, sizeof md);
   tap_ok(strstr(md, "| A. ring allreduce 100 MiB | 1024 | step |") && strstr(md, "| A. ring allreduce 100 MiB | 1024 | fast |") &&
              strstr(md, "| B. resnet50 gradient_allreduce | 1024 | fast |") &&
+             strstr(md, "| B2. resnet50 gradient_allreduce, DDP's buffer broadcast | 1024 | fast |") &&
              strstr(md, "| C. resnet50 decentralized shift_one | 1024 | fast |") &&
              strstr(md, "| D. softmax decentralized (numeric) | 1024 | fast |") && !strstr(md, "error"),
-         "the table has the four cases at 1024 GPUs, fast chosen by default above 128 ranks, no error");
+         "the table has the five cases at 1024 GPUs, fast chosen by default above 128 ranks, no error");
   const char *ratio = strstr(md, "simulated time fast/step ");
   double r = ratio ? strtod(ratio + strlen("simulated time fast/step "), NULL) : 0;
   tap_ok(r > 1 - 1e-5 && r < 1 + 1e-5, "1024-GPU ring allreduce: fast/step simulated time %.9f (1 within 1e-5)", r);
