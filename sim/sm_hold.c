@@ -74,7 +74,16 @@ static sm_change pop(struct sim_holds *hs) {
   return top;
 }
 
-/* r's pstate follows its running collectives. */
+/* r's pstate follows its running collectives. The level last asked for is
+ * kept in r->sm_level rather than read back from the host: SimGrid applies
+ * an actor's sg_host_set_pstate only when the maestro handles its simcall,
+ * after every actor of the scheduling round has run, in the order they
+ * asked. Two actors of one rank (its own and a communication stream's
+ * thread) can both settle in one round: the second, reading the host, sees
+ * the level before the first's request and may skip its own, which then
+ * leaves the first's stale level in place (test_direct_streams' gossip
+ * case caught it: 1.5% apart). The cache is what the host will hold once
+ * the round's requests are applied. */
 static void settle(sim_rank *r) {
   int level = r->sm_holding < 0 ? 0 : r->sm_holding < r->sm_levels ? r->sm_holding : r->sm_levels;
   if (level != r->sm_level) {
