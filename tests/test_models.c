@@ -8,6 +8,21 @@
 #include "tests/harness.h"
 #include "tests/tap.h"
 
+/* Writes a profile of the given text to the test's folder and loads a
+ * scenario that trains it: 0 and sc filled, or the loader's refusal. */
+static int load_profile(const char *file, const char *text, hs_scenario *sc) {
+  char profile[600], lua[1024];
+  snprintf(profile, sizeof profile, "%s/%s", hs_test_tmpdir(), file);
+  FILE *f = fopen(profile, "w");
+  fputs(text, f);
+  fclose(f);
+  snprintf(lua, sizeof lua,
+           "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+           "workload { model = \"%s\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
+           profile);
+  return hs_test_load(lua, sc);
+}
+
 int main(void) {
   /* published: ResNet-50 25.6M (He et al.), VGG-16 138M, BERT-Large 340M
    * (Devlin et al.), GPT-2 XL 1542M (Radford et al. 2019, Table 2; "1.5B"),
@@ -82,20 +97,13 @@ int main(void) {
       {"", ", tensors = 2", 0, 0},
   };
   for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-    char profile[600], lua[1024];
-    snprintf(profile, sizeof profile, "%s/two.lua", hs_test_tmpdir());
-    FILE *f = fopen(profile, "w");
-    fprintf(f,
-            "return { layers = { { name = 'a', params = 10, fwd_flops = 1%s },\n"
-            "  { name = 'free', params = 0, fwd_flops = 1%s }, { name = 'b', params = 10, fwd_flops = 1%s } } }\n",
-            t[i].tensors, t[i].free_layer, t[i].tensors);
-    fclose(f);
-    snprintf(lua, sizeof lua,
-             "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
-             "workload { model = \"%s\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
-             profile);
+    char text[600];
+    snprintf(text, sizeof text,
+             "return { layers = { { name = 'a', params = 10, fwd_flops = 1%s },\n"
+             "  { name = 'free', params = 0, fwd_flops = 1%s }, { name = 'b', params = 10, fwd_flops = 1%s } } }\n",
+             t[i].tensors, t[i].free_layer, t[i].tensors);
     hs_scenario sc;
-    int rc = hs_test_load(lua, &sc), n = 0;
+    int rc = load_profile("two.lua", text, &sc), n = 0;
     if (rc == 0) {
       for (int l = 0; l < sc.workload.n_layers; l++) n += sc.workload.layers[l].tensors;
       hs_scenario_free(&sc);
@@ -110,17 +118,10 @@ int main(void) {
       {", buffers = 1.5, buffer_bytes = 24", 0}, {", buffers = -1, buffer_bytes = 8", 0}, {", buffers = 2, buffer_bytes = -8", 0},
   };
   for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
-    char profile[600], lua[1024];
-    snprintf(profile, sizeof profile, "%s/buffers.lua", hs_test_tmpdir());
-    FILE *f = fopen(profile, "w");
-    fprintf(f, "return { layers = { { name = 'bn', params = 10, fwd_flops = 1%s } } }\n", b[i].buffers);
-    fclose(f);
-    snprintf(lua, sizeof lua,
-             "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
-             "workload { model = \"%s\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
-             profile);
+    char text[300];
+    snprintf(text, sizeof text, "return { layers = { { name = 'bn', params = 10, fwd_flops = 1%s } } }\n", b[i].buffers);
     hs_scenario sc;
-    int rc = hs_test_load(lua, &sc);
+    int rc = load_profile("buffers.lua", text, &sc);
     int got = rc == 0 ? sc.workload.layers[0].buffers : -1;
     if (rc == 0) hs_scenario_free(&sc);
     tap_ok(b[i].ok ? rc == 0 && got == 3 : rc != 0, "a layer with%s: %s", b[i].buffers, rc == 0 ? "loads" : "refused");
