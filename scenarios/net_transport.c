@@ -119,11 +119,12 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
      * moves all of its connections: NCCL runs a ring per NIC, each
      * crossing the node at GPUs near its NIC, and duplicates it for its
      * second channel (search.cc, ncclTopoDupChannels), so a node's
-     * channels cross at one GPU a NIC, the flow hearsay's ring carries
-     * them on as many threads. Else each connection (a channel) has
-     * socket_threads of them. */
-    double threads = t.socket_threads > 0 ? (double)channels * t.socket_threads
-                                          : (double)(channels < c->nics_per_node ? channels : c->nics_per_node);
+     * channels cross at one GPU a NIC (and no more GPUs than the node
+     * has), the flow hearsay's ring carries them on as many threads. Else
+     * each connection (a channel) has socket_threads of them. */
+    int proxies = channels < c->nics_per_node ? channels : c->nics_per_node;
+    if (proxies > c->gpus_per_node) proxies = c->gpus_per_node;
+    double threads = t.socket_threads > 0 ? (double)channels * t.socket_threads : (double)proxies;
     cap = fmin(cap, threads * t.stream_bandwidth);
   }
   return cap;

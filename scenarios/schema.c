@@ -315,6 +315,11 @@ static int walk_table(hs_loader *ld, const char *prefix, int line, const field *
       list_keys(fields, keys, sizeof keys);
       snprintf(kp, sizeof kp, "%s.%s", prefix, k);
       lua_pop(L, 1);
+      /* system files that `hearsay calibrate` wrote before 2026-11-26 */
+      if (fields == inter_fields && strcmp(k, "sockets") == 0)
+        return hs_loader_fail(ld, kp, line,
+                              "replaced by socket_threads (NCCL_SOCKET_NTHREADS; 0: each GPU's proxy thread moves its "
+                              "connections, NCCL's default on a generic NIC), docs/scenarios.md");
       return hs_loader_fail(ld, kp, line, "unknown key (accepted: %s)", keys);
     }
   }
@@ -620,10 +625,10 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
                           "%s: layer %d (%s): tensors must be a whole number in 1..1000 (0 only without parameters)",
                           file, i, l->name);
     else if (!(buffers >= 0 && buffers <= 1000) || buffers != (int)buffers || !(l->buffer_bytes >= 0 && l->buffer_bytes < 1e15) ||
-             (buffers == 0) != (l->buffer_bytes == 0))
+             l->buffer_bytes != floor(l->buffer_bytes) || (buffers == 0) != (l->buffer_bytes == 0))
       rc = hs_loader_fail(ld, "workload.model", line,
-                          "%s: layer %d (%s): buffers must be a whole number in 0..1000 and buffer_bytes their bytes "
-                          "(both 0 or both positive)",
+                          "%s: layer %d (%s): buffers must be a whole number in 0..1000 and buffer_bytes their whole "
+                          "bytes (both 0 or both positive)",
                           file, i, l->name);
     else
       l->tensors = (int)tensors, l->buffers = (int)buffers;

@@ -369,7 +369,6 @@ int hs_cmd_calibrate(int argc, char **argv) {
       for (int i = 0; i < n; i++) *hs_calib_field(&plain[i], (hs_calib_param)p) = kept[p];
     }
     for (int i = 0; i < n; i++) free(corr[i]), free(sim[i]);
-    loss_after = best;
     for (int p = 0; p < HS_CALIB_PARAMS; p++) *hs_calib_field(&base, (hs_calib_param)p) = res[p].after;
     /* under a temporary name beside the destination, absolute so that
      * the scenario finds it whatever its folder */
@@ -402,6 +401,9 @@ int hs_cmd_calibrate(int argc, char **argv) {
     if (simulate_run(&fitted[i], &runs[i], after[i])) rc = 1;
   }
   if (!rc && !o.check) {
+    /* the objective as the file written gives it (a parameter reset to
+     * the scenario's after the fit moves it from the kept round's) */
+    loss_after = simulated_loss(runs, after, n);
     /* the fit and the residual summaries, atop the file and on stdout */
     char lines[8 + HS_CALIB_PARAMS + 2 * MAX_RUNS][320];
     int k = 0;

@@ -206,9 +206,11 @@ void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARA
     double base = stage_loss(cases, n, intra);
     for (int p = 0; p < HS_CALIB_PARAMS; p++) {
       if (ranges[p].intra != intra) continue;
-      /* RDMA has no socket threads: giving it a stream bound would add
-       * a limit its transport does not have */
-      if (p == HS_CALIB_STREAM_BANDWIDTH && cases[0].sc->cluster.transport.kind != HS_NET_TCP) {
+      /* RDMA has no socket threads, and a TCP scenario that says 0 has
+       * no bound: fitting one would add a limit the scenario does not
+       * have */
+      if (p == HS_CALIB_STREAM_BANDWIDTH &&
+          (cases[0].sc->cluster.transport.kind != HS_NET_TCP || cases[0].sc->cluster.transport.stream_bandwidth <= 0)) {
         out[p].status = HS_CALIB_NO_EFFECT;
         continue;
       }

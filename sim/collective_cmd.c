@@ -34,7 +34,9 @@
 
 #include "algos/comm/lowering.h"
 #include "algos/comm/nccl_model.h"
+#include "algos/comm/protocol.h"
 #include "algos/comm/select.h"
+#include "scenarios/net_transport.h"
 #include "scenarios/units.h"
 #include "sim/platform.h"
 #include "sim/sim.h"
@@ -57,6 +59,8 @@ typedef struct {
   int proto;                         /* the protocol the selector runs it with */
   hs_proto_cost cost;                /* and its costs, on every GPU of the cluster */
   int gpus_per_node;
+  const hs_cluster_spec *cluster; /* for the transport's bound on a hop across nodes */
+  int channels;
   int ring_hops; /* the schedule is the ring: its hops are measured for its bound */
   long collectives[HS_COLL_ALGOS];
   double wall, rss_mib;
@@ -82,6 +86,10 @@ static void rank_main(hs_worker *w, void *arg) {
       int same_node = r / j->gpus_per_node == ((r + 1) % w->size) / j->gpus_per_node;
       double lat, bw;
       hs_sim_route(w, r, (r + 1) % w->size, &lat, &bw);
+      /* a hop across nodes is also its transport's flow (net_transport.h) */
+      if (!same_node)
+        bw = fmin(bw, hs_net_flow_cap(j->cluster, r / j->gpus_per_node, ((r + 1) % w->size) / j->gpus_per_node,
+                                      j->channels));
       j->mean_link_latency += lat / w->size;
       lat += same_node ? j->cost.hop_intra : j->cost.hop_net;
       j->mean_hop_latency += lat / w->size;
@@ -134,6 +142,8 @@ static hs_plan *world_plan(const hs_scenario *sc, int n) {
 
 static void shape(const hs_scenario *sc, coll_job *j, int n) {
   j->gpus_per_node = sc->cluster.gpus_per_node;
+  j->cluster = &sc->cluster;
+  j->channels = hs_channels_of(sc);
   /* the protocol the run will use: the scenario's, or the tuner's pick */
   hs_plan *p = world_plan(sc, n);
   j->proto = p->exec[kinds[j->op]].proto;

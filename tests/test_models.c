@@ -116,6 +116,7 @@ int main(void) {
   const struct { const char *buffers; int ok; } b[] = {
       {", buffers = 3, buffer_bytes = 24", 1},   {", buffers = 3", 0},                   {", buffer_bytes = 24", 0},
       {", buffers = 1.5, buffer_bytes = 24", 0}, {", buffers = -1, buffer_bytes = 8", 0}, {", buffers = 2, buffer_bytes = -8", 0},
+      {", buffers = 1, buffer_bytes = 12.5", 0},
   };
   for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
     char text[300];

@@ -75,6 +75,8 @@ int main(void) {
       {"dgx-h100", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
       {"dgx1-p100", 10.6e12, 80e9, 100e9 / 8, 4, 8, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
       {"p100-pcie", 9.3e12, 15.754e9, 25e9 / 8, 1, 4, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_PCIE},
+      {"aws-p3-16xlarge", 125e12, 150e9, 25e9 / 8, 1, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
+      {"aws-p3dn-24xlarge", 125e12, 150e9, 100e9 / 8, 1, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
   };
   int n_shipped = (int)(sizeof shipped / sizeof shipped[0]);
   for (int i = 0; i < n_shipped; i++) {
@@ -89,6 +91,19 @@ int main(void) {
            "%s: %d GPUs of %g flop/s (%s), %g B/s each inside the node (%s), %d NICs of %g B/s, nvls %d",
            shipped[i].name, c->gpus_per_node, c->gpu_flops, hs_gpu_arch_name(c->gpu_arch), c->intra.bandwidth,
            c->intra_link == HS_INTRA_PCIE ? "pcie" : "nvlink", c->nics_per_node, c->inter.bandwidth, c->nvls);
+    if (rc == 0) hs_scenario_free(&sc);
+  }
+  /* The cloud instances run NCCL's socket transport with AWS's 2 threads a
+   * connection: their TCP defaults but for that. */
+  for (int i = 0; i < 2; i++) {
+    char cluster[256];
+    snprintf(cluster, sizeof cluster, "cluster { system = \"%s\", nodes = 2 }",
+             i ? "aws-p3dn-24xlarge" : "aws-p3-16xlarge");
+    int rc = load(cluster, NULL, 0, &sc);
+    tap_ok(rc == 0 && sc.cluster.transport.kind == HS_NET_TCP && sc.cluster.transport.socket_threads == 2 &&
+               sc.cluster.transport.stream_bandwidth == 2.06e9 && sc.cluster.transport.message_cost == 30e-6,
+           "%s: NCCL over TCP, 2 socket threads a connection, the transport's 2.06 GB/s a thread and 30 us a message",
+           i ? "aws-p3dn-24xlarge" : "aws-p3-16xlarge");
     if (rc == 0) hs_scenario_free(&sc);
   }
   /* every file in the folder is one of the above: a new system gets its row */
@@ -140,7 +155,8 @@ int main(void) {
 
   /* Refusals: FILE:LINE: key: message, exit 2, nothing written. */
   refused("unknown system", "cluster { system = \"dgx-z100\", nodes = 2 }", NULL,
-          (const char *const[3]){"scenario.lua:1:", "cluster.system", "unknown system 'dgx-z100' (known: dgx-a100, "
+          (const char *const[3]){"scenario.lua:1:", "cluster.system", "unknown system 'dgx-z100' (known: "
+                                                                      "aws-p3-16xlarge, aws-p3dn-24xlarge, dgx-a100, "
                                                                       "dgx-h100, dgx1-p100, dgx1-v100, p100-pcie"});
   refused("a system that is not a name", "cluster { system = 3, nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "expected a system's name"});

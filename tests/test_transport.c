@@ -102,6 +102,34 @@ int main(void) {
   } else {
     tap_ok(0, "override with a transport loads");
   }
+  /* Several NICs: the node's channels cross at one GPU a NIC, as many
+   * proxy threads; but no more than the node has GPUs. */
+  rc = load("cluster { nodes = 2, gpus_per_node = 8, gpu = { flops = '1TF' },\n"
+            "  inter = { bandwidth = '100Gbps', nics_per_node = 4, transport = 'tcp' } }", &sc);
+  if (rc == 0) {
+    tap_ok(hs_net_flow_cap(&sc.cluster, 0, 1, 8) == 4 * 2.06e9 && hs_net_flow_cap(&sc.cluster, 0, 1, 2) == 2 * 2.06e9,
+           "4 NICs, 8 GPUs a node: 8 channels cross at 4 GPUs' proxy threads, 2 channels at 2");
+    hs_scenario_free(&sc);
+  } else {
+    tap_ok(0, "4 NICs load");
+  }
+  rc = load("cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = '1TF' },\n"
+            "  inter = { bandwidth = '100Gbps', nics_per_node = 4, transport = 'tcp' } }", &sc);
+  if (rc == 0) {
+    tap_ok(hs_net_flow_cap(&sc.cluster, 0, 1, 8) == 2.06e9, "4 NICs, one GPU a node: its one proxy thread");
+    hs_scenario_free(&sc);
+  } else {
+    tap_ok(0, "one GPU a node loads");
+  }
+  /* the key this replaced, as old calibrated system files hold it */
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF' },\n"
+            "  inter = { bandwidth = '100Gbps', transport = 'tcp', sockets = 1 } }", &sc);
+  if (rc == 0) hs_scenario_free(&sc);
+  char cmd[1600], err[4096];
+  snprintf(cmd, sizeof cmd, "%s run %s/scenario.lua --out %s/never --quiet", HEARSAY_BIN, dir, dir);
+  int exit_code = hs_test_command(cmd, err, sizeof err);
+  tap_ok(rc != 0 && exit_code == 2 && strstr(err, "cluster.inter.sockets: replaced by socket_threads"),
+         "inter.sockets, which old calibrated system files hold, is refused with what replaced it (%s)", err);
   rc = load("cluster { nodes = 2, gpu = { flops = '1TF' },\n"
             "  inter = { bandwidth = '100Gbps', transport = 'tcp', socket_threads = 2 } }", &sc);
   if (rc == 0) {
