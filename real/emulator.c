@@ -110,6 +110,6 @@ double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double d
   double flow = narrowest * e->bandwidth_factor;
   if (rate > 0 && rate < flow) flow = rate;
   int gpn = e->cluster->gpus_per_node;
-  flow = fmin(flow, hs_net_flow_cap(e->cluster, src / gpn, dst / gpn, e->channels));
+  flow = fmin(flow, hs_net_flow_cap(e->cluster, src / gpn, dst / gpn, e->channels, gpn));
   return start + latency + b / flow;
 }

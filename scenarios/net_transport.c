@@ -106,7 +106,7 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node) {
   return t;
 }
 
-double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels) {
+double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus) {
   if (node_a == node_b) return INFINITY;
   if (channels < 1) channels = 1;
   double cap = INFINITY;
@@ -119,11 +119,13 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
      * moves all of its connections: NCCL runs a ring per NIC, each
      * crossing the node at GPUs near its NIC, and duplicates it for its
      * second channel (search.cc, ncclTopoDupChannels), so a node's
-     * channels cross at one GPU a NIC (and no more GPUs than the node
-     * has), the flow hearsay's ring carries them on as many threads. Else
-     * each connection (a channel) has socket_threads of them. */
+     * channels cross at one GPU a NIC (and no more GPUs than the flow
+     * stands for: `gpus`), the flow hearsay's ring carries them on as many
+     * threads. Else each connection (a channel) has socket_threads of
+     * them. */
     int proxies = channels < c->nics_per_node ? channels : c->nics_per_node;
     if (proxies > c->gpus_per_node) proxies = c->gpus_per_node;
+    if (proxies > gpus) proxies = gpus < 1 ? 1 : gpus;
     double threads = t.socket_threads > 0 ? (double)channels * t.socket_threads : (double)proxies;
     cap = fmin(cap, threads * t.stream_bandwidth);
   }

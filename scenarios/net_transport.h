@@ -40,18 +40,18 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node);
 
 /* Bytes per second one flow between a GPU of node a and a GPU of node b
  * moves at most, in the units of the links (the transport's payload),
- * when it carries `channels` of NCCL's channels, each its own connection:
- * with socket_threads = 0 the proxy threads of the GPUs the node's
- * channels cross at, min(channels, nics_per_node, gpus_per_node), at
+ * when it carries `channels` of NCCL's channels, each its own connection,
+ * and stands for the traffic of `gpus` GPUs of its node (NCCL's ring or
+ * tree over a group with that many members on the node: its channels
+ * cross at the GPUs next to the NICs; 1 for one GPU's flow, a rail of a
+ * hierarchical schedule, halving-doubling, a point-to-point exchange):
+ * with socket_threads = 0 the proxy threads of the GPUs the channels
+ * cross at, min(channels, nics_per_node, gpus_per_node, gpus), at
  * stream_bandwidth each, else channels x socket_threads of them; INFINITY
  * when only the links bound it (one node, or RDMA at both ends). The
- * bound is per flow, and every flow gets the node's proxies: right for
- * NCCL's ring, whose one crossing carries the node's channels, and for
- * nodes of one NIC; over-counted, on nodes of several NICs, for a flow
- * that is one GPU's (a hierarchical schedule's rail, halving-doubling, a
- * point-to-point exchange), and where one GPU has several flows across
- * nodes at once (a tree's parent and children), each gets the bound where
- * a proxy thread would share it. */
-double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels);
+ * bound is per flow: where one GPU has several flows across nodes at once
+ * (a tree's parent and children), each gets it where a proxy thread would
+ * share it. */
+double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus);
 
 #endif

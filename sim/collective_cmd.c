@@ -89,7 +89,7 @@ static void rank_main(hs_worker *w, void *arg) {
       /* a hop across nodes is also its transport's flow (net_transport.h) */
       if (!same_node)
         bw = fmin(bw, hs_net_flow_cap(j->cluster, r / j->gpus_per_node, ((r + 1) % w->size) / j->gpus_per_node,
-                                      j->channels));
+                                      j->channels, j->gpus_per_node));
       j->mean_link_latency += lat / w->size;
       lat += same_node ? j->cost.hop_intra : j->cost.hop_net;
       j->mean_hop_latency += lat / w->size;

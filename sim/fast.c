@@ -54,6 +54,7 @@ typedef struct {
 typedef struct {
   int ring;     /* -1: an exchange; else the ring phase's index */
   int tree;     /* -1: none; else the tree run's index (fast_tree.h) */
+  int spread;   /* the recording group's (lowering.h): GPUs a flow across nodes stands for */
   int n_send, n_recv;
   fast_flow *flows; /* sends, then receives */
 } fast_rec;
@@ -69,6 +70,7 @@ typedef struct {
   size_t *bytes;
   double total; /* of bytes */
   double *lat, *rate, *hop; /* of the flow from position j to j+1 (hop: as fast_flow's) */
+  int spread;   /* the recording group's (lowering.h) */
 } fast_ring;
 
 typedef struct fast_sched {
@@ -94,6 +96,7 @@ typedef struct fast_sched {
   int n_rings, cap_rings;
   int *ring_slot, ring_slots; /* rings by (tag, seq): open addressing, -1 empty */
   hs_fast_tree **trees;        /* a tree run per tree collective: few, looked up in order */
+  int *tree_spread;            /* each tree run's recording group's spread (lowering.h) */
   int n_trees, *trees_seen;
   int compiled;
   double **start; /* evaluation scratch: start[i][k] of member i's record k */
@@ -190,6 +193,7 @@ static void record_exchange(const hs_lower_group *g, const hs_lower_send *snd, i
   recorder *rc = g->ctx;
   fast_sched *s = rc->s;
   fast_rec *r = rec_new(s, rc->me);
+  r->spread = g->spread;
   r->n_send = ns;
   r->n_recv = nr;
   r->flows = calloc((size_t)(ns + nr) + 1, sizeof *r->flows);
@@ -251,6 +255,7 @@ static void record_ring(const hs_lower_group *g, int first, int steps, const siz
     ring->lat = calloc((size_t)g->size, sizeof(double));
     ring->rate = calloc((size_t)g->size, sizeof(double));
     ring->hop = calloc((size_t)g->size, sizeof(double));
+    ring->spread = g->spread;
     for (int j = 0; j < g->size; j++) ring->members[j] = s->index_of[g->members[j]];
     memcpy(ring->bytes, bytes, (size_t)g->size * sizeof(size_t));
     for (int j = 0; j < g->size; j++) ring->total += (double)bytes[j];
@@ -259,7 +264,9 @@ static void record_ring(const hs_lower_group *g, int first, int steps, const siz
   }
   fast_ring *ring = s->rings[id];
   ring->rec[g->me] = s->n_recs[rc->me];
-  rec_new(s, rc->me)->ring = id;
+  fast_rec *r = rec_new(s, rc->me);
+  r->ring = id;
+  r->spread = g->spread;
   /* One chunk per step: at global step t, chunk (me - 1 - t) mod n. A
    * phase of n-1 steps from t sends every chunk but (me - t) mod n: O(1)
    * per phase, not O(n), which would be O(n^2) over the members. */
@@ -279,12 +286,16 @@ static void record_tree(const hs_lower_group *g, const hs_tree_run *run) {
     if (s->trees[i]->seq == seq && strcmp(s->trees[i]->tag, g->tag) == 0) id = i;
   if (id < 0) {
     s->trees = realloc(s->trees, ((size_t)s->n_trees + 1) * sizeof *s->trees);
+    s->tree_spread = realloc(s->tree_spread, ((size_t)s->n_trees + 1) * sizeof *s->tree_spread);
     id = s->n_trees++;
     s->trees[id] = hs_fast_tree_new(g->tag, seq, g->size, run);
+    s->tree_spread[id] = g->spread;
   }
   hs_fast_tree *t = s->trees[id];
   hs_fast_tree_add(t, g->me, s->index_of[g->members[g->me]], s->n_recs[rc->me], run);
-  rec_new(s, rc->me)->tree = id;
+  fast_rec *r = rec_new(s, rc->me);
+  r->tree = id;
+  r->spread = g->spread;
   s->sent[rc->me] += hs_fast_tree_sent(t, g->me);
 }
 
@@ -351,6 +362,7 @@ static void match_ends(fast_sched *s) {
 typedef struct {
   int src, dst;   /* world ranks */
   double *lat, *rate; /* where to store the result */
+  int gpus;       /* GPUs of its node the flow stands for (hs_net_flow_cap) */
 } flow_ref;
 
 static int link_slot(const link_table *m, const void *link) {
@@ -567,7 +579,7 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
      * flow_rate, transport.c) */
     if (fl[i].src < w->n && fl[i].dst < w->n)
       cap_flow[i] = dmin(cap_flow[i], hs_net_flow_cap(&w->sc->cluster, hs_sim_node_of(w, fl[i].src),
-                                                      hs_sim_node_of(w, fl[i].dst), w->channels));
+                                                      hs_sim_node_of(w, fl[i].dst), w->channels, fl[i].gpus));
   }
   /* local ids, by first sight; each flow's list rewritten into them */
   int *local_links = malloc((size_t)n_refs * sizeof(int) + 1), nl = 0;
@@ -654,7 +666,7 @@ enum { SHARE_MEMO = 8 };
 typedef struct {
   int nf;
   uint64_t hash;
-  int *pairs; /* src, dst per flow */
+  int *pairs; /* src, dst, gpus per flow */
   double *lat, *rate;
 } share_entry;
 typedef struct {
@@ -663,10 +675,11 @@ typedef struct {
 } share_memo;
 
 static uint64_t flows_hash(const flow_ref *fl, int nf) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a over the (src, dst) pairs */
+  uint64_t h = 1469598103934665603ull; /* FNV-1a over the (src, dst, gpus) triples */
   for (int i = 0; i < nf; i++) {
     h = (h ^ (uint64_t)(uint32_t)fl[i].src) * 1099511628211ull;
     h = (h ^ (uint64_t)(uint32_t)fl[i].dst) * 1099511628211ull;
+    h = (h ^ (uint64_t)(uint32_t)fl[i].gpus) * 1099511628211ull;
   }
   return h;
 }
@@ -678,7 +691,8 @@ static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m
     share_entry *e = &m->e[j];
     if (!e->pairs || e->nf != nf || e->hash != h) continue;
     int same = 1;
-    for (int i = 0; i < nf && same; i++) same = e->pairs[2 * i] == fl[i].src && e->pairs[2 * i + 1] == fl[i].dst;
+    for (int i = 0; i < nf && same; i++)
+      same = e->pairs[3 * i] == fl[i].src && e->pairs[3 * i + 1] == fl[i].dst && e->pairs[3 * i + 2] == fl[i].gpus;
     if (!same) continue;
     for (int i = 0; i < nf; i++) *fl[i].lat = e->lat[i], *fl[i].rate = e->rate[i];
     return;
@@ -689,11 +703,11 @@ static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m
   free(e->pairs), free(e->lat), free(e->rate);
   e->nf = nf;
   e->hash = h;
-  e->pairs = malloc(2 * (size_t)nf * sizeof(int) + 1);
+  e->pairs = malloc(3 * (size_t)nf * sizeof(int) + 1);
   e->lat = malloc((size_t)nf * sizeof(double) + 1);
   e->rate = malloc((size_t)nf * sizeof(double) + 1);
   for (int i = 0; i < nf; i++) {
-    e->pairs[2 * i] = fl[i].src, e->pairs[2 * i + 1] = fl[i].dst;
+    e->pairs[3 * i] = fl[i].src, e->pairs[3 * i + 1] = fl[i].dst, e->pairs[3 * i + 2] = fl[i].gpus;
     e->lat[i] = *fl[i].lat, e->rate[i] = *fl[i].rate;
   }
 }
@@ -714,13 +728,15 @@ typedef struct {
   struct sim_fast *f;
   const fast_sched *s;
   const hs_fast_tree *t;
+  int spread; /* its recording group's (lowering.h) */
 } tree_env;
 
 static void tree_share(void *ctx, const int *src, const int *dst, int nf, double *lat, double *rate) {
   const tree_env *e = ctx;
   flow_ref *fl = malloc((size_t)nf * sizeof *fl + 1);
   for (int i = 0; i < nf; i++)
-    fl[i] = (flow_ref){e->s->world_of[e->t->member[src[i]]], e->s->world_of[e->t->member[dst[i]]], &lat[i], &rate[i]};
+    fl[i] = (flow_ref){e->s->world_of[e->t->member[src[i]]], e->s->world_of[e->t->member[dst[i]]], &lat[i], &rate[i],
+                       e->spread};
   share(e->w, e->f, fl, nf, e->s->how.cost.rate);
   free(fl);
 }
@@ -768,7 +784,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         fast_ring *ring = s->rings[r->ring];
         for (int j = 0; j < ring->n && ring->n > 1; j++)
           fl[nf++] = (flow_ref){world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]],
-                                &ring->lat[j], &ring->rate[j]};
+                                &ring->lat[j], &ring->rate[j], ring->spread};
       } else {
         n_scratch += r->n_send;
       }
@@ -781,7 +797,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
       if (k >= s->n_recs[i] || s->recs[i][k].ring >= 0) continue;
       fast_rec *r = &s->recs[i][k];
       for (int j = 0; j < r->n_send; j++, q++)
-        fl[nf++] = (flow_ref){world_of[i], world_of[r->flows[j].peer], &scratch_lat[q], &scratch_rate[q]};
+        fl[nf++] = (flow_ref){world_of[i], world_of[r->flows[j].peer], &scratch_lat[q], &scratch_rate[q], r->spread};
     }
     share_memoized(w, f, &memo, fl, nf, s->how.cost.rate);
     q = 0;
@@ -811,7 +827,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
     }
   }
   for (int t = 0; t < s->n_trees; t++) {
-    tree_env e = {w, f, s, s->trees[t]};
+    tree_env e = {w, f, s, s->trees[t], s->tree_spread[t]};
     hs_fast_tree_compile(s->trees[t], &(hs_fast_tree_env){tree_share, tree_hop, tree_links, &e});
   }
   s->start = malloc((size_t)s->n * sizeof *s->start);

@@ -130,7 +130,7 @@ static void count_nic(sim_world *w, int from, int to, size_t bytes) {
  * 0: the links alone. */
 static double flow_rate(const sim_world *w, const hs_lower_group *g, int peer) {
   int a = g->members[g->me], b = g->members[peer];
-  double cap = hs_net_flow_cap(&w->sc->cluster, hs_sim_node_of(w, a), hs_sim_node_of(w, b), w->channels);
+  double cap = hs_net_flow_cap(&w->sc->cluster, hs_sim_node_of(w, a), hs_sim_node_of(w, b), w->channels, g->spread);
   if (!isfinite(cap)) return g->rate;
   return g->rate > 0 ? fmin(g->rate, cap) : cap;
 }

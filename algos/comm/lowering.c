@@ -550,6 +550,13 @@ static int node_order(const hs_lower_group *g, int *order, int *node_start, int 
   return nodes;
 }
 
+int hs_lower_node_members(const int *members, int size, int me, int gpus_per_node) {
+  int gpn = gpus_per_node > 0 ? gpus_per_node : 1, node = members[me] / gpn, n = 1;
+  for (int i = me - 1; i >= 0 && members[i] / gpn == node; i--) n++;
+  for (int i = me + 1; i < size && members[i] / gpn == node; i++) n++;
+  return n;
+}
+
 static void derive(hs_lower_group *out, const hs_lower_group *parent, const char *kind, int id, int *members, int size, int me) {
   /* Tags nest one level ("c3/n5"); a longer one would be a bug here. */
   if ((size_t)snprintf(out->tag, sizeof out->tag, "%s/%s%d", parent->tag, kind, id) >= sizeof out->tag) abort();
@@ -566,6 +573,8 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->slice = parent->slice;
   out->window = parent->window;
   out->channels = parent->channels;
+  out->node_members = hs_lower_node_members(members, size, me, parent->gpus_per_node);
+  out->spread = out->node_members;
   out->switch_slices = parent->switch_slices;
   out->wire = parent->wire;
   out->hop_intra = parent->hop_intra;
@@ -1162,6 +1171,12 @@ void hs_lower_deliver(const hs_lower_recv *r, const void *payload) {
 /* ---- dispatch --------------------------------------------- */
 
 void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
+  /* NCCL's ring and tree spread a node's channels over the GPUs next to
+   * its NICs; every other schedule's flow across nodes is one GPU's (a
+   * hierarchical schedule's rails are groups of one member a node) */
+  int per_gpu = o->kind == HS_OP_P2P || o->kind == HS_OP_ALLTOALL || o->kind == HS_OP_BARRIER ||
+                algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING;
+  g->spread = per_gpu ? 1 : g->node_members;
   switch (o->kind) {
   case HS_OP_ALLREDUCE: hs_lower_allreduce(g, o->send, o->recv, o->redop, algo); break;
   case HS_OP_REDUCE_SCATTER: hs_lower_reduce_scatter(g, o->send, o->recv, o->redop, algo); break;

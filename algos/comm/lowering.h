@@ -148,6 +148,12 @@ struct hs_lower_group {
   int window;      /* slices in flight per channel (sim.slices_in_flight); 0: lock-step */
   int channels;    /* NCCL channels one connection carries (0 counts as 1): the ring keeps `window`
                       slots for each, NCCL_STEPS per channel */
+  int node_members; /* members of the group on my node (hs_lower_node_members) */
+  int spread;       /* GPUs of a node whose traffic one flow of the running schedule across nodes
+                       stands for: node_members for NCCL's ring and tree (the node's channels cross at
+                       the GPUs next to its NICs), 1 for one GPU's (halving-doubling, alltoall,
+                       point-to-point); what a transport's bound per GPU multiplies (net_transport.h).
+                       Set by hs_lower_run; 0 counts as 1 */
   int switch_slices; /* slices an in-switch tick moves (sim.switch_slices); 0 counts as 1 */
   /* The protocol's costs (protocol.h), paid by backends that time
    * messages: each message occupies `wire` times its bytes on the links
@@ -169,6 +175,11 @@ struct hs_lower_group {
   hs_lower_cache *cache; /* NULL: none (see hs_lower_cache) */
   void *ctx; /* the backend's per-rank state */
 };
+
+/* Members of a group on the node of its member `me`: the run of members
+ * around it on the same node (members is in rank order, a node's GPUs
+ * together), so O(GPUs a node). */
+int hs_lower_node_members(const int *members, int size, int me, int gpus_per_node);
 
 /* Sets g's protocol costs (wire, hops) and its slice: `slice` bytes when
  * positive (sim.slice), else the protocol's step. */

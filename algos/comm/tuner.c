@@ -63,7 +63,8 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
     double lat, bw;
     route(c, a, b, &lat, &bw);
     /* a hop across nodes is also its transport's flow (net_transport.h) */
-    if (a / gpn != b / gpn) bw = dmin(bw, hs_net_flow_cap(c, a / gpn, b / gpn, hs_channels_of(sc)));
+    if (a / gpn != b / gpn)
+      bw = dmin(bw, hs_net_flow_cap(c, a / gpn, b / gpn, hs_channels_of(sc), hs_lower_node_members(members, size, j, gpn)));
     t->ring_bw = dmin(t->ring_bw, bw);
     if (a / gpn == b / gpn) {
       t->ring_intra++;
