@@ -133,6 +133,8 @@ typedef struct {
   int tensors;      /* parameter tensors (weight, bias, norm's scale and shift): one kernel each where a framework works per tensor */
   int buffers;         /* state tensors that are not parameters (a batch-norm's running statistics) */
   double buffer_bytes; /* their bytes */
+  int int64_buffers;   /* of them, 8-byte integers (a batch-norm's num_batches_tracked): PyTorch coalesces
+                          tensors of one dtype at a time */
 } hs_layer_spec;
 
 typedef enum { HS_PARTITION_IID, HS_PARTITION_DIRICHLET } hs_partition;

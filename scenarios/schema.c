@@ -616,6 +616,9 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
     lua_getfield(L, -1, "buffer_bytes");
     l->buffer_bytes = lua_isnil(L, -1) ? 0 : lua_tonumber(L, -1);
     lua_pop(L, 1);
+    lua_getfield(L, -1, "int64_buffers");
+    double int64_buffers = lua_isnil(L, -1) ? 0 : lua_tonumber(L, -1);
+    lua_pop(L, 1);
     lua_pop(L, 1);
     if (!(l->params >= 0) || !(l->fwd_flops >= 0) || !(l->bwd_flops >= 0))
       rc = hs_loader_fail(ld, "workload.model", line, "%s: layer %d (%s) has a negative or missing size",
@@ -630,8 +633,14 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
                           "%s: layer %d (%s): buffers must be a whole number in 0..1000 and buffer_bytes their whole "
                           "bytes (both 0 or both positive)",
                           file, i, l->name);
+    else if (!(int64_buffers >= 0 && int64_buffers <= buffers) || int64_buffers != (int)int64_buffers ||
+             8 * int64_buffers > l->buffer_bytes)
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): int64_buffers must be a whole number of the layer's buffers, their 8 "
+                          "bytes each within buffer_bytes",
+                          file, i, l->name);
     else
-      l->tensors = (int)tensors, l->buffers = (int)buffers;
+      l->tensors = (int)tensors, l->buffers = (int)buffers, l->int64_buffers = (int)int64_buffers;
   }
   lua_pop(L, 1);
 out:

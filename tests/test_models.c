@@ -49,13 +49,14 @@ int main(void) {
     double fwd_lo, fwd_hi;
     int tensors, buffers;
     double buffer_bytes;
+    int int64_buffers; /* one num_batches_tracked a batch-norm */
   } m[] = {
-      {"resnet50", 25.6e6, 7.5e9, 8.5e9, 161, 159, 8 * 26560 + 53 * 8},     /* 4.1 GMACs per 224x224 image */
-      {"vgg16", 138e6, 30e9, 32e9, 32, 0, 0},                              /* 15.5 GMACs */
-      {"bert-large", 340e6, 80e9, 95e9, 396, 0, 0},                        /* ~2 * params * 128 tokens + attention */
-      {"gpt2-xl", 1542e6, 3.2e12, 3.8e12, 580, 0, 0},                      /* ~2 * params * 1024 tokens + attention */
-      {"resnet101", 44.5e6, 15.2e9, 15.8e9, 314, 312, 8 * 52672 + 104 * 8}, /* 7.6 GMACs (He et al.); torchvision 7.80 */
-      {"inception_v3", 27.16e6, 11.2e9, 11.6e9, 292, 288, 8 * 18112 + 96 * 8}, /* 5.71 GMACs a 299x299 image */
+      {"resnet50", 25.6e6, 7.5e9, 8.5e9, 161, 159, 8 * 26560 + 53 * 8, 53},     /* 4.1 GMACs per 224x224 image */
+      {"vgg16", 138e6, 30e9, 32e9, 32, 0, 0, 0},                              /* 15.5 GMACs */
+      {"bert-large", 340e6, 80e9, 95e9, 396, 0, 0, 0},                        /* ~2 * params * 128 tokens + attention */
+      {"gpt2-xl", 1542e6, 3.2e12, 3.8e12, 580, 0, 0, 0},                      /* ~2 * params * 1024 tokens + attention */
+      {"resnet101", 44.5e6, 15.2e9, 15.8e9, 314, 312, 8 * 52672 + 104 * 8, 104}, /* 7.6 GMACs (He et al.); torchvision 7.80 */
+      {"inception_v3", 27.16e6, 11.2e9, 11.6e9, 292, 288, 8 * 18112 + 96 * 8, 96}, /* 5.71 GMACs a 299x299 image */
   };
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
     char lua[512];
@@ -69,17 +70,19 @@ int main(void) {
       continue;
     }
     double p = 0, f = 0, buffer_bytes = 0;
-    int tensors = 0, buffers = 0;
+    int tensors = 0, buffers = 0, int64_buffers = 0;
     for (int l = 0; l < sc.workload.n_layers; l++) {
       p += sc.workload.layers[l].params;
       f += sc.workload.layers[l].fwd_flops;
       tensors += sc.workload.layers[l].tensors;
       buffers += sc.workload.layers[l].buffers;
       buffer_bytes += sc.workload.layers[l].buffer_bytes;
+      int64_buffers += sc.workload.layers[l].int64_buffers;
     }
     tap_ok(tensors == m[i].tensors, "%s: %d parameter tensors (want %d)", m[i].model, tensors, m[i].tensors);
-    tap_ok(buffers == m[i].buffers && buffer_bytes == m[i].buffer_bytes, "%s: %d buffers of %.0f bytes (want %d, %.0f)",
-           m[i].model, buffers, buffer_bytes, m[i].buffers, m[i].buffer_bytes);
+    tap_ok(buffers == m[i].buffers && buffer_bytes == m[i].buffer_bytes && int64_buffers == m[i].int64_buffers,
+           "%s: %d buffers of %.0f bytes, %d of them int64 (want %d, %.0f, %d)", m[i].model, buffers, buffer_bytes,
+           int64_buffers, m[i].buffers, m[i].buffer_bytes, m[i].int64_buffers);
     tap_close(p, m[i].params, 0.02, m[i].model);
     tap_ok(f >= m[i].fwd_lo && f <= m[i].fwd_hi, "%s forward %.3g FLOPs per sample in [%.2g, %.2g]", m[i].model, f,
            m[i].fwd_lo, m[i].fwd_hi);
@@ -117,6 +120,9 @@ int main(void) {
       {", buffers = 3, buffer_bytes = 24", 1},   {", buffers = 3", 0},                   {", buffer_bytes = 24", 0},
       {", buffers = 1.5, buffer_bytes = 24", 0}, {", buffers = -1, buffer_bytes = 8", 0}, {", buffers = 2, buffer_bytes = -8", 0},
       {", buffers = 1, buffer_bytes = 12.5", 0},
+      {", buffers = 3, buffer_bytes = 24, int64_buffers = 4", 0},
+      {", buffers = 3, buffer_bytes = 12, int64_buffers = 2", 0},
+      {", buffers = 3, buffer_bytes = 24, int64_buffers = 1", 1},
   };
   for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
     char text[300];

@@ -37,6 +37,7 @@ hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
     m->n_tensors += L->tensors;
     m->n_buffers += wl->layers[l].buffers;
     m->buffer_bytes += wl->layers[l].buffer_bytes;
+    m->n_int64_buffers += wl->layers[l].int64_buffers;
     if (open_bytes == 0) {
       m->buckets[m->n_buckets].offset = offset;
       m->n_buckets++;

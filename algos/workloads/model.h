@@ -34,6 +34,7 @@ typedef struct {
   int n_tensors;    /* parameter tensors of all layers */
   int n_buffers;       /* state tensors that are not parameters (batch-norm statistics) */
   double buffer_bytes; /* their bytes */
+  int n_int64_buffers; /* of them, 8-byte integers */
   size_t n_params;
   hs_bucket *buckets; /* in the order they become ready */
   int n_buckets;

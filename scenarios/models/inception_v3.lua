@@ -13,7 +13,8 @@ local function conv(name, kh, kw, cin, cout, hw)
   -- its running_mean and running_var (fp32, cout each) and
   -- num_batches_tracked (int64), torch.nn.BatchNorm2d's
   layers[#layers + 1] = { name = name, params = kh * kw * cin * cout + 2 * cout, fwd_flops = flops,
-                          bwd_flops = 2 * flops, tensors = 3, buffers = 3, buffer_bytes = 2 * 4 * cout + 8 }
+                          bwd_flops = 2 * flops, tensors = 3, buffers = 3, buffer_bytes = 2 * 4 * cout + 8,
+                          int64_buffers = 1 }
 end
 local function fc(name, cin, cout)
   local flops = 2 * cin * cout

@@ -13,7 +13,7 @@ local function conv(name, k, cin, cout, hw_out)
   -- its running_mean and running_var (fp32, cout each) and
   -- num_batches_tracked (int64), torch.nn.BatchNorm2d's
   layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 3,
-                          buffers = 3, buffer_bytes = 2 * 4 * cout + 8 }
+                          buffers = 3, buffer_bytes = 2 * 4 * cout + 8, int64_buffers = 1 }
 end
 
 conv("conv1", 7, 3, 64, 112)
