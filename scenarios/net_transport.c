@@ -109,23 +109,23 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node) {
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus) {
   if (node_a == node_b) return INFINITY;
   if (channels < 1) channels = 1;
+  /* Threads are what bound a socket transport, each a core through the
+   * kernel's stack. With none of their own, each GPU's proxy thread moves
+   * all of its connections: NCCL runs a ring per NIC, each crossing the
+   * node at GPUs near its NIC, and duplicates it for its second channel
+   * (search.cc, ncclTopoDupChannels), so a node's channels cross at one
+   * GPU a NIC (and no more GPUs than the node has, or the flow stands
+   * for: `gpus`), the flow hearsay's ring carries them on as many
+   * threads. Else each connection (a channel) has socket_threads of them. */
+  int proxies = channels;
+  if (proxies > c->nics_per_node) proxies = c->nics_per_node;
+  if (proxies > c->gpus_per_node) proxies = c->gpus_per_node;
+  if (proxies > gpus) proxies = gpus < 1 ? 1 : gpus;
   double cap = INFINITY;
   const int ends[2] = {node_a, node_b};
   for (int i = 0; i < 2; i++) {
     hs_net_transport t = hs_net_transport_of_node(c, ends[i]);
     if (t.stream_bandwidth <= 0) continue;
-    /* Threads are what bound a socket transport, each a core through the
-     * kernel's stack. With none of their own, each GPU's proxy thread
-     * moves all of its connections: NCCL runs a ring per NIC, each
-     * crossing the node at GPUs near its NIC, and duplicates it for its
-     * second channel (search.cc, ncclTopoDupChannels), so a node's
-     * channels cross at one GPU a NIC (and no more GPUs than the flow
-     * stands for: `gpus`), the flow hearsay's ring carries them on as many
-     * threads. Else each connection (a channel) has socket_threads of
-     * them. */
-    int proxies = channels < c->nics_per_node ? channels : c->nics_per_node;
-    if (proxies > c->gpus_per_node) proxies = c->gpus_per_node;
-    if (proxies > gpus) proxies = gpus < 1 ? 1 : gpus;
     double threads = t.socket_threads > 0 ? (double)channels * t.socket_threads : (double)proxies;
     cap = fmin(cap, threads * t.stream_bandwidth);
   }
