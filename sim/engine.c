@@ -36,8 +36,9 @@ static void rank_main(int argc, char **argv) {
 
 /* What the simulator can run for this scenario: every operation's
  * messages, and timed collectives when its model is the one fast
- * reproduces, CM02's plain max-min sharing. LV08 weighs flows by their
- * latency, crosstraffic adds reverse flows, SMPI has piecewise factors:
+ * reproduces, plain max-min sharing: CM02 with SimGrid's latency weights
+ * reset (sg_latency.h). LV08 weighs flows by their latency and its weight
+ * S, crosstraffic adds reverse flows, SMPI has piecewise factors:
  * those keep every message. So do links that change under a cached
  * schedule (failures, network events). Whether to time is the selector's
  * choice (algos/comm/select.c). */
@@ -141,7 +142,11 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   simgrid_init(&argc, argv);
   simgrid_load_platform(cfg->platform_file);
   double latency_factor = 1;
-  int fifo = latency_hook && hs_sg_latency_hook_install(sp->latency_factor, &latency_factor);
+  /* Under CM02 every flow weighs the same in max-min sharing, as fast
+   * shares (sg_latency.h): NVLink's, PCIe's and InfiniBand's arbiters serve
+   * flows alike whatever their route's latency. */
+  int fair = strcmp(sp->network_model, "CM02") == 0;
+  int fifo = latency_hook && hs_sg_latency_hook_install(sp->latency_factor, fair, &latency_factor);
   /* Read: a temporary platform goes now, so no crash or kill later can
    * leave it behind in /tmp. */
 

@@ -7,8 +7,9 @@
  * as one record (the ring hook). That schedule is cached per
  * (communicator, operation, size) and timed again at every call from:
  *  - the platform SimGrid holds: each flow's route, its latency, and its
- *    bandwidth share, found by max-min fair sharing (SimGrid's own model
- *    for CM02) among the flows that run at the same step of the schedule;
+ *    bandwidth share, found by max-min fair sharing (step's under CM02,
+ *    SimGrid's latency weights reset: sg_latency.h) among the flows that
+ *    run at the same step of the schedule;
  *  - each member's arrival time: a message starts when both ends have
  *    posted, as a SimGrid communication does, so a late rank delays exactly
  *    the ranks that wait on it, step after step.

@@ -2,14 +2,17 @@
 #include "sim/sg_latency.h"
 
 #include <simgrid/comm.h>
+#include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <xbt/config.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -25,21 +28,72 @@ using Key = std::tuple<const simgrid::s4u::Host *, const simgrid::s4u::Host *, u
 // (SimGrid's actors are coroutines), so no lock.
 std::map<Key, long> awaiting;
 
-// Not 0: a flow with no latency is one SimGrid never weighs by its route's
-// latency, where every other flow is (network_cm02.cpp, sharing_penalty_).
+// Not 0: SimGrid gives a flow whose latency is 0 no variable penalty of
+// its own (network_cm02.cpp, comm_action_set_variable), so a sliver keeps
+// such a flow weighed as every other (share_plainly below).
 constexpr double kSliver = 1e-12;
+
+// ---- plain max-min sharing ----------------------------------------------
+// SimGrid 3.32's CM02 gives each new flow its route's latency as its
+// sharing penalty (NetworkCm02Model::communicate), and max-min then splits
+// a bottleneck in inverse proportion to it: TCP's bias against long round
+// trips. Where an intra-node flow (1 us) and an inter-node one (6 us)
+// share a GPU's link, the first got six times the second's bandwidth, which
+// no NVLink, PCIe or InfiniBand arbiter does, and which fast fidelity's
+// sharing (fast.c, share()) never did: NCCL's tree on 2 x 2 A100 came out
+// 21% slower in step than in fast. SimGrid has no setting for plain
+// sharing, so the penalty is reset to 1 where it is kept: in
+// NetworkAction's own sharing_penalty_ (src/kernel/resource/NetworkModel.hpp
+// in SimGrid 3.32, a header SimGrid does not install), which follows
+// Action's members as two host references, latency_ and lat_current_.
+// The latency-factor callback runs inside communicate() after the new
+// flow's action went to the back of the model's started actions
+// (Action::Action) and before its max-min variable exists, with latency_,
+// lat_current_ and sharing_penalty_ all equal to the route's latency: that
+// is checked against the route before anything is written, so a SimGrid
+// laid out otherwise keeps its weights and says so once.
+struct network_action_tail {
+  void *src, *dst;
+  double latency, lat_current, sharing_penalty;
+};
+
+simgrid::kernel::resource::Model *fair_model = nullptr; // null: SimGrid's weights
+bool layout_unexpected = false;
+
+void share_plainly(const std::vector<simgrid::s4u::Link *> &route) {
+  if (fair_model == nullptr || layout_unexpected) return;
+  auto *started = fair_model->get_started_action_set();
+  if (started->empty()) return;
+  simgrid::kernel::resource::Action &a = started->back();
+  if (a.get_variable() != nullptr) return; // not the new flow: it failed at creation (failed set)
+  double latency = 0;
+  for (const auto *link : route) latency += link->get_latency();
+  if (latency == 0) return; // no latency: SimGrid weighs it 1 already
+  auto *tail = reinterpret_cast<network_action_tail *>(reinterpret_cast<char *>(&a) +
+                                                       sizeof(simgrid::kernel::resource::Action));
+  if (tail->latency != latency || tail->lat_current != latency || tail->sharing_penalty != latency) {
+    layout_unexpected = true;
+    std::fprintf(stderr, "hearsay: this SimGrid is not laid out as 3.32: its flows keep their latency weights "
+                         "(step and fast fidelity may differ)\n");
+    return;
+  }
+  tail->sharing_penalty = 1.0;
+}
 
 }  // namespace
 
-extern "C" int hs_sg_latency_hook_install(double factor, double *in_use) {
+extern "C" int hs_sg_latency_hook_install(double factor, int fair_sharing, double *in_use) {
   if (!(factor > 0)) factor = simgrid::config::get_value<double>("network/latency-factor");
   *in_use = factor;
   auto *model = simgrid::s4u::Engine::get_instance()->get_netzone_root()->get_network_model();
   if (model == nullptr) return 0;
+  fair_model = fair_sharing ? dynamic_cast<simgrid::kernel::resource::Model *>(model) : nullptr;
+  layout_unexpected = false;
   try {
     model->set_lat_factor_cb([factor](double size, const simgrid::s4u::Host *src, const simgrid::s4u::Host *dst,
-                                      const std::vector<simgrid::s4u::Link *> &,
+                                      const std::vector<simgrid::s4u::Link *> &route,
                                       const std::unordered_set<simgrid::s4u::NetZone *> &) {
+      share_plainly(route);
       if (awaiting.empty()) return factor;
       auto it = awaiting.find(Key{src, dst, static_cast<uint64_t>(size)});
       if (it == awaiting.end()) return factor;
@@ -47,10 +101,13 @@ extern "C" int hs_sg_latency_hook_install(double factor, double *in_use) {
       return kSliver;
     });
   } catch (const std::exception &) {  // a configured factor, or a model without factors
+    fair_model = nullptr;
     return 0;
   }
   return 1;
 }
+
+extern "C" int hs_sg_sharing_is_plain(void) { return fair_model != nullptr && not layout_unexpected; }
 
 extern "C" sg_comm_t hs_sg_put_async_latency_after(sg_mailbox_t mailbox, void *payload, long bytes, double rate,
                                                    sg_host_t src, sg_host_t dst) {

@@ -37,13 +37,22 @@ extern "C" {
 #endif
 
 /* Installs the callback; every other message gets `factor`, or where it
- * is <= 0 the model's own (CM02 1, LV08 13.01). Call once, after the
+ * is <= 0 the model's own (CM02 1, LV08 13.01). fair_sharing: every flow
+ * weighs the same in SimGrid's max-min sharing, where SimGrid weighs each
+ * by its route's latency (CM02 too), TCP's bias against long round trips;
+ * hearsay asks for it under CM02, whose sharing fast fidelity reproduces
+ * (fast.c, share()), and keeps SimGrid's weights under LV08. Call once, after the
  * platform is loaded, with no network/latency-factor configured (SimGrid
  * refuses both), and only under CM02 or LV08: SMPI's piecewise factors
  * would be replaced. *in_use: the factor every other message gets, which
  * the caller multiplies a route's latency by. Returns 0 when SimGrid
  * refuses it: then there is no such send. */
-int hs_sg_latency_hook_install(double factor, double *in_use);
+int hs_sg_latency_hook_install(double factor, int fair_sharing, double *in_use);
+
+/* Whether flows share plainly: asked for at install, and SimGrid laid out
+ * as 3.32 so far (sg_latency.cpp checks every flow it resets; a SimGrid
+ * laid out otherwise keeps its weights and says so on stderr once). */
+int hs_sg_sharing_is_plain(void);
 
 /* As hs_sg_put_async_at_most (sg_rate.h), the route's latency not charged
  * before the bytes: the caller charges it after them. src and dst are the

@@ -3,7 +3,7 @@
  * both against the ring's closed form on homogeneous clusters.
  *
  * Promised: fast within 2% of step in simulated time on every case below
- * but one, the double binary tree at LL 1 MiB on the 2:1 fat tree (3%,
+ * but one, the double binary tree at LL 1 MiB on the 2:1 fat tree (10%,
  * the reason at the case), both within 1% of the closed form 2(n-1)(a + M/(n b)) where it holds.
  * (Fast replays the same lowered schedule with SimGrid's own routes and
  * max-min shares, so in practice the two agree to ~1e-8; the bounds are the
@@ -286,7 +286,15 @@ int main(void) {
    * faster than step by 1.5% at 64 MiB and 2.6% at LL 1 MiB (the ticks'
    * shares alone: 0.26% slow and 4.6% slow): the scaling is a fluid
    * estimate of what SimGrid re-solves at every message's end. That LL
-   * case is allowed 3% (docs/fidelity.md). */
+   * case is allowed 10%: it was 2.6% while SimGrid weighed each flow by
+   * its route's latency (step gave the intra-rack flows more of a NIC than
+   * the cross-rack ones); with plain sharing (sim/sg_latency.h) step is
+   * 8.1% slower than fast there. A slice on the tree's critical path
+   * shares its NIC with slices that are not, message by message, where
+   * fast gives every slice its interval's mean share: on one-GPU nodes
+   * the error grows with the slices in flight (2: 3.9%, 8 and 16: 10.3%)
+   * and all but vanishes with one rack (0.9%) or no latency between
+   * nodes (0.1%) (docs/fidelity.md). */
   static const struct {
     const char *what, *path, *op, *bytes;
   } trees[] = {{"flat switch, 32 ranks", "flat", "allreduce", "64MiB"},
@@ -304,11 +312,28 @@ int main(void) {
     snprintf(what, sizeof what, "%s, %s %s %s", trees[i].what,
              strcmp(trees[i].op, "allreduce") ? "pipelined tree" : "double binary tree", trees[i].op, trees[i].bytes);
     snprintf(args, sizeof args, "--op %s --bytes %s --set sim.collectives=tree", trees[i].op, trees[i].bytes);
-    tolerance = i == 6 ? 0.03 : 0.02;
+    tolerance = i == 6 ? 0.10 : 0.02;
     compare_collective(what, path, args, 0);
     tolerance = 0.02;
     compare_tree_replay(what, path, args);
   }
+  /* Nodes with a NIC a GPU (DGX A100's links: 8 HDR NICs, NVLink
+   * inside): the tree's head GPU carries its node's chain (a route of
+   * 1 us) and the flows to other nodes (6 us) on one link. SimGrid 3.32
+   * weighs each flow by its route's latency, CM02 too, which no NVLink or
+   * InfiniBand arbiter does and fast never did: step gave the chain six
+   * times the share of the flows across nodes and was 21% slower than
+   * fast here (1.28 against 1.06 ms). hearsay makes SimGrid share plainly
+   * under CM02 (sim/sg_latency.h); test_sharing checks that alone. */
+  const char *nic = write_lua("nic",
+      "cluster { system = 'dgx-a100', nodes = 4, gpus_per_node = 2 }\n"
+      "workload { model = 'resnet50', batch = 32 }\nalgorithm { name = 'gradient_allreduce' }\n"
+      "run { iterations = 2 }\n");
+  compare_collective("DGX A100 links, 4 x 2 ranks, double binary tree allreduce 64 MiB", nic,
+                     "--op allreduce --bytes 64MiB --set sim.collectives=tree", 0);
+  compare_collective("DGX A100 links, 4 x 2 ranks, double binary tree allreduce 1 MiB (LL128)", nic,
+                     "--op allreduce --bytes 1MiB --set sim.collectives=tree --set sim.protocol=ll128", 0);
+
   /* Where the credits pace the tree (a window of LL's 32 KiB slices at
    * 2500 Gbps takes less than the 7 us round trip): over 4 one-GPU nodes,
    * broadcast and reduce, one flow per link, so no share to approximate:
