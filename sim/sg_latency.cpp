@@ -60,6 +60,11 @@ struct network_action_tail {
 simgrid::kernel::resource::Model *fair_model = nullptr; // null: SimGrid's weights
 bool layout_unexpected = false;
 
+void warn_weights_kept() {
+  std::fprintf(stderr, "hearsay: this SimGrid is not laid out as 3.32: its flows keep their latency weights "
+                       "(step and fast fidelity may differ)\n");
+}
+
 void share_plainly(const std::vector<simgrid::s4u::Link *> &route) {
   if (fair_model == nullptr || layout_unexpected) return;
   auto *started = fair_model->get_started_action_set();
@@ -73,8 +78,7 @@ void share_plainly(const std::vector<simgrid::s4u::Link *> &route) {
                                                        sizeof(simgrid::kernel::resource::Action));
   if (tail->latency != latency || tail->lat_current != latency || tail->sharing_penalty != latency) {
     layout_unexpected = true;
-    std::fprintf(stderr, "hearsay: this SimGrid is not laid out as 3.32: its flows keep their latency weights "
-                         "(step and fast fidelity may differ)\n");
+    warn_weights_kept();
     return;
   }
   tail->sharing_penalty = 1.0;
@@ -89,6 +93,7 @@ extern "C" int hs_sg_latency_hook_install(double factor, int fair_sharing, doubl
   if (model == nullptr) return 0;
   fair_model = fair_sharing ? dynamic_cast<simgrid::kernel::resource::Model *>(model) : nullptr;
   layout_unexpected = false;
+  if (fair_sharing && fair_model == nullptr) warn_weights_kept();
   try {
     model->set_lat_factor_cb([factor](double size, const simgrid::s4u::Host *src, const simgrid::s4u::Host *dst,
                                       const std::vector<simgrid::s4u::Link *> &route,
