@@ -131,6 +131,7 @@ typedef struct {
   double fwd_flops; /* per sample */
   double bwd_flops; /* per sample */
   int tensors;      /* parameter tensors (weight, bias, norm's scale and shift): one kernel each where a framework works per tensor */
+  int fwd_kernels, bwd_kernels; /* kernels its forward and backward launch: each costs cluster.gpu.launch_overhead */
   int buffers;         /* state tensors that are not parameters (a batch-norm's running statistics) */
   double buffer_bytes; /* their bytes */
   int int64_buffers;   /* of them, 8-byte integers (a batch-norm's num_batches_tracked): PyTorch coalesces

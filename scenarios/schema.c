@@ -566,7 +566,8 @@ static int find_profile(hs_loader *ld, const char *model, char *out, size_t len)
 }
 
 /* Runs a profile file (which returns { layers = { {name=, params=,
- * fwd_flops=, bwd_flops=, tensors=}, ... } }) and copies its layers. */
+ * fwd_flops=, bwd_flops=, tensors=, kernels=, bwd_kernels=}, ... } }) and
+ * copies its layers. */
 static int load_profile(hs_loader *ld, int line, const char *file) {
   lua_State *L = ld->L;
   hs_workload_spec *w = &ld->out->workload;
@@ -619,6 +620,16 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
     lua_getfield(L, -1, "int64_buffers");
     double int64_buffers = lua_isnil(L, -1) ? 0 : lua_tonumber(L, -1);
     lua_pop(L, 1);
+    /* Kernels a pass launches, unless the profile says: a layer that
+     * computes launches one forward; backward one for its input's
+     * gradient and, with parameters, one for theirs. A lower bound: a
+     * convolution with its batch-norm and ReLU launches three forward. */
+    lua_getfield(L, -1, "kernels");
+    double fwd_kernels = lua_isnil(L, -1) ? (l->fwd_flops > 0) : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "bwd_kernels");
+    double bwd_kernels = lua_isnil(L, -1) ? (l->bwd_flops > 0) + (l->params > 0) : lua_tonumber(L, -1);
+    lua_pop(L, 1);
     lua_pop(L, 1);
     if (!(l->params >= 0) || !(l->fwd_flops >= 0) || !(l->bwd_flops >= 0))
       rc = hs_loader_fail(ld, "workload.model", line, "%s: layer %d (%s) has a negative or missing size",
@@ -639,8 +650,16 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
                           "%s: layer %d (%s): int64_buffers must be a whole number of the layer's buffers, their 8 "
                           "bytes each within buffer_bytes",
                           file, i, l->name);
+    else if (!(fwd_kernels >= 0 && fwd_kernels <= 1000) || fwd_kernels != (int)fwd_kernels ||
+             !(bwd_kernels >= 0 && bwd_kernels <= 1000) || bwd_kernels != (int)bwd_kernels ||
+             (l->fwd_flops > 0 && fwd_kernels == 0) || (l->bwd_flops > 0 && bwd_kernels == 0))
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): kernels and bwd_kernels must be whole numbers in 0..1000, at least 1 "
+                          "where the pass computes",
+                          file, i, l->name);
     else
-      l->tensors = (int)tensors, l->buffers = (int)buffers, l->int64_buffers = (int)int64_buffers;
+      l->tensors = (int)tensors, l->buffers = (int)buffers, l->int64_buffers = (int)int64_buffers,
+      l->fwd_kernels = (int)fwd_kernels, l->bwd_kernels = (int)bwd_kernels;
   }
   lua_pop(L, 1);
 out:
@@ -666,6 +685,13 @@ static int resolve_model(hs_loader *ld, int line) {
     w->layers[1].params = (double)w->classes * w->features;
     w->layers[1].fwd_flops = 2.0 * w->classes * w->features;
     w->layers[1].bwd_flops = 4.0 * w->classes * w->features;
+    /* PyTorch's nn.Linear and F.cross_entropy, op by op: forward addmm
+     * (bias fused), log_softmax, nll_loss; backward nll_loss's and
+     * log_softmax's, mm for the weight's gradient, a sum for the bias's
+     * (the input needs none). */
+    w->layers[1].fwd_kernels = 3;
+    w->layers[1].bwd_kernels = 3;
+    w->layers[0].bwd_kernels = 1;
     if (w->dtype_bytes != 4)
       return hs_loader_fail(ld, "workload.precision", line, "the numeric softmax workload runs in fp32");
     return 0;

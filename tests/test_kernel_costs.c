@@ -158,5 +158,32 @@ int main(void) {
          "DDP's buffer broadcast costs %.6f s over 4 iterations: %.6f s of kernels (159 buffers' copies back, two "
          "flattens) and %.1f us an iteration for the broadcasts, the fp32 statistics' %.1f us and the int64 "
          "counters' %.1f us alone", bcast - no_bcast, buffer_kernels, left / 4 * 1e6, fp32 * 1e6, int64 * 1e6);
+
+  /* The model's own passes launch kernels too (algos/train/train.c): on
+   * one GPU, the numeric softmax's iteration computes its FLOPs and 7
+   * launches (nn.Linear and cross-entropy op by op: addmm, log_softmax,
+   * nll_loss forward; their gradients and the weight's and bias's
+   * backward), 4 us each, as the default scenario's 64 features and 10
+   * classes make its FLOPs nanoseconds. Exact to SimGrid's clock. */
+  snprintf(scenario, sizeof scenario, "%s/softmax.lua", dir);
+  FILE *f = fopen(scenario, "w");
+  fputs("cluster { nodes = 1, gpus_per_node = 1, gpu = { flops = '100TF', efficiency = 0.5 },\n"
+        "          inter = { bandwidth = '100Gbps' } }\n"
+        "workload { model = 'softmax', dataset = { classes = 10, features = 64, samples = 1000 }, batch = 32 }\n"
+        "algorithm { name = 'gradient_allreduce' }\nrun { iterations = 3 }\n",
+        f);
+  fclose(f);
+  char cmd[2400], err[4096], buf[1 << 16], summary[800];
+  snprintf(summary, sizeof summary, "%s/softmax-out", dir);
+  snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s run %s --out %s --quiet", HEARSAY_BIN, scenario, summary);
+  double compute = NAN;
+  strncat(summary, "/summary.json", sizeof summary - strlen(summary) - 1);
+  if (hs_test_command(cmd, err, sizeof err) == 0 && hs_test_slurp(summary, buf, sizeof buf)) {
+    const char *c = strstr(buf, "\"compute_per_iteration_s\":");
+    if (c) compute = strtod(c + strlen("\"compute_per_iteration_s\":"), NULL);
+  }
+  double flops = 32 * (2.0 + 4.0) * 10 * 64 / 50e12, seven = 7 * 4e-6;
+  tap_ok(fabs(compute - (flops + seven)) < 1e-12,
+         "softmax on one GPU: %.9g s of compute an iteration = %.3g s of FLOPs + 7 launches of 4 us", compute, flops);
   return tap_done(0);
 }

@@ -133,5 +133,28 @@ int main(void) {
     if (rc == 0) hs_scenario_free(&sc);
     tap_ok(b[i].ok ? rc == 0 && got == 3 : rc != 0, "a layer with%s: %s", b[i].buffers, rc == 0 ? "loads" : "refused");
   }
+  /* Kernels a pass launches (each charged cluster.gpu.launch_overhead):
+   * by default one forward where the layer computes, backward one for
+   * its input's gradient and one for its parameters'; a profile's own
+   * whole counts, at least one where the pass computes. */
+  const struct { const char *layer; int ok, fwd, bwd; } k[] = {
+      {"params = 10, fwd_flops = 1", 1, 1, 2},
+      {"params = 0, fwd_flops = 1", 1, 1, 1},
+      {"params = 10, fwd_flops = 0, bwd_flops = 0", 1, 0, 1},
+      {"params = 10, fwd_flops = 1, kernels = 3, bwd_kernels = 4", 1, 3, 4},
+      {"params = 10, fwd_flops = 1, kernels = 0", 0, 0, 0},
+      {"params = 10, fwd_flops = 1, bwd_kernels = 0", 0, 0, 0},
+      {"params = 10, fwd_flops = 1, kernels = 1.5", 0, 0, 0},
+      {"params = 10, fwd_flops = 1, bwd_kernels = 1001", 0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+    char text[300];
+    snprintf(text, sizeof text, "return { layers = { { name = 'l', %s } } }\n", k[i].layer);
+    hs_scenario sc;
+    int rc = load_profile("kernels.lua", text, &sc), fwd = -1, bwd = -1;
+    if (rc == 0) fwd = sc.workload.layers[0].fwd_kernels, bwd = sc.workload.layers[0].bwd_kernels, hs_scenario_free(&sc);
+    tap_ok(k[i].ok ? rc == 0 && fwd == k[i].fwd && bwd == k[i].bwd : rc != 0, "a layer {%s}: %s (%d and %d kernels)",
+           k[i].layer, rc == 0 ? "loads" : "refused", fwd, bwd);
+  }
   return tap_done(0);
 }

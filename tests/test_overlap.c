@@ -1,8 +1,9 @@
 /* test_overlap.c — bucket communication really overlaps backward.
  *
  * A model of 8 layers of 4Mi fp32 parameters (16 MiB each), 16 MiB buckets
- * (one per layer), 8 GPUs on a flat switch. Backward of one layer (3 ms) is
- * longer than one bucket's ring allreduce (about 2.4 ms), so with overlap
+ * (one per layer), 8 GPUs on a flat switch. Backward of one layer (3 ms:
+ * its FLOPs and its 2 kernels' launches, 4 us each; forward 1.5 ms with 1
+ * launch) is longer than one bucket's ring allreduce (about 2.6 ms), so with overlap
  * the iteration costs compute + the last bucket's allreduce; without, the
  * allreduces run after backward: compute + 8 allreduces. Both are checked
  * against those closed forms (within 1e-6, SimGrid's solver precision).
@@ -54,7 +55,7 @@ static void write_profile(char *profile, size_t len) {
   FILE *f = fopen(profile, "w");
   fputs("local layers = {}\n"
         "for i = 1, 8 do layers[i] = { name = 'l' .. i, params = 4 * 1048576,\n"
-        "  fwd_flops = 1.5e11, bwd_flops = 3e11 } end\n"
+        "  fwd_flops = 1.496e11, bwd_flops = 2.992e11 } end\n"
         "return { layers = layers }\n",
         f);
   fclose(f);
@@ -196,10 +197,13 @@ int main(void) {
    * protocol.h): 14 us more per hop across nodes, 8.4 us of launch. */
   double alpha = 6e-6 + 14e-6, launch = 8.4e-6, B = 12.5e9, M = 16.0 * 1048576;
   double comm = launch + 2 * (n - 1) * alpha + 2.0 * (n - 1) / n * M / B;
-  /* The optimizer's step after the last allreduce (algos/train/sgd.h):
-   * 20 bytes a parameter (grad, weights, momentum) at the A100's 1555 GB/s,
-   * and a launch of 4 us per bucket (scenarios/gpu_defaults.c). */
-  double compute = 8 * (1.5e11 + 3e11) / 100e12 + 8 * 4194304.0 * 20 / 1555e9 + 8 * 4e-6;
+  /* Each layer's passes: its FLOPs at 100 TF/s and its kernels' launches
+   * (one forward, two backward; 4 us each, scenarios/gpu_defaults.c):
+   * 1.5 and 3 ms. The optimizer's step after the last allreduce
+   * (algos/train/sgd.h): 20 bytes a parameter (grad, weights, momentum) at
+   * the A100's 1555 GB/s, and a launch of 4 us per bucket. */
+  double layer_fwd = 1.496e11 / 100e12 + 4e-6, layer_bwd = 2.992e11 / 100e12 + 2 * 4e-6;
+  double compute = 8 * (layer_fwd + layer_bwd) + 8 * 4194304.0 * 20 / 1555e9 + 8 * 4e-6;
   tap_diag("compute %.6g s (with the optimizer), one bucket's allreduce %.6g s", compute, comm);
   tap_close(off, compute + 8 * comm, 1e-6, "overlap off: iteration = compute + 8 allreduces + the optimizer, done serially");
   /* 7 allreduces run beside backward, each holding 2 of 108 SMs */
@@ -215,7 +219,7 @@ int main(void) {
   /* Horovod's loop, a cycle every 5 ms from 0. Without overlap the 8
    * allreduces start together at the first cycle after backward (36 ms
    * of compute: 40 ms) and run one after the other. */
-  double fwd = 8 * 1.5e11 / 100e12, bwd = 3e11 / 100e12, cycle = 5e-3, opt = compute - 8 * (1.5e11 + 3e11) / 100e12;
+  double fwd = 8 * layer_fwd, bwd = layer_bwd, cycle = 5e-3, opt = compute - 8 * (layer_fwd + layer_bwd);
   tap_close(t[8], 0.040 + 8 * comm + opt, 1e-6,
             "cycle_time 5ms, overlap off: the first iteration's allreduces start at the cycle after backward (40 ms)");
   /* With overlap each bucket is ready 3 ms after the previous one, from

@@ -15,14 +15,19 @@
 #include "algos/train/straggler.h"
 #include "algos/report/trace.h"
 
-/* Computes flops slowed by this iteration's straggler factor, then stalls
- * for the hiccup pauses that fell inside; returns the time it all took (it
- * may be longer than flops/speed if another thread of control computes on
- * the same GPU meanwhile). */
-static double timed_compute(hs_worker *w, const hs_straggler *st, double factor, double flops, const char *what) {
-  if (flops <= 0) return 0;
+/* Computes flops, with the launches of the kernels that compute them
+ * (cluster.gpu.launch_overhead each: a GPU runs no kernel for free, and a
+ * small model's iteration is mostly launches), both slowed by this
+ * iteration's straggler factor (a GPU 3x slower takes 3x its compute),
+ * then stalls for the hiccup pauses that fell inside;
+ * returns the time it all took (it may be longer than flops/speed if
+ * another thread of control computes on the same GPU meanwhile). */
+static double timed_compute(hs_worker *w, const hs_straggler *st, double factor, double flops, double launches,
+                            const char *what) {
+  if (flops <= 0 && launches <= 0) return 0;
   double t0 = hs_now(w);
   hs_compute(w, flops * factor);
+  hs_gpu_busy(w, launches * factor);
   double stall = hs_straggler_stall(st, t0, hs_now(w) - t0);
   if (stall > 0) hs_sleep(w, stall);
   double t1 = hs_now(w);
@@ -169,15 +174,24 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     if (accum > 1) micro_grads = malloc(model->n_params * sizeof *micro_grads);
   }
 
-  double fwd_flops = 0;
-  for (int l = 0; l < model->n_layers; l++) fwd_flops += model->layers[l].fwd_flops;
+  /* Seconds of kernel launches: a pass's kernels, each
+   * cluster.gpu.launch_overhead. */
+  double launch = sc->cluster.gpu_launch_overhead;
+  double fwd_flops = 0, fwd_launch = 0;
+  for (int l = 0; l < model->n_layers; l++) {
+    fwd_flops += model->layers[l].fwd_flops;
+    fwd_launch += model->layers[l].fwd_kernels * launch;
+  }
   /* Backward cost of each bucket: the layers in it, all done before it is ready. */
-  double *bucket_bwd = calloc(model->n_buckets, sizeof *bucket_bwd), bwd_flops = 0;
+  double *bucket_bwd = calloc(model->n_buckets, sizeof *bucket_bwd), bwd_flops = 0, bwd_launch = 0;
+  double *bucket_launch = calloc(model->n_buckets, sizeof *bucket_launch);
   int *bucket_tensors = calloc(model->n_buckets, sizeof *bucket_tensors);
   for (int l = 0; l < model->n_layers; l++) {
     bucket_bwd[model->layers[l].bucket] += model->layers[l].bwd_flops;
+    bucket_launch[model->layers[l].bucket] += model->layers[l].bwd_kernels * launch;
     bucket_tensors[model->layers[l].bucket] += model->layers[l].tensors;
     bwd_flops += model->layers[l].bwd_flops;
+    bwd_launch += model->layers[l].bwd_kernels * launch;
   }
 
   int max_iterations = hs_algorithm_max_iterations(sc);
@@ -235,15 +249,17 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
      * reading both and writing one, fp32 (autograd's accumulation into
      * .grad), 12 bytes a parameter. */
     for (int j = 0; j + 1 < accum; j++) {
-      compute += timed_compute(w, st, factor, fwd_flops * wl->batch, w->tracing ? "forward (micro-batch)" : "");
-      compute += timed_compute(w, st, factor, bwd_flops * wl->batch, w->tracing ? "backward (micro-batch)" : "");
+      compute += timed_compute(w, st, factor, fwd_flops * wl->batch, fwd_launch,
+                               w->tracing ? "forward (micro-batch)" : "");
+      compute += timed_compute(w, st, factor, bwd_flops * wl->batch, bwd_launch,
+                               w->tracing ? "backward (micro-batch)" : "");
       if (j) hs_gpu_kernel(&ctx, 12.0 * (double)model->n_params, model->n_tensors);
     }
-    compute += timed_compute(w, st, factor, fwd_flops * wl->batch, "forward");
+    compute += timed_compute(w, st, factor, fwd_flops * wl->batch, fwd_launch, "forward");
     for (int b = 0; b < model->n_buckets; b++) {
       char what[32] = ""; /* named only for the trace: this runs per bucket per iteration */
       if (w->tracing) snprintf(what, sizeof what, "backward (bucket %d)", b);
-      compute += timed_compute(w, st, factor, bucket_bwd[b] * wl->batch, what);
+      compute += timed_compute(w, st, factor, bucket_bwd[b] * wl->batch, bucket_launch[b], what);
       if (accum > 1) hs_gpu_kernel(&ctx, 12.0 * (double)model->buckets[b].count, bucket_tensors[b]);
       if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
     }
@@ -284,6 +300,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     free(batch_idx);
   }
   free(bucket_bwd);
+  free(bucket_launch);
   free(bucket_tensors);
   free(micro_grads);
   hs_straggler_free(st);

@@ -34,6 +34,8 @@ hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
     L->bwd_flops = wl->layers[l].bwd_flops;
     /* layers built without a count (tests, the numeric model) have one */
     L->tensors = wl->layers[l].tensors > 0 ? wl->layers[l].tensors : L->count > 0;
+    L->fwd_kernels = wl->layers[l].fwd_kernels;
+    L->bwd_kernels = wl->layers[l].bwd_kernels;
     m->n_tensors += L->tensors;
     m->n_buffers += wl->layers[l].buffers;
     m->buffer_bytes += wl->layers[l].buffer_bytes;

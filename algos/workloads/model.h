@@ -20,6 +20,7 @@ typedef struct {
   size_t count;  /* parameters */
   double fwd_flops, bwd_flops; /* per sample */
   int tensors;   /* parameter tensors: a per-tensor framework runs a kernel on each */
+  int fwd_kernels, bwd_kernels; /* kernels its forward and backward launch */
   int bucket;    /* bucket this layer belongs to */
 } hs_layer;
 

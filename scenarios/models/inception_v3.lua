@@ -11,10 +11,12 @@ local function conv(name, kh, kw, cin, cout, hw)
   local flops = 2 * kh * kw * cin * cout * hw * hw
   -- tensors: the conv's weight, the batch-norm's weight and bias; buffers:
   -- its running_mean and running_var (fp32, cout each) and
-  -- num_batches_tracked (int64), torch.nn.BatchNorm2d's
+  -- num_batches_tracked (int64), torch.nn.BatchNorm2d's; kernels: the
+  -- convolution, the batch-norm and the ReLU forward (torchvision's
+  -- BasicConv2d), their gradients and the weight's backward
   layers[#layers + 1] = { name = name, params = kh * kw * cin * cout + 2 * cout, fwd_flops = flops,
                           bwd_flops = 2 * flops, tensors = 3, buffers = 3, buffer_bytes = 2 * 4 * cout + 8,
-                          int64_buffers = 1 }
+                          int64_buffers = 1, kernels = 3, bwd_kernels = 4 }
 end
 local function fc(name, cin, cout)
   local flops = 2 * cin * cout

@@ -9,9 +9,12 @@ local function conv(name, k, cin, cout, hw_out)
   local flops = 2 * k * k * cin * cout * hw_out * hw_out
   -- tensors: the conv's weight, the batch-norm's weight and bias; buffers:
   -- its running_mean and running_var (fp32, cout each) and
-  -- num_batches_tracked (int64), torch.nn.BatchNorm2d's
+  -- num_batches_tracked (int64), torch.nn.BatchNorm2d's; kernels: the
+  -- convolution, the batch-norm and the ReLU forward, the ReLU's, the
+  -- batch-norm's, the input's and the weight's gradients backward
   layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 3,
-                          buffers = 3, buffer_bytes = 2 * 4 * cout + 8, int64_buffers = 1 }
+                          buffers = 3, buffer_bytes = 2 * 4 * cout + 8, int64_buffers = 1,
+                          kernels = 3, bwd_kernels = 4 }
 end
 
 conv("conv1", 7, 3, 64, 112)
