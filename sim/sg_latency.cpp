@@ -11,6 +11,7 @@
 #include <simgrid/s4u/NetZone.hpp>
 #include <xbt/config.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -28,9 +29,10 @@ using Key = std::tuple<const simgrid::s4u::Host *, const simgrid::s4u::Host *, u
 // (SimGrid's actors are coroutines), so no lock.
 std::map<Key, long> awaiting;
 
-// Not 0: SimGrid gives a flow whose latency is 0 no variable penalty of
-// its own (network_cm02.cpp, comm_action_set_variable), so a sliver keeps
-// such a flow weighed as every other (share_plainly below).
+// Not 0: SimGrid gives a flow whose latency is 0 the penalty 1 outright
+// (network_cm02.cpp, comm_action_set_variable), so where its latency
+// weights stay (LV08) a sliver keeps such a flow weighed as every other;
+// under plain sharing (share_plainly below) every flow weighs 1 anyway.
 constexpr double kSliver = 1e-12;
 
 // ---- plain max-min sharing ----------------------------------------------
@@ -76,7 +78,10 @@ void share_plainly(const std::vector<simgrid::s4u::Link *> &route) {
   if (latency == 0) return; // no latency: SimGrid weighs it 1 already
   auto *tail = reinterpret_cast<network_action_tail *>(reinterpret_cast<char *>(&a) +
                                                        sizeof(simgrid::kernel::resource::Action));
-  if (tail->latency != latency || tail->lat_current != latency || tail->sharing_penalty != latency) {
+  /* SimGrid sums a route's latencies zone by zone, in an order of its
+   * own: the same sum to rounding, not to the bit (1e-9 relative). */
+  if (tail->lat_current != tail->latency || tail->sharing_penalty != tail->latency ||
+      std::fabs(tail->latency - latency) > 1e-9 * latency) {
     layout_unexpected = true;
     warn_weights_kept();
     return;
