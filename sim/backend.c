@@ -212,6 +212,20 @@ static void sim_gpu_busy(hs_worker *w, double seconds) {
   if (seconds > 0) sg_actor_sleep_for(seconds);
 }
 
+/* FLOPs and then a kernel's fixed time (its launches, algos/train/train.c)
+ * as one execution: the seconds become what the GPU computes in them at
+ * its full speed (pstate 0: not the speed of the moment, which depends on
+ * whether a collective's SM hold was applied yet, sm_hold.c). Collectives
+ * holding SMs stretch them as they stretch the FLOPs (by channels / sms,
+ * about 2%, of a few microseconds); one execution instead of an execution
+ * and a sleep saves a context switch per pass per rank, 18% of
+ * bench-scale's B. */
+static void sim_compute_busy(hs_worker *w, double flops, double seconds) {
+  hs_sim_freeze_if_dead(w->impl);
+  double work = flops + (seconds > 0 ? seconds * sg_host_get_pstate_speed(sg_host_self(), 0) : 0);
+  if (work > 0) sg_actor_execute(work);
+}
+
 struct hs_thread {
   sg_actor_t actor;
   void (*fn)(void *);
@@ -305,6 +319,7 @@ const hs_backend hs_sim_backend = {
     .compute = sim_compute,
     .sleep = sim_sleep,
     .gpu_busy = sim_gpu_busy,
+    .compute_busy = sim_compute_busy,
     .thread_spawn = sim_thread_spawn,
     .thread_join = sim_thread_join,
     .mutex_create = sim_mutex_create,

@@ -152,6 +152,10 @@ typedef struct hs_backend {
    * (hs_gpu_kernel): simulated time in SimGrid, wall time where compute is
    * emulated, nothing in real runs, where the kernel really runs. */
   void (*gpu_busy)(hs_worker *w, double seconds);
+  /* compute(flops) then gpu_busy(seconds) as one piece of work, where a
+   * backend can do it in one step (the simulator: one execution, where two
+   * cost two context switches a pass of every rank); NULL: the two. */
+  void (*compute_busy)(hs_worker *w, double flops, double seconds);
 
   /* A second thread of control on the same GPU (a SimGrid actor on the
    * same host, a thread in real runs), and a mutex shared between them. */
@@ -279,6 +283,14 @@ static inline double hs_now(hs_worker *w) { return w->be->now(w); }
 static inline void hs_compute(hs_worker *w, double flops) { w->be->compute(w, flops); }
 static inline void hs_sleep(hs_worker *w, double seconds) { w->be->sleep(w, seconds); }
 static inline void hs_gpu_busy(hs_worker *w, double seconds) { w->be->gpu_busy(w, seconds); }
+static inline void hs_compute_busy(hs_worker *w, double flops, double seconds) {
+  if (w->be->compute_busy) {
+    w->be->compute_busy(w, flops, seconds);
+  } else {
+    hs_compute(w, flops);
+    hs_gpu_busy(w, seconds);
+  }
+}
 static inline int hs_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
   return w->be->thread_spawn(w, fn, arg, out);
 }

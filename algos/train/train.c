@@ -26,8 +26,7 @@ static double timed_compute(hs_worker *w, const hs_straggler *st, double factor,
                             const char *what) {
   if (flops <= 0 && launches <= 0) return 0;
   double t0 = hs_now(w);
-  hs_compute(w, flops * factor);
-  hs_gpu_busy(w, launches * factor);
+  hs_compute_busy(w, flops * factor, launches * factor);
   double stall = hs_straggler_stall(st, t0, hs_now(w) - t0);
   if (stall > 0) hs_sleep(w, stall);
   double t1 = hs_now(w);
