@@ -80,6 +80,11 @@ typedef struct hs_algorithm_desc {
   /* Bucket size the loop should cut the model into (bytes); the option
    * named here is read from ctx->opt, NULL means one bucket per model. */
   const char *bucket_option;
+  /* Options that shape the cut further (ddp_buckets.h), or NULL: the
+   * first bucket's limit (bytes) and the order of the cut ("ready" or
+   * "definition"). */
+  const char *first_bucket_option;
+  const char *bucket_order_option;
   /* Where its servers run, from the validated options; NULL: every rank
    * is a worker GPU. */
   void (*layout)(const hs_scenario *sc, hs_server_layout *out);

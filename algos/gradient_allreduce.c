@@ -45,6 +45,7 @@
 #include <stdlib.h>
 
 #include "algos/algorithm.h"
+#include "algos/ddp_buckets.h"
 #include "algos/comm_stream.h"
 #include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
@@ -176,6 +177,7 @@ static void gar_finish(hs_algo_ctx *ctx) {
 static const hs_option_spec gar_options[] = {
     {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL,
      "gradients are grouped into buckets of about this size, filled in reverse layer order"},
+    HS_DDP_BUCKET_OPTIONS,
     {"overlap", HS_OPT_BOOL, "true", 0, NULL,
      "start each bucket's allreduce as soon as backward produced it (false: after backward)"},
     {"gradient_as_bucket_view", HS_OPT_BOOL, "false", 0, NULL,
@@ -195,6 +197,7 @@ const hs_algorithm_desc hs_algo_gradient_allreduce = {
     .summary = "data-parallel SGD with momentum: bucketed allreduce(avg) of gradients overlapped with backward",
     .options = gar_options,
     .bucket_option = "bucket_size",
+    HS_DDP_BUCKET_LAYOUT,
     .init = gar_init,
     .begin_iteration = gar_begin,
     .bucket_ready = gar_bucket_ready,

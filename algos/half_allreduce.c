@@ -10,6 +10,7 @@
 
 #include "algos/train/gpu_kernel.h"
 #include "algos/algorithm.h"
+#include "algos/ddp_buckets.h"
 #include "algos/train/sgd.h"
 #include "kernels/compress.h"
 
@@ -70,6 +71,7 @@ static void half_finish(hs_algo_ctx *ctx) {
 
 static const hs_option_spec half_options[] = {
     {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "gradients are grouped into buckets of about this size"},
+    HS_DDP_BUCKET_OPTIONS,
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 
@@ -78,6 +80,7 @@ const hs_algorithm_desc hs_algo_fp16 = {
     .summary = "gradient allreduce in IEEE half precision (2 bytes per parameter)",
     .options = half_options,
     .bucket_option = "bucket_size",
+    HS_DDP_BUCKET_LAYOUT,
     .init = fp16_init,
     .bucket_ready = half_bucket_ready,
     .step = half_step,
@@ -89,6 +92,7 @@ const hs_algorithm_desc hs_algo_bf16 = {
     .summary = "gradient allreduce in bfloat16 (2 bytes per parameter)",
     .options = half_options,
     .bucket_option = "bucket_size",
+    HS_DDP_BUCKET_LAYOUT,
     .init = bf16_init,
     .bucket_ready = half_bucket_ready,
     .step = half_step,

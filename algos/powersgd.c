@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/ddp_buckets.h"
 #include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 #include "kernels/lowrank.h"
@@ -142,6 +143,7 @@ static void psgd_finish(hs_algo_ctx *ctx) {
 static const hs_option_spec psgd_options[] = {
     {"rank", HS_OPT_INT, "4", 1, NULL, "rank r of the approximation"},
     {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "gradients are compressed per bucket of about this size"},
+    HS_DDP_BUCKET_OPTIONS,
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 
@@ -150,6 +152,7 @@ const hs_algorithm_desc hs_algo_powersgd = {
     .summary = "PowerSGD: rank-r gradient compression with error feedback and warm start",
     .options = psgd_options,
     .bucket_option = "bucket_size",
+    HS_DDP_BUCKET_LAYOUT,
     .init = psgd_init,
     .step = psgd_step,
     .finish = psgd_finish,

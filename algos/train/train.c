@@ -134,8 +134,13 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   if (!algo) return HS_EINVAL;
   w->role = w->rank >= w->size - hs_algorithm_servers(sc) ? HS_ROLE_SERVER : HS_ROLE_WORKER;
 
-  double bucket_bytes = algo->bucket_option ? hs_opt_num(&sc->algorithm.options, algo->bucket_option) : 0;
-  hs_model *model = hs_model_create(wl, bucket_bytes);
+  const hs_options *opt = &sc->algorithm.options;
+  hs_bucket_layout layout = {
+      .bytes = algo->bucket_option ? hs_opt_num(opt, algo->bucket_option) : 0,
+      .first_bytes = algo->first_bucket_option ? hs_opt_num(opt, algo->first_bucket_option) : 0,
+      .from_input = algo->bucket_order_option && !strcmp(hs_opt_str(opt, algo->bucket_order_option), "definition"),
+  };
+  hs_model *model = hs_model_create_layout(wl, &layout);
   if (!model) return HS_ENOMEM;
   hs_model_init_params(model, wl, sc->run.seed, w->rank);
 

@@ -9,22 +9,42 @@ static hs_dtype wire_dtype(const hs_workload_spec *wl) {
   return wl->dtype_bytes == 2 ? HS_F16 : HS_F32;
 }
 
-hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
+/* Which cut each layer falls in, counting cuts in the order they are made
+ * (from the last layer, or with from_input from the first), into cut[];
+ * returns the number of cuts. */
+static int cut_layers(const hs_workload_spec *wl, const hs_bucket_layout *layout, size_t elem, int *cut) {
+  int n = wl->n_layers, cuts = 0;
+  double open_bytes = 0;
+  for (int i = 0; i < n; i++) {
+    int l = layout->from_input ? i : n - 1 - i;
+    if (open_bytes == 0) cuts++;
+    cut[l] = cuts - 1;
+    open_bytes += (double)wl->layers[l].params * (double)elem;
+    double limit = cuts == 1 && layout->first_bytes > 0 ? layout->first_bytes : layout->bytes;
+    if (limit <= 0 ? i == n - 1 : open_bytes >= limit) open_bytes = 0;
+  }
+  return cuts;
+}
+
+hs_model *hs_model_create_layout(const hs_workload_spec *wl, const hs_bucket_layout *layout) {
   hs_model *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->n_layers = wl->n_layers;
   m->layers = calloc(wl->n_layers, sizeof *m->layers);
   m->buckets = calloc(wl->n_layers, sizeof *m->buckets); /* at most one per layer */
+  int *cut = calloc(wl->n_layers > 0 ? wl->n_layers : 1, sizeof *cut);
   m->dtype = wire_dtype(wl);
-  if (!m->layers || !m->buckets) {
+  if (!m->layers || !m->buckets || !cut) {
+    free(cut);
     hs_model_free(m);
     return NULL;
   }
   size_t elem = hs_dtype_size(m->dtype);
+  int cuts = cut_layers(wl, layout, elem, cut);
   size_t offset = 0;
-  double open_bytes = 0;
   /* Walk layers last to first: that is both the flat layout and the order
-   * in which backward makes gradients ready. */
+   * in which backward makes gradients ready. Buckets are numbered in that
+   * order too: cut from the input, the last cut is the first ready. */
   for (int l = wl->n_layers - 1; l >= 0; l--) {
     hs_layer *L = &m->layers[l];
     L->name = wl->layers[l].name;
@@ -40,18 +60,17 @@ hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
     m->n_buffers += wl->layers[l].buffers;
     m->buffer_bytes += wl->layers[l].buffer_bytes;
     m->n_int64_buffers += wl->layers[l].int64_buffers;
-    if (open_bytes == 0) {
-      m->buckets[m->n_buckets].offset = offset;
+    int b = layout->from_input ? cuts - 1 - cut[l] : cut[l];
+    if (b == m->n_buckets) {
+      m->buckets[b].offset = offset;
       m->n_buckets++;
     }
-    hs_bucket *b = &m->buckets[m->n_buckets - 1];
-    b->count += L->count;
-    b->first_layer = l;
-    L->bucket = m->n_buckets - 1;
+    m->buckets[b].count += L->count;
+    m->buckets[b].first_layer = l;
+    L->bucket = b;
     offset += L->count;
-    open_bytes += (double)L->count * elem;
-    if (bucket_bytes <= 0 ? l == 0 : open_bytes >= bucket_bytes) open_bytes = 0;
   }
+  free(cut);
   m->n_params = offset;
   if (wl->numeric) {
     m->params = calloc(m->n_params, sizeof(float));
@@ -62,6 +81,11 @@ hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
     }
   }
   return m;
+}
+
+hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes) {
+  hs_bucket_layout layout = {.bytes = bucket_bytes};
+  return hs_model_create_layout(wl, &layout);
 }
 
 void hs_model_free(hs_model *m) {

@@ -44,9 +44,31 @@ typedef struct {
   float *grads;
 } hs_model;
 
-/* Lays out the scenario's layers and cuts buckets of at most bucket_bytes
- * (a layer larger than that gets a bucket of its own). Allocates params and
- * grads only when the workload is numeric. Returns NULL on allocation failure. */
+/* How a framework cuts the model into buckets. A bucket is closed as soon
+ * as it holds at least its limit (a layer is never split: one larger than
+ * the limit closes a bucket of its own), as PyTorch's
+ * compute_bucket_assignment_by_size does.
+ *  - bytes: the limit of every bucket (0: the whole model is one bucket);
+ *  - first_bytes: the limit of the first bucket cut, when > 0 (DDP's
+ *    _DEFAULT_FIRST_BUCKET_BYTES, 1 MiB); the others take bytes;
+ *  - from_input: cut from the first layer forward, then take the buckets
+ *    in the order backward readies them (DDP up to PyTorch 1.4, and every
+ *    DDP before its buckets are rebuilt): the small first bucket is then
+ *    the input layers', the last one ready, and the bucket holding the
+ *    output layer is what is left over. 0: cut in the order backward
+ *    readies the layers, from the last layer (DDP's rebuilt buckets since
+ *    PyTorch 1.5, Bagua, Horovod's fusion by size). */
+typedef struct {
+  double bytes;
+  double first_bytes;
+  int from_input;
+} hs_bucket_layout;
+
+/* Lays out the scenario's layers and cuts them into buckets as layout says
+ * (hs_model_create: every bucket bucket_bytes, cut from the last layer).
+ * Allocates params and grads only when the workload is numeric. Returns
+ * NULL on allocation failure. */
+hs_model *hs_model_create_layout(const hs_workload_spec *wl, const hs_bucket_layout *layout);
 hs_model *hs_model_create(const hs_workload_spec *wl, double bucket_bytes);
 void hs_model_free(hs_model *m);
 /* Parameters the metrics track per replica: the model's for numeric

@@ -1,0 +1,206 @@
+/* test_buckets.c — how the model is cut into buckets (algos/workloads/
+ * model.c, algos/ddp_buckets.h): a bucket closes once it holds its limit,
+ * DDP's first bucket closes at 1 MiB, and PyTorch 1.4's cut from the input
+ * layers leaves the remainder in the output layer's bucket where the
+ * rebuilt buckets of PyTorch 1.5 and later leave it in the input layers'.
+ * Exact layer-to-bucket maps on a six-layer model, the options' defaults
+ * and refusals, and the allreduces a traced run posts (the training loop
+ * cuts the model as the options say). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/report/metrics.h"
+#include "algos/report/trace.h"
+#include "algos/train/train.h"
+#include "algos/workloads/model.h"
+#include "scenarios/units.h"
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+/* Layer sizes in bytes (fp32, 4 a parameter), first layer first: a small
+ * input layer, four of 10 MB, a small output layer. */
+static const double layer_bytes[6] = {0.5e6, 10e6, 10e6, 10e6, 10e6, 0.2e6};
+#define MIB 1048576.0
+
+static hs_workload_spec six_layers(hs_layer_spec *layers) {
+  hs_workload_spec wl;
+  memset(&wl, 0, sizeof wl);
+  for (int l = 0; l < 6; l++) {
+    memset(&layers[l], 0, sizeof layers[l]);
+    snprintf(layers[l].name, sizeof layers[l].name, "l%d", l);
+    layers[l].params = layer_bytes[l] / 4;
+  }
+  wl.layers = layers;
+  wl.n_layers = 6;
+  wl.dtype_bytes = 4;
+  return wl;
+}
+
+/* want[b] lists bucket b's layers (forward indices) as a string: "54" is
+ * layers 5 and 4. Buckets are in the order backward readies them. */
+static void check_cut(const char *what, const hs_bucket_layout *layout, const char *const *want, int n_want) {
+  hs_layer_spec layers[6];
+  hs_workload_spec wl = six_layers(layers);
+  hs_model *m = hs_model_create_layout(&wl, layout);
+  if (!m) {
+    tap_ok(0, "%s: model created", what);
+    return;
+  }
+  char got[6][8] = {{0}};
+  for (int l = 5; l >= 0; l--) {
+    int b = m->layers[l].bucket;
+    if (b >= 0 && b < 6) snprintf(got[b] + strlen(got[b]), sizeof got[b] - strlen(got[b]), "%d", l);
+  }
+  int same = m->n_buckets == n_want;
+  for (int b = 0; same && b < n_want; b++) same = strcmp(got[b], want[b]) == 0;
+  char shown[64] = "";
+  for (int b = 0; b < m->n_buckets && b < 6; b++)
+    snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "%s[%s]", b ? " " : "", got[b]);
+  tap_ok(same, "%s: buckets %s", what, shown);
+  /* Each bucket is one slice of the flat buffers, in ready order, and is
+   * completed by its lowest layer's backward. */
+  int slices = 1;
+  size_t offset = 0;
+  for (int b = 0; b < m->n_buckets; b++) {
+    slices &= m->buckets[b].offset == offset;
+    offset += m->buckets[b].count;
+    int lowest = 5;
+    for (int l = 0; l < 6; l++)
+      if (m->layers[l].bucket == b && l < lowest) lowest = l;
+    slices &= m->buckets[b].first_layer == lowest;
+  }
+  tap_ok(slices && offset == m->n_params, "%s: buckets are consecutive slices, each completed by its lowest layer",
+         what);
+  hs_model_free(m);
+}
+
+static hs_metrics *metrics;
+static const hs_scenario *scenario;
+
+static void train_rank(hs_worker *w, void *arg) {
+  (void)arg;
+  hs_train_job job = {.sc = scenario, .metrics = metrics};
+  hs_train_worker(w, &job);
+}
+
+typedef struct {
+  const char *options; /* more keys of algorithm */
+  const char *want;    /* rank 0's allreduces of one iteration, in order, sizes in bytes, '|'-separated */
+} traced_job;
+
+/* Runs two ranks for one traced iteration and reports the sizes of rank
+ * 0's allreduces in the order they started. */
+static void traced(void *arg, FILE *report) {
+  traced_job *j = arg;
+  char profile[600], lua[2048];
+  snprintf(profile, sizeof profile, "%s/six.lua", hs_test_tmpdir());
+  FILE *f = fopen(profile, "w");
+  fputs("local layers = {}\nlocal bytes = { 0.5e6, 10e6, 10e6, 10e6, 10e6, 0.2e6 }\n"
+        "for i = 1, 6 do layers[i] = { name = 'l' .. i, params = bytes[i] / 4,\n"
+        "  fwd_flops = 1e9, bwd_flops = 2e9 } end\nreturn { layers = layers }\n",
+        f);
+  fclose(f);
+  snprintf(lua, sizeof lua,
+           "cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = \"100TF\" },\n"
+           "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
+           "workload { model = \"%s\", batch = 1 }\n"
+           "algorithm { name = \"gradient_allreduce\", broadcast_buffers = false%s }\n"
+           "run { iterations = 1, trace = 1 }\n",
+           profile, j->options);
+  hs_scenario sc;
+  if (hs_test_load(lua, &sc)) {
+    hs_report(report, 0, "scenario loads");
+    return;
+  }
+  scenario = &sc;
+  metrics = hs_metrics_create(1, 0);
+  hs_trace *trace = hs_trace_create();
+  hs_test_simulate(&sc, 0, train_rank, NULL, NULL, trace);
+  char got[256] = "";
+  double last = -1;
+  for (size_t i = 0; i < hs_trace_count(trace); i++) {
+    int rank, lane;
+    const char *name;
+    double s, e;
+    hs_trace_get(trace, i, &rank, &lane, &name, &s, &e);
+    if (rank != 0 || strncmp(name, "allreduce ", 10) != 0) continue;
+    if (s < last) snprintf(got + strlen(got), sizeof got - strlen(got), "(out of order)");
+    last = s;
+    snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", *got ? "|" : "", name + 10);
+  }
+  /* the expected sizes, written as the trace writes them */
+  char want[256] = "", one[32];
+  const char *p = j->want;
+  while (*p) {
+    double bytes = strtod(p, (char **)&p);
+    hs_format_bytes(bytes, one, sizeof one);
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", *want ? "|" : "", one);
+    if (*p == '|') p++;
+  }
+  hs_report(report, strcmp(got, want) == 0, "traced allreduces%s: %s (want %s)", j->options, got, want);
+  hs_trace_free(trace);
+}
+
+int main(void) {
+  /* From the output layer, every bucket 25 MiB (Bagua, Horovod by size):
+   * l5+l4+l3 is 20.2 MB, l2 takes it past 26.2 MB; l1 and l0 are left. */
+  const char *ready_plain[] = {"5432", "10"};
+  hs_bucket_layout plain = {.bytes = 25 * MIB};
+  check_cut("ready order, no first bucket", &plain, ready_plain, 2);
+  /* DDP since 1.5: the first bucket closes at 1 MiB (l5 is 0.2 MB, l4
+   * takes it past), then 25 MiB from l3, and l0 is the remainder. */
+  const char *ready_ddp[] = {"54", "321", "0"};
+  hs_bucket_layout ddp = {.bytes = 25 * MIB, .first_bytes = MIB};
+  check_cut("ready order, 1 MiB first bucket (DDP since PyTorch 1.5)", &ddp, ready_ddp, 3);
+  /* DDP up to 1.4: cut from l0 (0.5 MB, then l1 past 1 MiB), then l2..l4
+   * (30 MB), and l5 is the remainder: the first ready bucket is 0.2 MB,
+   * the last 10.5 MB. */
+  const char *definition_ddp[] = {"5", "432", "10"};
+  hs_bucket_layout old = {.bytes = 25 * MIB, .first_bytes = MIB, .from_input = 1};
+  check_cut("definition order, 1 MiB first bucket (DDP up to PyTorch 1.4)", &old, definition_ddp, 3);
+  /* No limit: one bucket, whichever way it is cut. */
+  const char *whole[] = {"543210"};
+  hs_bucket_layout one = {.from_input = 1};
+  check_cut("no limit: the whole model", &one, whole, 1);
+
+  /* The options: DDP's defaults, on the algorithms that run on DDP's buckets. */
+  const char *algos[] = {"gradient_allreduce", "fp16_compress", "powersgd"};
+  for (int i = 0; i < 3; i++) {
+    char lua[512];
+    snprintf(lua, sizeof lua,
+             "cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+             "workload { model = \"resnet50\" }\nalgorithm { name = \"%s\" }\nrun { iterations = 1 }\n",
+             algos[i]);
+    hs_scenario sc;
+    if (hs_test_load(lua, &sc)) {
+      tap_ok(0, "%s loads", algos[i]);
+      continue;
+    }
+    tap_ok(hs_opt_num(&sc.algorithm.options, "first_bucket_size") == MIB &&
+               strcmp(hs_opt_str(&sc.algorithm.options, "bucket_order"), "ready") == 0,
+           "%s: first_bucket_size 1 MiB, bucket_order \"ready\" by default", algos[i]);
+    hs_scenario_free(&sc);
+  }
+  {
+    hs_scenario sc;
+    int rc = hs_test_load("cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = \"1TF\" },\n"
+                          "  inter = { bandwidth = \"1Gbps\" } }\n"
+                          "workload { model = \"resnet50\" }\n"
+                          "algorithm { name = \"gradient_allreduce\", bucket_order = \"sideways\" }\n"
+                          "run { iterations = 1 }\n",
+                          &sc);
+    tap_ok(rc != 0, "bucket_order = \"sideways\" is refused (the rest of the scenario is whole)");
+    if (rc == 0) hs_scenario_free(&sc);
+  }
+
+  /* A run cuts the model as its options say: the allreduces rank 0 posts,
+   * in the order they start. */
+  traced_job jobs[] = {
+      {", first_bucket_size = 0", "30200000|10500000"},
+      {"", "10200000|30000000|500000"},
+      {", bucket_order = \"definition\"", "200000|30000000|10500000"},
+  };
+  for (int i = 0; i < 3; i++) hs_test_in_child("traced allreduces", traced, &jobs[i], 60);
+  return tap_done(0);
+}
