@@ -85,6 +85,10 @@ typedef struct hs_algorithm_desc {
    * "definition"). */
   const char *first_bucket_option;
   const char *bucket_order_option;
+  /* Adjusts the cut the options above describe, from the validated
+   * options, or NULL (gradient_allreduce under Horovod's loop cuts a bucket
+   * a layer, which its loop fuses by what is ready at each cycle). */
+  void (*bucket_layout)(const hs_options *opt, hs_bucket_layout *layout);
   /* Where its servers run, from the validated options; NULL: every rank
    * is a worker GPU. */
   void (*layout)(const hs_scenario *sc, hs_server_layout *out);

@@ -34,14 +34,22 @@
  * Horovod posts nothing from backward's hooks: a ready gradient waits for
  * the next cycle of its background loop, which wakes every
  * HOROVOD_CYCLE_TIME (horovod/common/operations.cc, RunLoopOnce: it sleeps
- * until the last cycle's start + the cycle time), negotiates, and
- * enqueues the fused allreduces of what is ready on its NCCL stream
- * without waiting for them. cycle_time > 0 runs that loop on a
- * communication stream (comm_stream.h): each bucket is posted at the
- * first cycle at or after it was ready, and a last job waits for them
- * all before the step. */
+ * until the last cycle's start + the cycle time), negotiates which tensors
+ * are ready on every rank (a small collective among the ranks each cycle:
+ * the coordinator's gather and broadcast, later an allreduce of the
+ * response cache's bits), and fuses those into allreduces of at most
+ * HOROVOD_FUSION_THRESHOLD bytes (a tensor larger than that goes alone),
+ * enqueued on its NCCL stream without waiting for them. So what one
+ * allreduce carries is what became ready within one cycle, not a bucket
+ * cut in advance. cycle_time > 0 runs that loop on a communication stream
+ * (comm_stream.h), from the iteration's first ready gradient to its last:
+ * the model is cut a bucket a layer, each cycle the ranks agree on how
+ * many are ready everywhere (an allreduce(min) of one integer on a
+ * communicator of its own, standing for Horovod's controller on MPI or
+ * Gloo), and the newly ready run of layers goes out in allreduces of up to
+ * bucket_size bytes; a last job waits for them all before the step. */
 #include <math.h>
-#include <stdlib.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "algos/algorithm.h"
@@ -60,6 +68,12 @@ typedef struct {
   double cycle;         /* s between the cycles of Horovod's loop; 0: posted from backward's hooks */
   double epoch;         /* when the loop started: its cycles are epoch + k x cycle */
   hs_comm_stream *loop; /* Horovod's background loop, when cycle > 0 */
+  hs_comm_stream *cuda; /* Horovod's CUDA stream: each fused allreduce with its copies, in order */
+  int *group_end;       /* Horovod: the fused allreduce starting at layer a ends before group_end[a] */
+  double fusion;        /* Horovod: bytes one fused allreduce may carry (bucket_size) */
+  hs_comm *control;     /* Horovod: the ranks' negotiation, apart from the gradients' stream */
+  atomic_int ready;     /* Horovod: layers backward has readied this iteration (written by the
+                           training thread, read by the loop's) */
   hs_algo_ctx *ctx;
 } gar_state;
 
@@ -79,7 +93,14 @@ static int gar_init(hs_algo_ctx *ctx) {
   s->cycle = hs_opt_num(ctx->opt, "cycle_time");
   if (s->cycle > 0) {
     s->epoch = hs_now(ctx->w);
-    if (!(s->loop = hs_comm_stream_start(ctx->w, ctx->model->n_buckets + 1))) return HS_ENOMEM; /* buckets, drain */
+    s->fusion = hs_opt_num(ctx->opt, "bucket_size");
+    atomic_init(&s->ready, 0);
+    int rc = hs_comm_split(ctx->w, ctx->w->world, 0, ctx->w->rank, &s->control);
+    if (rc) return rc;
+    s->group_end = calloc(ctx->model->n_buckets, sizeof *s->group_end);
+    if (!s->group_end) return HS_ENOMEM;
+    if (!(s->loop = hs_comm_stream_start(ctx->w, 1))) return HS_ENOMEM; /* an iteration's cycles */
+    if (!(s->cuda = hs_comm_stream_start(ctx->w, ctx->model->n_buckets))) return HS_ENOMEM; /* its fused allreduces */
   }
   if (ctx->model->params && ctx->sc->workload.momentum > 0)
     s->momentum = calloc(ctx->model->n_params, sizeof(float));
@@ -91,28 +112,76 @@ static void start_bucket(hs_algo_ctx *ctx, gar_state *s, int b) {
   hs_allreduce(ctx->w, ctx->w->world, g, g, HS_AVG, &s->pending[b]);
 }
 
-/* On Horovod's loop: bucket b waits for the next cycle, then is posted. */
-static void at_next_cycle(void *arg, int b) {
+/* One fused allreduce on Horovod's CUDA stream: of layers a .. group_end[a]
+ * - 1. A response of more than one tensor goes through the fusion buffer:
+ * each tensor copied in before the allreduce and out after it (horovod
+ * docs, "Tensor Fusion", steps 3 and 5: a read and a write of 4 bytes a
+ * parameter each way, a copy per tensor), on the same stream; one tensor
+ * alone is reduced where it is. */
+static void fused_allreduce(void *arg, int a) {
   gar_state *s = arg;
-  hs_worker *w = s->ctx->w;
-  double since = hs_now(w) - s->epoch;
-  /* a bucket ready at a cycle's very start goes in that cycle (1 ns: the
-   * clock's rounding) */
-  double next = s->epoch + ceil(since / s->cycle - 1e-9 / s->cycle) * s->cycle;
-  if (next > hs_now(w)) hs_sleep(w, next - hs_now(w));
-  start_bucket(s->ctx, s, b);
+  hs_algo_ctx *ctx = s->ctx;
+  const hs_model *m = ctx->model;
+  int b = s->group_end[a], tensors = 0;
+  for (int l = a; l < b; l++) tensors += s->bucket_tensors[l];
+  size_t count = m->buckets[b - 1].offset + m->buckets[b - 1].count - m->buckets[a].offset;
+  double copy = tensors > 1 ? 8.0 * (double)count : 0;
+  if (copy > 0) hs_gpu_kernel(ctx, copy, tensors);
+  hs_buf g = hs_buf_slice(hs_model_buf(m, m->grads), m->buckets[a].offset, count);
+  hs_request *q = NULL;
+  hs_allreduce(ctx->w, ctx->w->world, g, g, HS_AVG, &q);
+  hs_wait(ctx->w, &q);
+  if (copy > 0) hs_gpu_kernel(ctx, copy, tensors);
 }
 
-/* The loop's last job of an iteration: every bucket's allreduce done. */
-static void drain_cycles(void *arg, int unused) {
+/* Horovod's loop over one iteration: at each cycle, the ranks agree on
+ * how many layers are ready everywhere, and the newly ready ones go to
+ * the CUDA stream fused, in allreduces of at most s->fusion bytes (one
+ * layer larger than that alone), until every layer has. The loop does
+ * not wait for them. */
+static void fuse_cycles(void *arg, int unused) {
   (void)unused;
   gar_state *s = arg;
-  hs_waitall(s->ctx->w, s->pending, s->ctx->model->n_buckets);
+  hs_worker *w = s->ctx->w;
+  const hs_model *m = s->ctx->model;
+  double elem = (double)hs_dtype_size(m->dtype);
+  /* the loop has cycled idle since its start: its next cycle is on the
+   * grid (a layer ready at a cycle's very start goes in that cycle: 1 ns,
+   * the clock's rounding) */
+  double since = hs_now(w) - s->epoch;
+  double cycle_start = s->epoch + ceil(since / s->cycle - 1e-9 / s->cycle) * s->cycle;
+  int sent = 0;
+  while (sent < m->n_buckets) {
+    if (cycle_start > hs_now(w)) hs_sleep(w, cycle_start - hs_now(w));
+    cycle_start = hs_now(w);
+    int everywhere = atomic_load(&s->ready);
+    hs_request *q = NULL;
+    hs_buf count = hs_buf_host(&everywhere, 1, HS_I32);
+    hs_allreduce(w, s->control, count, count, HS_MIN, &q);
+    if (hs_wait(w, &q) != HS_OK) return; /* a rank died: the run recovers or ends */
+    for (int a = sent; a < everywhere;) {
+      double bytes = (double)m->buckets[a].count * elem;
+      int b = a + 1;
+      while (b < everywhere && bytes + (double)m->buckets[b].count * elem <= s->fusion)
+        bytes += (double)m->buckets[b++].count * elem;
+      s->group_end[a] = b;
+      hs_comm_stream_enqueue(s->cuda, fused_allreduce, s, a);
+      a = b;
+    }
+    if (everywhere > sent) sent = everywhere;
+    /* RunLoopOnce: the next cycle starts a cycle after this one did, or
+     * as soon as this one's work is done if that took longer */
+    cycle_start += s->cycle;
+  }
 }
 
 static void post_bucket(hs_algo_ctx *ctx, gar_state *s, int b) {
-  if (s->loop) hs_comm_stream_enqueue(s->loop, at_next_cycle, s, b);
-  else start_bucket(ctx, s, b);
+  if (!s->loop) {
+    start_bucket(ctx, s, b);
+    return;
+  }
+  atomic_store(&s->ready, b + 1);
+  if (b == 0) hs_comm_stream_enqueue(s->loop, fuse_cycles, s, 0); /* the loop's iteration begins */
 }
 
 /* DDP's _sync_buffers, before forward: per dtype, flatten (each buffer
@@ -144,9 +213,11 @@ static void gar_begin(hs_algo_ctx *ctx) {
 
 static void gar_bucket_ready(hs_algo_ctx *ctx, int b) {
   gar_state *s = ctx->state;
-  /* the copy (and division) into the bucket runs in backward's hooks,
-   * on the compute stream, overlapped or not */
-  if (!s->bucket_view) hs_gpu_kernel(ctx, 8.0 * (double)ctx->model->buckets[b].count, s->bucket_tensors[b]);
+  /* DDP: the copy (and division) into the bucket runs in backward's
+   * hooks, on the compute stream, overlapped or not. Horovod copies into
+   * its fusion buffer on its own stream (fused_allreduce). */
+  if (!s->bucket_view && !s->loop)
+    hs_gpu_kernel(ctx, 8.0 * (double)ctx->model->buckets[b].count, s->bucket_tensors[b]);
   if (s->overlap) post_bucket(ctx, s, b);
 }
 
@@ -155,19 +226,23 @@ static void gar_step(hs_algo_ctx *ctx) {
   hs_model *m = ctx->model;
   if (!s->overlap)
     for (int b = 0; b < m->n_buckets; b++) post_bucket(ctx, s, b);
-  if (s->loop) {
-    hs_comm_stream_enqueue(s->loop, drain_cycles, s, 0);
+  if (s->loop) { /* the loop has handed every layer over, then its stream has run them */
     hs_comm_stream_sync(s->loop);
+    hs_comm_stream_sync(s->cuda);
+    atomic_store(&s->ready, 0);
   } else {
     hs_waitall(ctx->w, s->pending, m->n_buckets);
+    if (!s->bucket_view) hs_gpu_kernel(ctx, 8.0 * (double)m->n_params, m->n_tensors); /* copies back out */
   }
-  if (!s->bucket_view) hs_gpu_kernel(ctx, 8.0 * (double)m->n_params, m->n_tensors); /* copies back out */
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
 
 static void gar_finish(hs_algo_ctx *ctx) {
   gar_state *s = ctx->state;
   hs_comm_stream_stop(s->loop);
+  hs_comm_stream_stop(s->cuda);
+  if (s->control) hs_comm_free(ctx->w, s->control);
+  free(s->group_end);
   free(s->pending);
   free(s->bucket_tensors);
   free(s->momentum);
@@ -176,7 +251,8 @@ static void gar_finish(hs_algo_ctx *ctx) {
 
 static const hs_option_spec gar_options[] = {
     {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL,
-     "gradients are grouped into buckets of about this size, filled in reverse layer order"},
+     "gradients are grouped into buckets of at least this size, filled in reverse layer order; with cycle_time, "
+     "Horovod's fusion threshold: the most one fused allreduce carries (HOROVOD_FUSION_THRESHOLD, 64 MiB)"},
     HS_DDP_BUCKET_OPTIONS,
     {"overlap", HS_OPT_BOOL, "true", 0, NULL,
      "start each bucket's allreduce as soon as backward produced it (false: after backward)"},
@@ -187,10 +263,17 @@ static const hs_option_spec gar_options[] = {
      "DDP's default: before every forward, the model's buffers (batch-norm statistics, the profile's buffers) are "
      "flattened, broadcast from rank 0 and copied back, a launch per buffer; false: Horovod, Bagua"},
     {"cycle_time", HS_OPT_TIME, "0", 0, NULL,
-     "Horovod's background loop: a ready bucket's allreduce starts at the loop's next cycle, one every cycle_time "
-     "(HOROVOD_CYCLE_TIME: 5 ms before Horovod 0.21, 1 ms since); 0: posted from backward's hooks (DDP, Bagua)"},
+     "Horovod's background loop: every cycle_time (HOROVOD_CYCLE_TIME: 5 ms before Horovod 0.21, 1 ms since) the "
+     "ranks agree on the gradients ready everywhere and allreduce them fused, up to bucket_size; 0: buckets cut in "
+     "advance, posted from backward's hooks (DDP, Bagua)"},
     {NULL, 0, NULL, 0, NULL, NULL},
 };
+
+/* Under Horovod's loop the model is cut a bucket a layer: the loop fuses
+ * them by what is ready at each cycle. */
+static void gar_layout(const hs_options *opt, hs_bucket_layout *layout) {
+  if (hs_opt_num(opt, "cycle_time") > 0) *layout = (hs_bucket_layout){.bytes = 1};
+}
 
 const hs_algorithm_desc hs_algo_gradient_allreduce = {
     .name = "gradient_allreduce",
@@ -198,6 +281,7 @@ const hs_algorithm_desc hs_algo_gradient_allreduce = {
     .options = gar_options,
     .bucket_option = "bucket_size",
     HS_DDP_BUCKET_LAYOUT,
+    .bucket_layout = gar_layout,
     .init = gar_init,
     .begin_iteration = gar_begin,
     .bucket_ready = gar_bucket_ready,

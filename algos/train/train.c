@@ -140,6 +140,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
       .first_bytes = algo->first_bucket_option ? hs_opt_num(opt, algo->first_bucket_option) : 0,
       .from_input = algo->bucket_order_option && !strcmp(hs_opt_str(opt, algo->bucket_order_option), "definition"),
   };
+  if (algo->bucket_layout) algo->bucket_layout(opt, &layout);
   hs_model *model = hs_model_create_layout(wl, &layout);
   if (!model) return HS_ENOMEM;
   hs_model_init_params(model, wl, sc->run.seed, w->rank);
