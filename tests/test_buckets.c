@@ -22,16 +22,19 @@
 
 /* Layer sizes in bytes (fp32, 4 a parameter), first layer first: a small
  * input layer, four of 10 MB, a small output layer. */
-static const double layer_bytes[6] = {0.5e6, 10e6, 10e6, 10e6, 10e6, 0.2e6};
+static const double six_layers[6] = {0.5e6, 10e6, 10e6, 10e6, 10e6, 0.2e6};
+/* With layers that have no parameters (attention scores, pooling): l0
+ * and l5 have none, nor has l3, between two of 10 MB. */
+static const double with_empty[6] = {0, 10e6, 10e6, 0, 10e6, 0};
 #define MIB 1048576.0
 
-static hs_workload_spec six_layers(hs_layer_spec *layers) {
+static hs_workload_spec model_of(const double *bytes, hs_layer_spec *layers) {
   hs_workload_spec wl;
   memset(&wl, 0, sizeof wl);
   for (int l = 0; l < 6; l++) {
     memset(&layers[l], 0, sizeof layers[l]);
     snprintf(layers[l].name, sizeof layers[l].name, "l%d", l);
-    layers[l].params = layer_bytes[l] / 4;
+    layers[l].params = bytes[l] / 4;
   }
   wl.layers = layers;
   wl.n_layers = 6;
@@ -41,9 +44,10 @@ static hs_workload_spec six_layers(hs_layer_spec *layers) {
 
 /* want[b] lists bucket b's layers (forward indices) as a string: "54" is
  * layers 5 and 4. Buckets are in the order backward readies them. */
-static void check_cut(const char *what, const hs_bucket_layout *layout, const char *const *want, int n_want) {
+static void check_cut(const char *what, const double *bytes, const hs_bucket_layout *layout, const char *const *want,
+                      int n_want) {
   hs_layer_spec layers[6];
-  hs_workload_spec wl = six_layers(layers);
+  hs_workload_spec wl = model_of(bytes, layers);
   hs_model *m = hs_model_create_layout(&wl, layout);
   if (!m) {
     tap_ok(0, "%s: model created", what);
@@ -153,22 +157,38 @@ int main(void) {
    * l5+l4+l3 is 20.2 MB, l2 takes it past 26.2 MB; l1 and l0 are left. */
   const char *ready_plain[] = {"5432", "10"};
   hs_bucket_layout plain = {.bytes = 25 * MIB};
-  check_cut("ready order, no first bucket", &plain, ready_plain, 2);
+  check_cut("ready order, no first bucket", six_layers, &plain, ready_plain, 2);
   /* DDP since 1.5: the first bucket closes at 1 MiB (l5 is 0.2 MB, l4
    * takes it past), then 25 MiB from l3, and l0 is the remainder. */
   const char *ready_ddp[] = {"54", "321", "0"};
   hs_bucket_layout ddp = {.bytes = 25 * MIB, .first_bytes = MIB};
-  check_cut("ready order, 1 MiB first bucket (DDP since PyTorch 1.5)", &ddp, ready_ddp, 3);
+  check_cut("ready order, 1 MiB first bucket (DDP since PyTorch 1.5)", six_layers, &ddp, ready_ddp, 3);
   /* DDP up to 1.4: cut from l0 (0.5 MB, then l1 past 1 MiB), then l2..l4
    * (30 MB), and l5 is the remainder: the first ready bucket is 0.2 MB,
    * the last 10.5 MB. */
   const char *definition_ddp[] = {"5", "432", "10"};
   hs_bucket_layout old = {.bytes = 25 * MIB, .first_bytes = MIB, .from_input = 1};
-  check_cut("definition order, 1 MiB first bucket (DDP up to PyTorch 1.4)", &old, definition_ddp, 3);
+  check_cut("definition order, 1 MiB first bucket (DDP up to PyTorch 1.4)", six_layers, &old, definition_ddp, 3);
   /* No limit: one bucket, whichever way it is cut. */
   const char *whole[] = {"543210"};
   hs_bucket_layout one = {.from_input = 1};
-  check_cut("no limit: the whole model", &one, whole, 1);
+  check_cut("no limit: the whole model", six_layers, &one, whole, 1);
+  /* Layers without parameters never make a bucket of their own: 10 MB
+   * buckets from the output, l5 (none) opens the first and l4 closes it;
+   * l3 (none) goes with l2, whose hook backward reaches after it; the
+   * trailing l0 (none) with the last bucket. Per layer (Horovod), the
+   * same. */
+  const char *empty_cut[] = {"54", "32", "10"};
+  hs_bucket_layout ten = {.bytes = 10e6};
+  check_cut("layers without parameters, 10 MB buckets", with_empty, &ten, empty_cut, 3);
+  hs_bucket_layout per_layer = {.bytes = 1};
+  check_cut("layers without parameters, a bucket a layer", with_empty, &per_layer, empty_cut, 3);
+  /* From the input: l0 (none) opens the first cut and l1 closes it; l2;
+   * l3 (none) opens the third and l4 closes it; l5 (none) at the end joins
+   * it. Ready order: [5 4 3] [2] [1 0]. */
+  const char *empty_from_input[] = {"543", "2", "10"};
+  hs_bucket_layout ten_in = {.bytes = 10e6, .from_input = 1};
+  check_cut("layers without parameters, cut from the input", with_empty, &ten_in, empty_from_input, 3);
 
   /* The options: DDP's defaults, on the algorithms that run on DDP's buckets. */
   const char *algos[] = {"gradient_allreduce", "fp16_compress", "powersgd"};

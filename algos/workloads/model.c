@@ -11,17 +11,32 @@ static hs_dtype wire_dtype(const hs_workload_spec *wl) {
 
 /* Which cut each layer falls in, counting cuts in the order they are made
  * (from the last layer, or with from_input from the first), into cut[];
- * returns the number of cuts. */
+ * returns the number of cuts. A layer without parameters (attention
+ * scores, pooling) opens no cut of its own: it goes with the cut that the
+ * next layer with parameters fills (backward reaches that layer's hook
+ * after it), and ones at the very end with the last cut. */
 static int cut_layers(const hs_workload_spec *wl, const hs_bucket_layout *layout, size_t elem, int *cut) {
-  int n = wl->n_layers, cuts = 0;
+  int n = wl->n_layers, cuts = 0, closed = 1;
   double open_bytes = 0;
   for (int i = 0; i < n; i++) {
     int l = layout->from_input ? i : n - 1 - i;
-    if (open_bytes == 0) cuts++;
+    if (closed) {
+      cuts++;
+      closed = 0;
+    }
     cut[l] = cuts - 1;
     open_bytes += (double)wl->layers[l].params * (double)elem;
     double limit = cuts == 1 && layout->first_bytes > 0 ? layout->first_bytes : layout->bytes;
-    if (limit <= 0 ? i == n - 1 : open_bytes >= limit) open_bytes = 0;
+    if (limit > 0 && open_bytes >= limit) {
+      closed = 1;
+      open_bytes = 0;
+    }
+  }
+  /* trailing layers without parameters: with the last cut that has some */
+  if (!closed && open_bytes == 0 && cuts > 1) {
+    cuts--;
+    for (int l = 0; l < n; l++)
+      if (cut[l] == cuts) cut[l] = cuts - 1;
   }
   return cuts;
 }
