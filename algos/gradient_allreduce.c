@@ -159,6 +159,7 @@ static void fuse_cycles(void *arg, int unused) {
     hs_buf count = hs_buf_host(&everywhere, 1, HS_I32);
     hs_allreduce(w, s->control, count, count, HS_MIN, &q);
     if (hs_wait(w, &q) != HS_OK) return; /* a rank died: the run recovers or ends */
+    if (everywhere > m->n_buckets) everywhere = m->n_buckets; /* every rank's count is at most that */
     for (int a = sent; a < everywhere;) {
       double bytes = (double)m->buckets[a].count * elem;
       int b = a + 1;

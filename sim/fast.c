@@ -20,7 +20,9 @@
  * last member arrived (stream.c blocks whoever waits until then).
  * Point-to-point operations (gossip, parameter servers) stay SimGrid
  * communications, so their contention is still modelled; so do
- * collectives carrying numeric data (their results must be computed), and
+ * collectives carrying numeric data (their results must be computed along
+ * the schedule: a float sum depends on its order), but for an integer
+ * allreduce (min, max, sum), which settle computes in one place, and
  * every collective of a run with failures or network events, whose links
  * change under the schedule. */
 #include <math.h>
@@ -1229,7 +1231,12 @@ static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   g.complete = NULL;
   g.complete_any = NULL;
   g.ctx = &rc;
-  hs_lower_run(&g, o, s->algo);
+  /* The schedule only: the lowering's local copies and reductions must
+   * not touch a call's data (settle computes it: hs_sim_fast_reduce). */
+  hs_op timing_only = *o;
+  timing_only.send.data = NULL;
+  timing_only.recv.data = NULL;
+  hs_lower_run(&g, &timing_only, s->algo);
   s->has[c->g.me] = 1;
 }
 
@@ -1265,6 +1272,7 @@ static void settle(sim_world *w, sim_fast *f) {
     if (!s->compiled) compile(w, f, s);
     timed(s, k->arrival, k->finish);
     w->fast_collectives++;
+    hs_sim_fast_reduce(k->token, k->n);
     for (int i = 0; i < k->n; i++) hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
     free(k->arrival);
     free(k->finish);

@@ -228,6 +228,10 @@ fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, const hs_exec *how, void
 void hs_sim_fast_arrive(sim_world *w, fast_call *k, int me, double arrival);
 /* stream.c: what a member's part of a timed fast call does. */
 void hs_sim_fast_timed(void *token, double arrival, double finish);
+/* A timed call carrying data (hs_op_exact_anywhere): its result, computed
+ * from every member's send buffer into every member's receive buffer,
+ * once all have arrived and before any is told it is done. */
+void hs_sim_fast_reduce(void *const *tokens, int n);
 
 /* background.c: starts network { } background traffic (daemon actors). */
 void hs_sim_start_background(const hs_scenario *sc);

@@ -166,6 +166,33 @@ void hs_sim_fast_timed(void *token, double arrival, double finish) {
   wake_all(r);
 }
 
+/* Every member's contribution combined, in member order (the result is
+ * the same in any: select.h, hs_op_exact_anywhere), then handed to each. */
+#define FAST_REDUCE(T)                                                                                         \
+  do {                                                                                                         \
+    T *acc = malloc(count * sizeof(T));                                                                        \
+    if (!acc) return;                                                                                          \
+    memcpy(acc, first->op.send.data, count * sizeof(T));                                                      \
+    for (int i = 1; i < n; i++) {                                                                              \
+      const T *x = ((const hs_request *)tokens[i])->op.send.data;                                            \
+      for (size_t j = 0; j < count; j++)                                                                       \
+        acc[j] = redop == HS_MIN ? (x[j] < acc[j] ? x[j] : acc[j])                                             \
+                 : redop == HS_MAX ? (x[j] > acc[j] ? x[j] : acc[j])                                           \
+                                   : acc[j] + x[j];                                                            \
+    }                                                                                                          \
+    for (int i = 0; i < n; i++) memcpy(((const hs_request *)tokens[i])->op.recv.data, acc, count * sizeof(T)); \
+    free(acc);                                                                                                 \
+  } while (0)
+
+void hs_sim_fast_reduce(void *const *tokens, int n) {
+  const hs_request *first = tokens[0];
+  if (n < 1 || !first->op.send.data) return;
+  size_t count = first->op.send.count;
+  hs_redop redop = first->op.redop;
+  if (first->op.send.dtype == HS_I32) FAST_REDUCE(int32_t);
+  else if (first->op.send.dtype == HS_I64) FAST_REDUCE(int64_t);
+}
+
 hs_lower_group hs_sim_group_for(const hs_comm *c, const hs_exec *how) {
   hs_lower_group g = c->g;
   hs_lower_use_protocol(&g, &how->cost, c->self->world->sc->sim.slice);
@@ -239,7 +266,7 @@ static void drain_direct(sim_world *w, sim_stream *st) {
 /* A fast call run by the actor: join with the actor's clock as arrival,
  * sleep until the finish it gets. */
 static void run_fast(sim_world *w, hs_comm *c, const hs_op *op, const hs_exec *how) {
-  hs_request part = {.kind = REQ_FAST};
+  hs_request part = {.kind = REQ_FAST, .op = *op}; /* its buffers, for a call with data */
   hs_sim_fast_join(c, op, how, &part, simgrid_get_clock());
   if (!part.done) block_on(w, &part);
   if (part.finish > simgrid_get_clock()) sg_actor_sleep_until(part.finish);

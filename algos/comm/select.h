@@ -118,6 +118,17 @@ static inline hs_proto_family hs_plan_family(int k, hs_coll_algo a) {
 /* The tuner's pick for kind k in class cls on plan p (cached in p). */
 hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls);
 
+/* An allreduce whose result has the same bits however it is computed (an
+ * integer min, max or sum): a timed engine may compute it in one place
+ * instead of along its schedule (Horovod's negotiation, a run's recovery
+ * checks). Floating-point sums depend on their order, so they run the
+ * schedule's messages. */
+static inline int hs_op_exact_anywhere(const hs_op *o) {
+  return o->kind == HS_OP_ALLREDUCE && (o->send.dtype == HS_I32 || o->send.dtype == HS_I64) &&
+         o->recv.dtype == o->send.dtype && o->redop != HS_AVG && o->send.data && o->recv.data &&
+         o->send.count == o->recv.count;
+}
+
 /* How o runs on a communicator with plan p (the tuner's pick cached in p). */
 static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
   hs_exec x = p->exec[o->kind];
@@ -131,7 +142,7 @@ static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
       x.engine = p->fallback[o->kind].engine;
   }
   int data = o->send.data || o->recv.data;
-  if (data && x.engine == HS_ENGINE_TIMED) x.engine = p->fallback[o->kind].engine;
+  if (data && x.engine == HS_ENGINE_TIMED && !hs_op_exact_anywhere(o)) x.engine = p->fallback[o->kind].engine;
   if (data && x.engine == HS_ENGINE_LIBRARY && hs_op_reduces(o->kind) && !(p->library_types & (1u << o->send.dtype)))
     return p->fallback[o->kind];
   return x;
