@@ -86,7 +86,7 @@ static const hs_scenario *scenario;
 
 static void train_rank(hs_worker *w, void *arg) {
   (void)arg;
-  hs_train_job job = {.sc = scenario, .metrics = metrics};
+  hs_train_job job = {.sc = scenario, .metrics = metrics, .stragglers = 1};
   hs_train_worker(w, &job);
 }
 
@@ -94,6 +94,7 @@ typedef struct {
   const char *options; /* more keys of algorithm */
   const char *want;    /* rank 0's allreduces of one iteration, in order, sizes in bytes, '|'-separated */
   double bwd_flops;    /* each layer's backward, per sample */
+  const char *more;    /* more of the scenario (stragglers { }), or NULL */
 } traced_job;
 
 /* Runs two ranks for one traced iteration and reports the sizes of rank
@@ -114,8 +115,8 @@ static void traced(void *arg, FILE *report) {
            "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"%s\", batch = 1 }\n"
            "algorithm { name = \"gradient_allreduce\", broadcast_buffers = false%s }\n"
-           "run { iterations = 1, trace = 1 }\n",
-           profile, j->options);
+           "run { iterations = 1, trace = 1 }\n%s",
+           profile, j->options, j->more ? j->more : "");
   hs_scenario sc;
   if (hs_test_load(lua, &sc)) {
     hs_report(report, 0, "scenario loads");
@@ -125,19 +126,20 @@ static void traced(void *arg, FILE *report) {
   metrics = hs_metrics_create(1, 0);
   hs_trace *trace = hs_trace_create();
   hs_test_simulate(&sc, 0, train_rank, NULL, NULL, trace);
-  char got[256] = "", four[16];
+  char got[2][256] = {"", ""}, four[16];
   hs_format_bytes(4, four, sizeof four);
-  double last = -1;
+  double last[2] = {-1, -1};
   for (size_t i = 0; i < hs_trace_count(trace); i++) {
     int rank, lane;
     const char *name;
     double s, e;
     hs_trace_get(trace, i, &rank, &lane, &name, &s, &e);
     /* Horovod's negotiation is an allreduce of one 4-byte integer a cycle */
-    if (rank != 0 || strncmp(name, "allreduce ", 10) != 0 || strcmp(name + 10, four) == 0) continue;
-    if (s < last) snprintf(got + strlen(got), sizeof got - strlen(got), "(out of order)");
-    last = s;
-    snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", *got ? "|" : "", name + 10);
+    if (rank > 1 || strncmp(name, "allreduce ", 10) != 0 || strcmp(name + 10, four) == 0) continue;
+    char *g = got[rank];
+    if (s < last[rank]) snprintf(g + strlen(g), sizeof got[rank] - strlen(g), "(out of order)");
+    last[rank] = s;
+    snprintf(g + strlen(g), sizeof got[rank] - strlen(g), "%s%s", *g ? "|" : "", name + 10);
   }
   /* the expected sizes, written as the trace writes them */
   char want[256] = "", one[32];
@@ -148,7 +150,9 @@ static void traced(void *arg, FILE *report) {
     snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", *want ? "|" : "", one);
     if (*p == '|') p++;
   }
-  hs_report(report, strcmp(got, want) == 0, "traced allreduces%s: %s (want %s)", j->options, got, want);
+  hs_report(report, strcmp(got[0], want) == 0, "traced allreduces%s%s: %s (want %s)", j->options,
+            j->more ? " with a straggler" : "", got[0], want);
+  hs_report(report, strcmp(got[1], got[0]) == 0, "rank 1 posts the same allreduces as rank 0 (%s)", got[1]);
   hs_trace_free(trace);
 }
 
@@ -223,19 +227,25 @@ int main(void) {
   /* A run cuts the model as its options say: the allreduces rank 0 posts,
    * in the order they start. */
   traced_job jobs[] = {
-      {", first_bucket_size = 0", "30200000|10500000", 2e9},
-      {"", "10200000|30000000|500000", 2e9},
-      {", bucket_order = \"definition\"", "200000|30000000|10500000", 2e9},
+      {", first_bucket_size = 0", "30200000|10500000", 2e9, NULL},
+      {"", "10200000|30000000|500000", 2e9, NULL},
+      {", bucket_order = \"definition\"", "200000|30000000|10500000", 2e9, NULL},
       /* Horovod fuses what is ready everywhere at each cycle, up to the
        * threshold: after backward, all six, l5..l3 (20.2 MB; l2 would
        * take it past 25 MiB), then l2..l0 (20.5 MB). */
-      {", cycle_time = \"5ms\", overlap = false", "20200000|20500000", 2e9},
+      {", cycle_time = \"5ms\", overlap = false", "20200000|20500000", 2e9, NULL},
       /* With backward 3 ms a layer at 100 TF/s (plus its two 4 us
        * launches), the layers are ready at about 3.1, 6.1, 9.1, 12.1,
        * 15.1 and 18.1 ms: the cycles at 5, 10, 15 and 20 ms carry l5, then
        * l4 and l3, then l2, then l1 and l0. */
-      {", cycle_time = \"5ms\"", "200000|20000000|10000000|10500000", 3e11},
+      {", cycle_time = \"5ms\"", "200000|20000000|10000000|10500000", 3e11, NULL},
+      /* With GPU 1 twice as slow, its layers are ready at about 6.2,
+       * 12.2, 18.2, 24.2, 30.3 and 36.3 ms, and a layer goes out only
+       * once ready on both: one layer at each of the cycles at 10, 15, 20,
+       * 25, 35 and 40 ms, where GPU 0 alone would have fused l4 and l3. */
+      {", cycle_time = \"5ms\"", "200000|10000000|10000000|10000000|10000000|500000", 3e11,
+       "stragglers { { gpu = 1, slowdown = 2 } }\n"},
   };
-  for (int i = 0; i < 5; i++) hs_test_in_child("traced allreduces", traced, &jobs[i], 60);
+  for (int i = 0; i < 6; i++) hs_test_in_child("traced allreduces", traced, &jobs[i], 60);
   return tap_done(0);
 }
