@@ -47,7 +47,8 @@
  * many are ready everywhere (an allreduce(min) of one integer on a
  * communicator of its own, standing for Horovod's controller on MPI or
  * Gloo), and the newly ready run of layers goes out in allreduces of up to
- * bucket_size bytes; a last job waits for them all before the step. */
+ * bucket_size bytes, run in order on a second stream, Horovod's CUDA
+ * stream, with the fusion buffer's copies; the step waits for both. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -32,6 +32,7 @@
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/semaphore.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +168,9 @@ void hs_sim_fast_timed(void *token, double arrival, double finish) {
 }
 
 /* Every member's contribution combined, in member order (the result is
- * the same in any: select.h, hs_op_exact_anywhere), then handed to each. */
+ * the same in any: select.h, hs_op_exact_anywhere), then handed to each.
+ * A sum wraps around as two's complement does (as MPI and NCCL's integer
+ * sums do), computed unsigned: a signed overflow is undefined in C. */
 #define FAST_REDUCE(T)                                                                                         \
   do {                                                                                                         \
     T *acc = malloc(count * sizeof(T));                                                                        \
@@ -178,15 +181,16 @@ void hs_sim_fast_timed(void *token, double arrival, double finish) {
       for (size_t j = 0; j < count; j++)                                                                       \
         acc[j] = redop == HS_MIN ? (x[j] < acc[j] ? x[j] : acc[j])                                             \
                  : redop == HS_MAX ? (x[j] > acc[j] ? x[j] : acc[j])                                           \
-                                   : acc[j] + x[j];                                                            \
+                                   : (T)((uint64_t)acc[j] + (uint64_t)x[j]);                                    \
     }                                                                                                          \
     for (int i = 0; i < n; i++) memcpy(((const hs_request *)tokens[i])->op.recv.data, acc, count * sizeof(T)); \
     free(acc);                                                                                                 \
   } while (0)
 
 void hs_sim_fast_reduce(void *const *tokens, int n) {
+  if (n < 1) return;
   const hs_request *first = tokens[0];
-  if (n < 1 || !first->op.send.data) return;
+  if (!first->op.send.data) return;
   size_t count = first->op.send.count;
   hs_redop redop = first->op.redop;
   if (first->op.send.dtype == HS_I32) FAST_REDUCE(int32_t);
