@@ -8,12 +8,21 @@
  * Q starts from the same seeded draw on every rank. A bucket too small for
  * compression to pay (r (rows + cols) >= b) is allreduced as is.
  * Bytes per worker per step and bucket: 2 (n-1)/n x 4 r (rows + cols) (ring).
- * The two allreduces run after backward (the second needs the first). */
+ *
+ * As PyTorch's powerSGD_hook runs it (a DDP communication hook: called for
+ * each bucket as soon as the bucket is ready, its two allreduces chained
+ * by futures), a bucket's whole chain (M and P, the allreduce of P,
+ * orthonormalising and Q, the allreduce of Q, the approximation and the
+ * error) runs on a communication stream (algos/comm_stream.h) while
+ * backward goes on, one bucket after the other; the step waits for the
+ * stream before the optimizer. Vogels et al.'s own code compressed after
+ * backward; the hook is what users run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/comm_stream.h"
 #include "algos/ddp_buckets.h"
 #include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
@@ -23,13 +32,15 @@ typedef struct {
   size_t rows, cols;
   int compressed;
   float *q, *p, *mat, *err; /* numeric runs */
-  hs_request *req;
 } psgd_bucket;
 
 typedef struct {
+  hs_algo_ctx *ctx;
   int rank;
   psgd_bucket *b;
   float *momentum;
+  hs_comm *own;           /* the stream posts on a copy of world, not the training thread's */
+  hs_comm_stream *stream; /* the buckets' chains, in order */
 } psgd_state;
 
 /* Same uniform draw on every rank: Q is shared without being sent. */
@@ -43,8 +54,13 @@ static void seeded_fill(float *x, size_t n, uint64_t seed) {
 
 static int psgd_init(hs_algo_ctx *ctx) {
   psgd_state *s = calloc(1, sizeof *s);
+  if (!s) return HS_ENOMEM;
   ctx->state = s;
+  s->ctx = ctx;
   hs_model *m = ctx->model;
+  int rc = hs_comm_split(ctx->w, ctx->w->world, 0, ctx->w->rank, &s->own);
+  if (rc) return rc;
+  if (!(s->stream = hs_comm_stream_start(ctx->w, m->n_buckets))) return HS_ENOMEM;
   s->rank = (int)hs_opt_int(ctx->opt, "rank");
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->b = calloc(m->n_buckets, sizeof *s->b);
@@ -66,72 +82,77 @@ static int psgd_init(hs_algo_ctx *ctx) {
 
 static hs_buf fbuf(float *data, size_t count) { return data ? hs_buf_host(data, count, HS_F32) : hs_buf_virtual(count, HS_F32); }
 
-static void psgd_step(hs_algo_ctx *ctx) {
-  psgd_state *s = ctx->state;
+/* On the communication stream: bucket i's chain, P's allreduce, then Q's. */
+static void bucket_chain(void *arg, int i) {
+  psgd_state *s = arg;
+  hs_algo_ctx *ctx = s->ctx;
   hs_model *m = ctx->model;
   hs_worker *w = ctx->w;
+  psgd_bucket *b = &s->b[i];
   size_t r = (size_t)s->rank;
-  /* Round 1: P = M Q for every bucket (or the whole bucket when uncompressed). */
-  for (int i = 0; i < m->n_buckets; i++) {
-    psgd_bucket *b = &s->b[i];
-    if (!b->compressed) {
-      hs_buf g = hs_model_bucket_buf(m, m->grads, i);
-      hs_allreduce(w, w->world, g, g, HS_AVG, &b->req);
-      continue;
-    }
-    /* M = g + err (read both, write M), P = M Q: a matmul of 2 rows cols r
-     * flops at the GPU's speed, reading M */
-    double cells = (double)b->rows * (double)b->cols;
-    hs_gpu_kernel(ctx, 4 * 4 * cells, 2);
-    hs_compute(w, 2 * cells * (double)r);
-    if (b->mat) {
-      size_t n = m->buckets[i].count;
-      float *g = m->grads + m->buckets[i].offset;
-      for (size_t j = 0; j < n; j++) b->mat[j] = g[j] + b->err[j];
-      hs_k_mm_f32(b->mat, b->q, b->p, b->rows, b->cols, r);
-    }
-    hs_buf p = fbuf(b->p, b->rows * r);
-    hs_allreduce(w, w->world, p, p, HS_AVG, &b->req);
+  hs_request *q = NULL;
+  if (!b->compressed) {
+    hs_buf g = hs_model_bucket_buf(m, m->grads, i);
+    hs_allreduce(w, s->own, g, g, HS_AVG, &q);
+    hs_wait(w, &q);
+    return;
   }
-  /* Round 2: orthonormalise P, Q = M^T P, averaged. */
-  for (int i = 0; i < m->n_buckets; i++) {
-    psgd_bucket *b = &s->b[i];
-    hs_wait(w, &b->req);
-    if (!b->compressed) continue;
-    /* Gram-Schmidt on P (2 rows r^2 flops), Q = M^T P (2 rows cols r, reading M) */
-    hs_gpu_kernel(ctx, 4.0 * (double)b->rows * (double)b->cols, 2);
-    hs_compute(w, 2.0 * (double)b->rows * (double)(r * r) + 2.0 * (double)b->rows * (double)b->cols * (double)r);
-    if (b->mat) {
-      hs_k_orthonormalize_f32(b->p, b->rows, r);
-      hs_k_mtm_f32(b->mat, b->p, b->q, b->cols, b->rows, r);
-    }
-    hs_buf q = fbuf(b->q, b->cols * r);
-    hs_allreduce(w, w->world, q, q, HS_AVG, &b->req);
-  }
-  /* The approximation replaces the gradient; what it missed is carried over. */
-  for (int i = 0; i < m->n_buckets; i++) {
-    psgd_bucket *b = &s->b[i];
-    if (!b->compressed) continue;
-    hs_wait(w, &b->req);
-    /* P Q^T (2 rows cols r flops, writing it), err = M - approx and g =
-     * approx (read M and approx, write err and g) */
-    hs_gpu_kernel(ctx, 4.0 * 5 * (double)b->rows * (double)b->cols, 2);
-    hs_compute(w, 2.0 * (double)b->rows * (double)b->cols * (double)r);
-    if (!b->mat) continue;
+  /* M = g + err (read both, write M), P = M Q: a matmul of 2 rows cols r
+   * flops at the GPU's speed, reading M */
+  double cells = (double)b->rows * (double)b->cols;
+  hs_gpu_kernel(ctx, 4 * 4 * cells, 2);
+  hs_compute(w, 2 * cells * (double)r);
+  if (b->mat) {
     size_t n = m->buckets[i].count;
-    float *g = m->grads + m->buckets[i].offset, *approx = malloc(b->rows * b->cols * sizeof(float));
-    hs_k_mmt_f32(b->p, b->q, approx, b->rows, r, b->cols);
-    for (size_t j = 0; j < n; j++) {
-      b->err[j] = b->mat[j] - approx[j];
-      g[j] = approx[j];
-    }
-    free(approx);
+    float *g = m->grads + m->buckets[i].offset;
+    for (size_t j = 0; j < n; j++) b->mat[j] = g[j] + b->err[j];
+    hs_k_mm_f32(b->mat, b->q, b->p, b->rows, b->cols, r);
   }
-  hs_sgd_step(ctx, m->grads, s->momentum);
+  hs_buf p = fbuf(b->p, b->rows * r);
+  hs_allreduce(w, s->own, p, p, HS_AVG, &q);
+  hs_wait(w, &q);
+  /* Gram-Schmidt on P (2 rows r^2 flops), Q = M^T P (2 rows cols r, reading M) */
+  hs_gpu_kernel(ctx, 4.0 * cells, 2);
+  hs_compute(w, 2.0 * (double)b->rows * (double)(r * r) + 2.0 * cells * (double)r);
+  if (b->mat) {
+    hs_k_orthonormalize_f32(b->p, b->rows, r);
+    hs_k_mtm_f32(b->mat, b->p, b->q, b->cols, b->rows, r);
+  }
+  hs_buf qb = fbuf(b->q, b->cols * r);
+  hs_allreduce(w, s->own, qb, qb, HS_AVG, &q);
+  hs_wait(w, &q);
+  /* The approximation replaces the gradient; what it missed is carried
+   * over: P Q^T (2 rows cols r flops, writing it), err = M - approx and g =
+   * approx (read M and approx, write err and g) */
+  hs_gpu_kernel(ctx, 4.0 * 5 * cells, 2);
+  hs_compute(w, 2.0 * cells * (double)r);
+  if (!b->mat) return;
+  size_t n = m->buckets[i].count;
+  float *g = m->grads + m->buckets[i].offset, *approx = malloc(b->rows * b->cols * sizeof(float));
+  if (!approx) return;
+  hs_k_mmt_f32(b->p, b->q, approx, b->rows, r, b->cols);
+  for (size_t j = 0; j < n; j++) {
+    b->err[j] = b->mat[j] - approx[j];
+    g[j] = approx[j];
+  }
+  free(approx);
+}
+
+static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
+  psgd_state *s = ctx->state;
+  hs_comm_stream_enqueue(s->stream, bucket_chain, s, i);
+}
+
+static void psgd_step(hs_algo_ctx *ctx) {
+  psgd_state *s = ctx->state;
+  hs_comm_stream_sync(s->stream);
+  hs_sgd_step(ctx, ctx->model->grads, s->momentum);
 }
 
 static void psgd_finish(hs_algo_ctx *ctx) {
   psgd_state *s = ctx->state;
+  hs_comm_stream_stop(s->stream);
+  if (s->own) hs_comm_free(ctx->w, s->own);
   for (int i = 0; i < ctx->model->n_buckets; i++) {
     psgd_bucket *b = &s->b[i];
     free(b->q), free(b->p), free(b->mat), free(b->err);
@@ -154,6 +175,7 @@ const hs_algorithm_desc hs_algo_powersgd = {
     .bucket_option = "bucket_size",
     HS_DDP_BUCKET_LAYOUT,
     .init = psgd_init,
+    .bucket_ready = psgd_bucket_ready,
     .step = psgd_step,
     .finish = psgd_finish,
 };

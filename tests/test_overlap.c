@@ -120,9 +120,17 @@ static void child(void *arg, FILE *report) {
   hs_trace_free(trace);
 }
 
-/* Hierarchical bytegrad, traced: backward never waits for the node. */
-static void hierarchical(void *arg, FILE *report) {
-  (void)arg;
+/* An algorithm whose buckets' chains run on a communication stream,
+ * traced: backward never waits for them. */
+typedef struct {
+  const char *what;      /* for the report */
+  const char *algorithm; /* the algorithm { } line's keys */
+  const char *op;        /* the operation counted ("reduce ", "allreduce ") */
+  int ops, beside;       /* how many a rank posts in the traced iteration, and start while backward runs */
+} chains_job;
+
+static void chains(void *arg, FILE *report) {
+  const chains_job *j = arg;
   char profile[600], lua[2048];
   write_profile(profile, sizeof profile);
   snprintf(lua, sizeof lua,
@@ -130,9 +138,9 @@ static void hierarchical(void *arg, FILE *report) {
            "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
            "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"%s\", batch = 1 }\n"
-           "algorithm { name = \"bytegrad\", bucket_size = \"16MiB\", hierarchical = true }\n"
+           "algorithm { %s }\n"
            "run { iterations = 2, trace = 1 }\n",
-           profile);
+           profile, j->algorithm);
   hs_scenario sc;
   if (hs_test_load(lua, &sc)) {
     hs_report(report, 0, "scenario loads");
@@ -142,10 +150,10 @@ static void hierarchical(void *arg, FILE *report) {
   metrics = hs_metrics_create(2, 0);
   hs_trace *trace = hs_trace_create();
   hs_test_simulate(&sc, 0, train_rank, NULL, NULL, trace);
-  hs_report(report, metrics->count[1] == 8, "hierarchical bytegrad: all 8 ranks ran 2 iterations");
+  hs_report(report, metrics->count[1] == 8, "%s: all 8 ranks ran 2 iterations", j->what);
   for (int rank = 0; rank < 8; rank++) {
     double bwd_start[8], bwd_end[8], backward_end = 0;
-    int n_bwd = 0, reduces = 0, beside = 0;
+    int n_bwd = 0, ops = 0, beside = 0;
     for (size_t i = 0; i < hs_trace_count(trace); i++) {
       int r, lane, b;
       const char *name;
@@ -166,17 +174,17 @@ static void hierarchical(void *arg, FILE *report) {
       const char *name;
       double s, e;
       hs_trace_get(trace, i, &r, &lane, &name, &s, &e);
-      if (r != rank || lane < HS_LANE_COMM || strncmp(name, "reduce ", 7) != 0) continue;
-      reduces++;
+      if (r != rank || lane < HS_LANE_COMM || strncmp(name, j->op, strlen(j->op)) != 0) continue;
+      ops++;
       beside += s < backward_end;
     }
     hs_report(report, n_bwd == 8 && worst_gap <= 1e-9,
-              "rank %d: its 8 backward buckets run back to back (largest gap %.3g s): no reduce blocks backward", rank,
-              worst_gap);
-    /* the last bucket's reduce can only start when backward is over */
-    hs_report(report, reduces == 8 && beside == 7,
-              "rank %d: %d of its %d intra-node reduces start while backward runs (want 7 of 8)", rank, beside,
-              reduces);
+              "%s, rank %d: its 8 backward buckets run back to back (largest gap %.3g s): nothing blocks backward",
+              j->what, rank, worst_gap);
+    /* the last bucket's chain can only start when backward is over */
+    hs_report(report, ops == j->ops && beside == j->beside,
+              "%s, rank %d: %d of its %d '%s' start while backward runs (want %d of %d)", j->what, rank, beside, ops,
+              j->op, j->beside, j->ops);
   }
   hs_trace_free(trace);
   hs_metrics_free(metrics);
@@ -196,7 +204,16 @@ int main(void) {
   hs_test_in_child("Horovod's cycle, overlap on, no SMs held", child, &e, 120);
   job f = {"true", ", sms = 2", "", &t[10], &t[11]};
   hs_test_in_child("overlap on, collectives hold every SM", child, &f, 120);
-  hs_test_in_child("hierarchical bytegrad", hierarchical, NULL, 120);
+  /* Hierarchical bytegrad: each bucket's intra-node reduce beside
+   * backward, the last one's after it. */
+  chains_job hier = {"hierarchical bytegrad", "name = \"bytegrad\", bucket_size = \"16MiB\", hierarchical = true",
+                     "reduce ", 8, 7};
+  hs_test_in_child("hierarchical bytegrad", chains, &hier, 120);
+  /* PowerSGD as its DDP hook runs it: each bucket's allreduces of P and
+   * of Q (rows = cols = 2048, 32 KiB each at rank 4) beside backward, the
+   * last bucket's two after it. */
+  chains_job psgd = {"powersgd", "name = \"powersgd\", bucket_size = \"16MiB\"", "allreduce ", 16, 14};
+  hs_test_in_child("powersgd", chains, &psgd, 120);
   double on = t[0], off = t[1], on_free = t[2];
   int n = 8;
   /* The links' 1 + 5 us, and NCCL's Simple protocol (the default;
