@@ -19,6 +19,8 @@
 #ifndef HS_DDP_BUCKETS_H
 #define HS_DDP_BUCKETS_H
 
+#include "algos/algorithm.h"
+
 #define HS_DDP_BUCKET_OPTIONS                                                                                        \
   {"first_bucket_size", HS_OPT_BYTES, "1MiB", 0, NULL,                                                              \
    "the first bucket cut is closed at this size (DDP's _DEFAULT_FIRST_BUCKET_BYTES, 1 MiB); 0: like the others "    \
@@ -29,5 +31,24 @@
        "bucket being the last one ready"}
 
 #define HS_DDP_BUCKET_LAYOUT .first_bucket_option = "first_bucket_size", .bucket_order_option = "bucket_order"
+
+/* DDP keeps each parameter's gradient apart from the bucket it is reduced
+ * in (gradient_as_bucket_view=False, its default): as a gradient is ready
+ * the reducer copies it into its bucket (Reducer::mark_variable_ready_dense,
+ * on the compute stream), and once the bucket's communication (allreduce,
+ * or a communication hook's future) is done it copies each back
+ * (copy_bucket_to_grad). 8 bytes a parameter and a launch per tensor each
+ * way, whatever runs on the bucket in between. */
+#define HS_DDP_BUCKET_VIEW_OPTION                                                                                     \
+  {"gradient_as_bucket_view", HS_OPT_BOOL, "false", 0, NULL,                                                        \
+   "gradients live in their buckets (Bagua, DDP's gradient_as_bucket_view=True); false: DDP's default, each "       \
+   "gradient copied into its bucket and back, 8 bytes a parameter and a launch per tensor each way"}
+
+/* Parameter tensors of each bucket (the copies' launches); NULL if out of memory. */
+int *hs_ddp_bucket_tensors(const hs_model *m);
+/* Bucket b's gradients copied into it, on the calling thread's stream. */
+void hs_ddp_copy_in(hs_algo_ctx *ctx, const int *bucket_tensors, int b);
+/* Every gradient copied back out of its bucket. */
+void hs_ddp_copy_out(hs_algo_ctx *ctx);
 
 #endif

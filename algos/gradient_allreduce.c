@@ -86,10 +86,8 @@ static int gar_init(hs_algo_ctx *ctx) {
   s->overlap = hs_opt_bool(ctx->opt, "overlap");
   s->bucket_view = hs_opt_bool(ctx->opt, "gradient_as_bucket_view");
   s->broadcast_buffers = hs_opt_bool(ctx->opt, "broadcast_buffers");
-  s->bucket_tensors = calloc(ctx->model->n_buckets, sizeof *s->bucket_tensors);
+  s->bucket_tensors = hs_ddp_bucket_tensors(ctx->model);
   if (!s->pending || !s->bucket_tensors) return HS_ENOMEM;
-  for (int l = 0; l < ctx->model->n_layers; l++)
-    s->bucket_tensors[ctx->model->layers[l].bucket] += ctx->model->layers[l].tensors;
   s->ctx = ctx;
   s->cycle = hs_opt_num(ctx->opt, "cycle_time");
   if (s->cycle > 0) {
@@ -218,8 +216,7 @@ static void gar_bucket_ready(hs_algo_ctx *ctx, int b) {
   /* DDP: the copy (and division) into the bucket runs in backward's
    * hooks, on the compute stream, overlapped or not. Horovod copies into
    * its fusion buffer on its own stream (fused_allreduce). */
-  if (!s->bucket_view && !s->loop)
-    hs_gpu_kernel(ctx, 8.0 * (double)ctx->model->buckets[b].count, s->bucket_tensors[b]);
+  if (!s->bucket_view && !s->loop) hs_ddp_copy_in(ctx, s->bucket_tensors, b);
   if (s->overlap) post_bucket(ctx, s, b);
 }
 
@@ -234,7 +231,7 @@ static void gar_step(hs_algo_ctx *ctx) {
     atomic_store(&s->ready, 0);
   } else {
     hs_waitall(ctx->w, s->pending, m->n_buckets);
-    if (!s->bucket_view) hs_gpu_kernel(ctx, 8.0 * (double)m->n_params, m->n_tensors); /* copies back out */
+    if (!s->bucket_view) hs_ddp_copy_out(ctx);
   }
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
@@ -258,9 +255,7 @@ static const hs_option_spec gar_options[] = {
     HS_DDP_BUCKET_OPTIONS,
     {"overlap", HS_OPT_BOOL, "true", 0, NULL,
      "start each bucket's allreduce as soon as backward produced it (false: after backward)"},
-    {"gradient_as_bucket_view", HS_OPT_BOOL, "false", 0, NULL,
-     "gradients live in their buckets (Bagua, DDP's gradient_as_bucket_view=True); false: DDP's default, each gradient "
-     "copied into its bucket and back, 8 bytes a parameter and a launch per tensor each way"},
+    HS_DDP_BUCKET_VIEW_OPTION,
     {"broadcast_buffers", HS_OPT_BOOL, "true", 0, NULL,
      "DDP's default: before every forward, the model's buffers (batch-norm statistics, the profile's buffers) are "
      "flattened, broadcast from rank 0 and copied back, a launch per buffer; false: Horovod, Bagua"},

@@ -4,7 +4,10 @@
  * Each bucket's gradients are divided by n, cast to 16 bits, allreduced
  * (sum, reduced in float32 and rounded once per addition, as NCCL does),
  * and cast back, overlapped with backward like gradient_allreduce. Bytes
- * per step: half of gradient_allreduce's, 2(n-1)/n x 2 bytes per parameter. */
+ * per step: half of gradient_allreduce's, 2(n-1)/n x 2 bytes per parameter.
+ * The hook runs on DDP's buckets, so DDP's reducer copies each gradient
+ * into its bucket before the hook and back out after it, unless
+ * gradient_as_bucket_view (ddp_buckets.h). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -17,6 +20,8 @@
 typedef struct {
   hs_dtype type;
   hs_request **pending;
+  int bucket_view;     /* no DDP copies (gradient_as_bucket_view) */
+  int *bucket_tensors; /* parameter tensors per bucket: the copies' launches */
   uint16_t *half; /* the whole model in 16 bits (numeric runs) */
   float *momentum;
 } half_state;
@@ -26,6 +31,9 @@ static int half_init(hs_algo_ctx *ctx, hs_dtype type) {
   ctx->state = s;
   s->type = type;
   s->pending = calloc(ctx->model->n_buckets, sizeof *s->pending);
+  s->bucket_view = hs_opt_bool(ctx->opt, "gradient_as_bucket_view");
+  s->bucket_tensors = hs_ddp_bucket_tensors(ctx->model);
+  if (!s->pending || !s->bucket_tensors) return HS_ENOMEM;
   s->momentum = hs_sgd_momentum_alloc(ctx);
   if (ctx->model->params) s->half = malloc(ctx->model->n_params * sizeof *s->half);
   return 0;
@@ -38,6 +46,7 @@ static void half_bucket_ready(hs_algo_ctx *ctx, int b) {
   hs_model *m = ctx->model;
   const hs_bucket *bk = &m->buckets[b];
   hs_buf h = hs_buf_virtual(bk->count, s->type);
+  if (!s->bucket_view) hs_ddp_copy_in(ctx, s->bucket_tensors, b); /* the reducer, before the hook */
   /* divide (read and write 4 bytes), convert (read 4, write 2) */
   hs_gpu_kernel(ctx, 14.0 * (double)bk->count, 2);
   if (s->half) {
@@ -60,18 +69,20 @@ static void half_step(hs_algo_ctx *ctx) {
     if (s->type == HS_F16) hs_k_from_f16(s->half, m->n_params, m->grads);
     else hs_k_from_bf16(s->half, m->n_params, m->grads);
   }
+  if (!s->bucket_view) hs_ddp_copy_out(ctx); /* the reducer, after the hook's futures */
   hs_sgd_step(ctx, m->grads, s->momentum);
 }
 
 static void half_finish(hs_algo_ctx *ctx) {
   half_state *s = ctx->state;
-  free(s->pending), free(s->half), free(s->momentum);
+  free(s->pending), free(s->half), free(s->momentum), free(s->bucket_tensors);
   free(s);
 }
 
 static const hs_option_spec half_options[] = {
     {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "gradients are grouped into buckets of about this size"},
     HS_DDP_BUCKET_OPTIONS,
+    HS_DDP_BUCKET_VIEW_OPTION,
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 

@@ -16,7 +16,9 @@
  * error) runs on a communication stream (algos/comm_stream.h) while
  * backward goes on, one bucket after the other; the step waits for the
  * stream before the optimizer. Vogels et al.'s own code compressed after
- * backward; the hook is what users run. */
+ * backward; the hook is what users run. DDP's reducer copies each
+ * gradient into its bucket before the hook and back out after it, unless
+ * gradient_as_bucket_view (ddp_buckets.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,8 @@ typedef struct {
   float *momentum;
   hs_comm *own;           /* the stream posts on a copy of world, not the training thread's */
   hs_comm_stream *stream; /* the buckets' chains, in order */
+  int bucket_view;        /* no DDP copies (gradient_as_bucket_view) */
+  int *bucket_tensors;    /* parameter tensors per bucket: the copies' launches */
 } psgd_state;
 
 /* Same uniform draw on every rank: Q is shared without being sent. */
@@ -62,6 +66,8 @@ static int psgd_init(hs_algo_ctx *ctx) {
   if (rc) return rc;
   if (!(s->stream = hs_comm_stream_start(ctx->w, m->n_buckets))) return HS_ENOMEM;
   s->rank = (int)hs_opt_int(ctx->opt, "rank");
+  s->bucket_view = hs_opt_bool(ctx->opt, "gradient_as_bucket_view");
+  if (!(s->bucket_tensors = hs_ddp_bucket_tensors(m))) return HS_ENOMEM;
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->b = calloc(m->n_buckets, sizeof *s->b);
   for (int i = 0; i < m->n_buckets; i++) {
@@ -140,12 +146,14 @@ static void bucket_chain(void *arg, int i) {
 
 static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
   psgd_state *s = ctx->state;
+  if (!s->bucket_view) hs_ddp_copy_in(ctx, s->bucket_tensors, i); /* the reducer, before the hook */
   hs_comm_stream_enqueue(s->stream, bucket_chain, s, i);
 }
 
 static void psgd_step(hs_algo_ctx *ctx) {
   psgd_state *s = ctx->state;
   hs_comm_stream_sync(s->stream);
+  if (!s->bucket_view) hs_ddp_copy_out(ctx); /* the reducer, after the hook's futures */
   hs_sgd_step(ctx, ctx->model->grads, s->momentum);
 }
 
@@ -157,7 +165,7 @@ static void psgd_finish(hs_algo_ctx *ctx) {
     psgd_bucket *b = &s->b[i];
     free(b->q), free(b->p), free(b->mat), free(b->err);
   }
-  free(s->b), free(s->momentum);
+  free(s->b), free(s->momentum), free(s->bucket_tensors);
   free(s);
 }
 
@@ -165,6 +173,7 @@ static const hs_option_spec psgd_options[] = {
     {"rank", HS_OPT_INT, "4", 1, NULL, "rank r of the approximation"},
     {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "gradients are compressed per bucket of about this size"},
     HS_DDP_BUCKET_OPTIONS,
+    HS_DDP_BUCKET_VIEW_OPTION,
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 

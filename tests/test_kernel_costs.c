@@ -131,6 +131,18 @@ int main(void) {
   tap_ok(fabs((copies - none) - copy_cost) < 0.02 * copy_cost,
          "DDP's bucket copies cost %.6f s over 4 iterations, 4 x (16 bytes x %.4g M / 1555 GB/s + 322 launches x 4 us) "
          "= %.6f s (2%%)", copies - none, params / 1e6, copy_cost);
+  /* DDP's communication hooks run on the same buckets: the reducer copies
+   * before the hook and after it all the same */
+  const char *hooks[] = {"fp16_compress", "powersgd"};
+  for (int h = 0; h < 2; h++) {
+    char with[64], without[64];
+    snprintf(with, sizeof with, "%s-copies", hooks[h]);
+    snprintf(without, sizeof without, "%s-no-copies", hooks[h]);
+    double c = run_time(with, hooks[h], ""), n = run_time(without, hooks[h], view);
+    tap_ok(fabs((c - n) - copy_cost) < 0.02 * copy_cost,
+           "%s: DDP's bucket copies around the hook cost %.6f s over 4 iterations (want %.6f s, 2%%)", hooks[h], c - n,
+           copy_cost);
+  }
 
   /* DDP's buffer broadcast before forward (broadcast_buffers, its
    * default): ResNet-50's 159 batch-norm buffers, 212,904 bytes, in two

@@ -1,0 +1,20 @@
+/* ddp_copies.c — PyTorch DDP's reducer copies (ddp_buckets.h). */
+#include <stdlib.h>
+
+#include "algos/ddp_buckets.h"
+#include "algos/train/gpu_kernel.h"
+
+int *hs_ddp_bucket_tensors(const hs_model *m) {
+  int *t = calloc(m->n_buckets > 0 ? (size_t)m->n_buckets : 1, sizeof *t);
+  if (!t) return NULL;
+  for (int l = 0; l < m->n_layers; l++) t[m->layers[l].bucket] += m->layers[l].tensors;
+  return t;
+}
+
+void hs_ddp_copy_in(hs_algo_ctx *ctx, const int *bucket_tensors, int b) {
+  hs_gpu_kernel(ctx, 8.0 * (double)ctx->model->buckets[b].count, bucket_tensors[b]);
+}
+
+void hs_ddp_copy_out(hs_algo_ctx *ctx) {
+  hs_gpu_kernel(ctx, 8.0 * (double)ctx->model->n_params, ctx->model->n_tensors);
+}
