@@ -55,7 +55,7 @@ static const field gpu_fields[] = {
     END};
 static const field intra_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
-    {"latency", F_LATENCY, OFF(cluster.intra.latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    {"latency", F_LATENCY, OFF(cluster.intra.latency), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     {"link", F_ENUM, OFF(cluster.intra_link), "nvlink", MIN_NONE, 0, 0, "nvlink|pcie", NULL},
     /* absent: the generation's (resolve_published_defaults) */
     {"efficiency", F_NUM, OFF(cluster.intra_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},

@@ -29,7 +29,8 @@ int main(void) {
   tap_ok(c->nodes == 6 && c->gpus_per_node == 4 && hs_scenario_gpus(&sc) == 24, "6 x 4 = 24 GPUs");
   tap_ok(c->gpu_flops == 100e12 && c->gpu_efficiency == 0.5, "gpu flops and efficiency");
   tap_ok(c->inter.bandwidth == 12.5e9 && c->inter.latency == 5e-6, "inter: 100Gbps = 12.5e9 B/s, default 5us");
-  tap_ok(c->intra.bandwidth == 300e9 && c->intra.latency == 1e-6, "intra defaults 300GBps, 1us");
+  tap_ok(c->intra.bandwidth == 300e9 && c->intra.latency == 0,
+         "intra defaults 300GBps, 0 s (NCCL's hop latencies are the protocol's)");
   tap_ok(c->topology == HS_TOPO_FAT_TREE && c->rack_size == 3 && c->oversubscription == 2, "fat tree settings");
   tap_ok(c->n_overrides == 3 && c->overrides[1].rack == 1 && c->overrides[1].inter.bandwidth == 2.5e9,
          "rack override computed in Lua: rack 1 at 20Gbps");
