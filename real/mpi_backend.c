@@ -157,6 +157,8 @@ static hs_comm *comm_wrap(mpi_rank *self, MPI_Comm data) {
   c->g.me = me;
   c->g.members = c->members;
   c->g.gpus_per_node = self->w.gpus_per_node;
+  /* the trees as the simulator runs them (one a NIC), so the sums agree to the bit */
+  c->g.tree_heads = self->sc->cluster.nics_per_node;
   c->g.exchange = hs_mpi_exchange;
   c->g.ctx = c;
   /* How each kind of operation runs on it: asked once, looked up per post. */

@@ -103,6 +103,8 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.channels = self->world->channels;
   c->g.switch_slices = self->world->sc->sim.switch_slices;
   c->g.gpus_per_node = self->world->gpus_per_node;
+  /* NCCL's tree channels start a node's chain at the GPU next to their NIC */
+  c->g.tree_heads = self->world->sc->cluster.nics_per_node;
   c->g.node_members = c->g.spread = hs_lower_node_members(m->ranks, m->n, me, c->g.gpus_per_node);
   hs_sim_switch_of(self->world, &c->g);
   /* the members run in this one process: what each would compute alike from

@@ -23,6 +23,9 @@ static inline double dmax(double a, double b) { return a > b ? a : b; }
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
+/* Position pos's part in tree w. */
+static hs_tree_role *role_at(const hs_fast_tree *t, int pos, int w) { return &t->role[pos * t->run.trees + w]; }
+
 hs_fast_tree *hs_fast_tree_new(const char *tag, int seq, int n, const hs_tree_run *run) {
   hs_fast_tree *t = calloc(1, sizeof *t);
   snprintf(t->tag, sizeof t->tag, "%s", tag);
@@ -31,21 +34,21 @@ hs_fast_tree *hs_fast_tree_new(const char *tag, int seq, int n, const hs_tree_ru
   t->n = n;
   t->member = malloc((size_t)n * sizeof(int));
   t->rec = malloc((size_t)n * sizeof(int));
-  t->role = calloc((size_t)n, sizeof *t->role);
+  t->role = calloc((size_t)n * (size_t)(run->trees > 0 ? run->trees : 1), sizeof *t->role);
   return t;
 }
 
 void hs_fast_tree_add(hs_fast_tree *t, int pos, int member, int rec, const hs_tree_run *run) {
   t->member[pos] = member;
   t->rec[pos] = rec;
-  for (int w = 0; w < run->trees; w++) t->role[pos][w] = run->role[w];
+  for (int w = 0; w < run->trees; w++) *role_at(t, pos, w) = run->role[w];
   t->got++;
 }
 
 /* The run as the rank at pos sees it: its roles in the shared frame. */
 static hs_tree_run run_at(const hs_fast_tree *t, int pos) {
   hs_tree_run r = t->run;
-  for (int w = 0; w < r.trees; w++) r.role[w] = t->role[pos][w];
+  for (int w = 0; w < r.trees; w++) r.role[w] = *role_at(t, pos, w);
   return r;
 }
 
@@ -207,7 +210,7 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
   for (int w = 0; w < t->run.trees; w++)
     for (int k = 0; k < S; k++) {
       size_t off, cnt;
-      hs_lower_part(t->role[0][w].count, (size_t)k, (size_t)S, &off, &cnt);
+      hs_lower_part(role_at(t, 0, w)->count, (size_t)k, (size_t)S, &off, &cnt);
       t->slice_bytes[w * S + k] = (double)(cnt * t->run.esize);
     }
 }
@@ -295,7 +298,7 @@ static void time_pass(pipe_timing *p) {
       const int *o = p->order + (size_t)w * n * 2;
       for (int i = 0; up && i < n; i++) { /* upward, children before parents */
         int pos = o[2 * i];
-        const hs_tree_role *r = &t->role[pos][w];
+        const hs_tree_role *r = role_at(t, pos, w);
         int ue = p->up_e[w * n + pos], root_fwd = down && r->up < 0;
         const int *de = p->down_e + (size_t)(w * n + pos) * HS_TREE_MAX_DOWN;
         if (ue < 0 && r->n_down == 0) continue; /* alone */
@@ -313,13 +316,13 @@ static void time_pass(pipe_timing *p) {
       }
       for (int i = n - 1; down && i >= 0; i--) { /* downward, parents before children */
         int pos = o[2 * i];
-        const hs_tree_role *r = &t->role[pos][w];
+        const hs_tree_role *r = role_at(t, pos, w);
         const int *de = p->down_e + (size_t)(w * n + pos) * HS_TREE_MAX_DOWN;
         if ((up && r->up < 0) || (r->up < 0 && r->n_down == 0)) continue; /* the allreduce's root went down with its sums */
         double at = p->start[pos];
         int pe = -1;
         if (r->up >= 0) {
-          const hs_tree_role *pr = &t->role[r->up][w];
+          const hs_tree_role *pr = role_at(t, r->up, w);
           for (int j = 0; j < pr->n_down; j++)
             if (pr->down[j] == pos) pe = p->down_e[(size_t)(w * n + r->up) * HS_TREE_MAX_DOWN + j];
           at = dmax(at, p->done[(size_t)pe * L + (size_t)(k % L)]);
@@ -427,7 +430,7 @@ static void time_pipelined(const hs_fast_tree *t, double wire, double *times) {
   for (int i = 0; i < T * n * HS_TREE_MAX_DOWN; i++) p.down_e[i] = -1;
   for (int e = 0; e < E; e++) {
     const hs_fast_tree_edge *ed = &t->edge[e];
-    const hs_tree_role *r = &t->role[ed->src][ed->w];
+    const hs_tree_role *r = role_at(t, ed->src, ed->w);
     if (r->up == ed->dst) p.up_e[ed->w * n + ed->src] = e;
     for (int j = 0; j < r->n_down; j++)
       if (r->down[j] == ed->dst && p.up_e[ed->w * n + ed->src] != e) p.down_e[(ed->w * n + ed->src) * HS_TREE_MAX_DOWN + j] = e;
@@ -435,7 +438,7 @@ static void time_pipelined(const hs_fast_tree *t, double wire, double *times) {
   p.order = malloc((size_t)(T * n) * 2 * sizeof(int));
   for (int w = 0; w < T; w++) {
     int *o = p.order + (size_t)w * n * 2;
-    for (int pos = 0; pos < n; pos++) o[2 * pos] = pos, o[2 * pos + 1] = t->role[pos][w].depth;
+    for (int pos = 0; pos < n; pos++) o[2 * pos] = pos, o[2 * pos + 1] = role_at(t, pos, w)->depth;
     qsort(o, (size_t)n, 2 * sizeof(int), by_depth_desc);
   }
   size_t slices = (size_t)E * (size_t)S;

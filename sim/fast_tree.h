@@ -37,7 +37,7 @@ typedef struct {
   int n, got;       /* positions, and how many recorded their part */
   int *member;      /* position -> participant of the schedule (fast.c) */
   int *rec;         /* position -> index of this run among that participant's records */
-  hs_tree_role (*role)[2];
+  hs_tree_role *role; /* [pos * run.trees + w]: each position's part in tree w */
   /* compiled */
   int n_edges;
   hs_fast_tree_edge *edge; /* by off */

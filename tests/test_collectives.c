@@ -24,6 +24,7 @@ typedef struct {
   int n;
   const char *algo;
   int pipelined; /* sim.slices_in_flight = 3 with 256 KiB slices: up to 9 slices a chunk, in windows of 3 */
+  int heads;     /* 4 NICs a node: the tree allreduce runs from 4 heads a node (lowering.c, tree_heads_of) */
 } job;
 
 static void rank_main(hs_worker *w, void *arg) {
@@ -44,9 +45,12 @@ static void child(void *arg, FILE *report) {
                         nvls      ? "cluster.nvls=true"
                         : collnet ? "cluster.inter.in_network_reduction=true"
                                   : "sim.slices_in_flight=3",
-                        "sim.slice=256KiB"};
+                        "sim.slice=256KiB", "cluster.inter.nics_per_node=4"};
+  int n_sets = j->pipelined ? 3 : nvls || collnet ? 2 : 1;
+  if (j->heads && j->pipelined) n_sets = 4;
+  else if (j->heads) sets[1] = sets[3], n_sets = 2;
   hs_scenario sc;
-  if (hs_test_load_sets(lua, sets, j->pipelined ? 3 : nvls || collnet ? 2 : 1, &sc)) {
+  if (hs_test_load_sets(lua, sets, n_sets, &sc)) {
     hs_report(report, 0, "scenario loads");
     return;
   }
@@ -71,7 +75,7 @@ int main(void) {
   const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree", "nvls", "collnet"};
   for (int a = 0; a < 7; a++)
     for (int k = 0; k < 9; k++) {
-      job j = {NULL, ns[k], algos[a], 0};
+      job j = {NULL, ns[k], algos[a], 0, 0};
       char what[64];
       snprintf(what, sizeof what, "n=%d %s", ns[k], algos[a]);
       hs_test_in_child(what, child, &j, 300);
@@ -83,9 +87,21 @@ int main(void) {
   for (int i = 0; i < 3; i++)
     for (int k = 0; k < 3; k++) {
       int a = pipelined_algos[i];
-      job j = {NULL, pipelined_ns[k], algos[a], 1};
+      job j = {NULL, pipelined_ns[k], algos[a], 1, 0};
       char what[64];
       snprintf(what, sizeof what, "n=%d %s, pipelined", pipelined_ns[k], algos[a]);
+      hs_test_in_child(what, child, &j, 300);
+    }
+  /* The tree from 4 heads a node (4 NICs): on 2 to 5 nodes of 4 (17: a
+   * last node of one, so the world runs one head and its halves four),
+   * forwarding on arrival with the default window and with 256 KiB
+   * slices in windows of 3: the same exact bits. */
+  const int heads_ns[] = {5, 8, 16, 17};
+  for (int p = 0; p < 2; p++)
+    for (int k = 0; k < 4; k++) {
+      job j = {NULL, heads_ns[k], "tree", p, 1};
+      char what[64];
+      snprintf(what, sizeof what, "n=%d tree, 4 heads a node%s", heads_ns[k], p ? ", pipelined" : "");
       hs_test_in_child(what, child, &j, 300);
     }
   return tap_done(0);

@@ -323,6 +323,17 @@ int main(void) {
                      "--op allreduce --bytes 64MiB --set sim.collectives=tree", 0);
   compare_collective("DGX A100 links, 4 x 2 ranks, double binary tree allreduce 1 MiB (LL128)", nic,
                      "--op allreduce --bytes 1MiB --set sim.collectives=tree --set sim.protocol=ll128", 0);
+  /* Whole DGX A100 nodes: the trees run from the 8 NICs' GPUs, 16 runs
+   * of a sixteenth each (lowering.c, tree_heads_of), every GPU a head
+   * twice and a chain member in the other runs. */
+  const char *dgx = write_lua("dgx",
+      "cluster { system = 'dgx-a100', nodes = 4 }\n"
+      "workload { model = 'resnet50', batch = 32 }\nalgorithm { name = 'gradient_allreduce' }\n"
+      "run { iterations = 2 }\n");
+  compare_collective("DGX A100, 4 x 8 ranks (8 heads a node), double binary tree allreduce 64 MiB", dgx,
+                     "--op allreduce --bytes 64MiB --set sim.collectives=tree", 0);
+  compare_collective("DGX A100, 4 x 8 ranks (8 heads a node), double binary tree allreduce 4 MiB (LL128)", dgx,
+                     "--op allreduce --bytes 4MiB --set sim.collectives=tree --set sim.protocol=ll128", 0);
 
   /* Where the credits pace the tree (a window of LL's 32 KiB slices at
    * 2500 Gbps takes less than the 7 us round trip): over 4 one-GPU nodes,

@@ -162,15 +162,20 @@ static void closed_forms(void) {
              proto_names[protos[p]], sizes[s], sim, want, 100 * err, 100 * bound);
     }
   hs_scenario_free(&sc);
-  /* On 16 x 8, where the fill decides (1-16 MiB: 1-4 slices of LL128 per
-   * tree): a parent hears its two children at once, both trees run one
-   * node's chain in the same ticks. The tuner charges the first slice's
-   * lock-step ticks, then each slice after it as above. The simulation
-   * (fast, within 1.3% of step here) shares each link among the slices
-   * really on the wire, which the ticks over-count at 4 and 16 MiB and
-   * under-count at 1 MiB: the tuner -2.9%, +7.0% and +6.1% off, measured;
-   * within 8% either way. The closed form that charged the fill at full
-   * rate was 8-48% under here. */
+  /* On 16 x 8, where the fill decides (1-16 MiB; NCCL's LL128 tree
+   * chunks shrink to keep 16-31 slices a tree there, enqueue.cc): a
+   * parent hears its two children at once, both trees run one node's
+   * chain in the same ticks. The tuner charges the first slice hop by hop
+   * along the deepest path, each hop at the cost of its kind (inside a
+   * node, across) among the messages then on the wire, then each slice
+   * after it as above. The simulation (fast, within 1.3% of step here)
+   * queues slices where flows meet, which the path under-counts: the
+   * tuner -9.3%, -11.5% and -7.7% off, measured; within 12% either way.
+   * (Charging every tick of the fill its slowest message, as before the
+   * chunks shrank, was +39% and +14% at 1 and 4 MiB with them; the
+   * closed form that charged the fill at full rate was 8-48% under.)
+   * With 8 NICs a node (8 heads, below) the same closed form is within
+   * 12% too. */
   if (hs_test_load(cluster_16x8, &sc)) {
     tap_ok(0, "16 x 8 scenario loads");
     return;
@@ -179,9 +184,29 @@ static void closed_forms(void) {
   for (int s = 0; s < 3; s++) {
     double sim = simulate(cluster_16x8, "sim.collectives=tree", "sim.protocol=ll128", NULL, fills[s]);
     double want = predict(&sc, HS_COLL_TREE, HS_PROTO_LL128, (double)fills[s]), err = (want - sim) / sim;
-    tap_ok(fabs(err) <= 0.08,
-           "16 x 8, tree/ll128, %zu B: simulated %.6g s, tuner %.6g s, off by %.3g%% (bound 8%%)", fills[s], sim,
+    tap_ok(fabs(err) <= 0.12,
+           "16 x 8, tree/ll128, %zu B: simulated %.6g s, tuner %.6g s, off by %.3g%% (bound 12%%)", fills[s], sim,
            want, 100 * err);
+  }
+  hs_scenario_free(&sc);
+  /* The same with a NIC a GPU: the trees run from 8 heads a node
+   * (lowering.c, tree_heads_of), each a sixteenth of the vector, and the
+   * closed form counts each GPU's place in every head's chain and the
+   * node's NICs shared by all of its GPUs' flows across nodes: +5.8%,
+   * +4.9% and -3.2% off at 1, 8 and 64 MiB, measured. */
+  const char *sets8[] = {"cluster.inter.nics_per_node=8"};
+  if (hs_test_load_sets(cluster_16x8, sets8, 1, &sc)) {
+    tap_ok(0, "16 x 8 scenario with 8 NICs a node loads");
+    return;
+  }
+  const size_t sizes8[] = {1u << 20, 8u << 20, 64u << 20};
+  for (int s = 0; s < 3; s++) {
+    double sim = simulate(cluster_16x8, "sim.collectives=tree", "sim.protocol=ll128", "cluster.inter.nics_per_node=8",
+                          sizes8[s]);
+    double want = predict(&sc, HS_COLL_TREE, HS_PROTO_LL128, (double)sizes8[s]), err = (want - sim) / sim;
+    tap_ok(fabs(err) <= 0.12,
+           "16 x 8, 8 NICs a node, tree/ll128, %zu B: simulated %.6g s, tuner %.6g s, off by %.3g%% (bound 12%%)",
+           sizes8[s], sim, want, 100 * err);
   }
   hs_scenario_free(&sc);
 }

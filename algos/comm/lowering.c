@@ -114,6 +114,7 @@ void hs_lower_use_protocol(hs_lower_group *g, const hs_proto_cost *c, double sli
   g->hop_intra = c->hop_intra;
   g->hop_net = c->hop_net;
   g->rate = c->rate;
+  g->tree_shrink = c->tree_shrink && !(slice > 0); /* a slice the scenario sets is kept */
   g->slice = (size_t)(slice > 0 ? slice : c->slice);
 }
 
@@ -564,6 +565,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->size = size;
   out->me = me;
   out->gpus_per_node = parent->gpus_per_node;
+  out->tree_heads = parent->tree_heads;
   out->exchange = parent->exchange;
   out->ring = parent->ring;
   out->tree = parent->tree;
@@ -580,6 +582,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->hop_intra = parent->hop_intra;
   out->hop_net = parent->hop_net;
   out->rate = parent->rate;
+  out->tree_shrink = parent->tree_shrink;
   out->run_switch = NULL; /* a part of the group: the switch serves the whole (inswitch.c) */
   out->switch_id = out->fabric_switch_id = -1;
   out->cache = NULL;      /* its members are not the communicator's */
@@ -767,12 +770,16 @@ static const tree_shape *tree_shape_of(const hs_lower_group *g, const node_layou
   return t;
 }
 
-/* My place in tree `which` (0 or 1), rooted at group member `root` (-1:
- * the first member, as the allreduce's trees are). A rooted tree renumbers
- * the nodes so that root's node is node 0 (the node trees' root) and
- * rotates that node's chain so that root is its head. O(members of a node)
- * with a cache, else O(n). */
-static void tree_role_of(const hs_lower_group *g, const node_layout *L, int which, int root, hs_tree_role *t) {
+/* My place in tree `which` (0 or 1) of head `head` of `heads`, rooted at
+ * group member `root` (-1: the first member, as the allreduce's trees
+ * are). A rooted tree renumbers the nodes so that root's node is node 0
+ * (the node trees' root) and rotates that node's chain so that root is
+ * its head. Head k of h rotates every node's chain by k/h of its length:
+ * NCCL's tree channels each start a node's chain at the GPU next to their
+ * NIC (connect.cc, treeIntra), so a node's traffic across nodes leaves
+ * from h of its GPUs. O(members of a node) with a cache, else O(n). */
+static void tree_role_of(const hs_lower_group *g, const node_layout *L, int which, int head, int heads, int root,
+                         hs_tree_role *t) {
   const int *order = L->order, *node_start = L->node_start;
   int nodes = L->nodes, my_node = L->my_node;
   int rn = 0, rp = 0; /* root's node and place in its chain */
@@ -787,7 +794,7 @@ static void tree_role_of(const hs_lower_group *g, const node_layout *L, int whic
 #define LOGICAL(k) (((k) - rn + nodes) % nodes)
 #define PHYSICAL(l) (((l) + rn) % nodes)
 #define LEN(k) (node_start[(k) + 1] - node_start[(k)])
-#define MEMBER(k, q) order[node_start[(k)] + ((k) == rn ? ((q) + rp) % LEN(k) : (q))]
+#define MEMBER(k, q) order[node_start[(k)] + ((q) + ((k) == rn ? rp : 0) + head * LEN(k) / heads) % LEN(k)]
   int len = LEN(my_node), pos = 0;
   while (MEMBER(my_node, pos) != g->me) pos++;
   int up, d0, d1;
@@ -822,6 +829,16 @@ size_t hs_lower_tree_slices(double bytes, size_t slice, int members) {
   return S < 1 ? 1 : (size_t)S;
 }
 
+size_t hs_lower_tree_chunk(size_t chunk, double bytes, int runs, int nodes, int members) {
+  if (nodes < 1 || runs < 1 || members < 1) return chunk;
+  double ppn = (double)members / nodes, lg = 0;
+  for (int n = nodes; n > 1; n /= 2) lg++; /* NCCL's log2i: the floor */
+  double nsteps = 1 + lg + 0.1 * ppn, per = bytes / runs;
+  while (floor(per / (double)chunk) < nsteps * 64 / ppn && chunk > 131072) chunk /= 2;
+  while (floor(per / (double)chunk) < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
 /* Up, slice k leaves depth d at tick k + H - d; down, at tick k + D + d,
  * D = H when it follows the way up, else 0. */
 int hs_lower_tree_first_tick(const hs_tree_run *run, int w, hs_tree_dir dir) {
@@ -853,13 +870,15 @@ static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
 
 /* Slices and ticks of a run whose roles are set (trees of count each; the
  * first takes the odd element), then runs it. */
-static void tree_slice_and_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run) {
+static void tree_slice_and_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run, int nodes) {
   hs_tree_role *tr = run.role;
-  tr[0].off = 0;
-  tr[0].count = run.trees == 2 ? (buf.count + 1) / 2 : buf.count;
-  if (run.trees == 2) tr[1].off = tr[0].count, tr[1].count = buf.count / 2;
-  size_t lo = tr[run.trees - 1].count;
-  size_t S = hs_lower_tree_slices(tr[0].count * esz(buf), g->slice, g->size);
+  size_t T = (size_t)run.trees;
+  for (size_t w = 0, off = 0; w < T; off += tr[w].count, w++) /* the first parts take the remainder */
+    tr[w].off = off, tr[w].count = buf.count / T + (w < buf.count % T);
+  size_t lo = tr[run.trees - 1].count, slice = g->slice;
+  if (g->tree_shrink && run.trees >= 2)
+    slice = hs_lower_tree_chunk(slice, (double)(buf.count * esz(buf)), run.trees, nodes, g->size);
+  size_t S = hs_lower_tree_slices(tr[0].count * esz(buf), slice, g->size);
   run.slices = (int)(S > lo ? lo : S);
   for (int w = 0; w < run.trees; w++) {
     int x = run.slices + (run.mode == HS_TREE_BOTH ? 2 : 1) * tr[w].height - 1;
@@ -868,13 +887,26 @@ static void tree_slice_and_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int 
   tree_exec(g, buf, op, avg_over, run);
 }
 
+/* The heads an allreduce's trees start from in every node: the group's
+ * tree_heads, at most the shortest chain, one on a single node (no tree
+ * traffic leaves it) or for a vector too short to split. */
+static int tree_heads_of(const hs_lower_group *g, const node_layout *L, size_t count) {
+  int h = g->tree_heads > 1 ? g->tree_heads : 1;
+  if (h > HS_TREE_RUNS_MAX / 2) h = HS_TREE_RUNS_MAX / 2;
+  for (int k = 0; k < L->nodes; k++)
+    if (L->node_start[k + 1] - L->node_start[k] < h) h = L->node_start[k + 1] - L->node_start[k];
+  return L->nodes > 1 && count >= 2 * (size_t)h ? h : 1;
+}
+
 static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_mode mode, int root) {
   node_layout L;
   layout_of(g, &L);
-  hs_tree_run run = {.trees = root < 0 && buf.count > 1 ? 2 : 1, .mode = mode, .esize = esz(buf)};
-  for (int w = 0; w < run.trees; w++) tree_role_of(g, &L, w, root, &run.role[w]);
+  int heads = root < 0 && buf.count > 1 ? tree_heads_of(g, &L, buf.count) : 1;
+  hs_tree_run run = {.trees = root < 0 && buf.count > 1 ? 2 * heads : 1, .mode = mode, .esize = esz(buf)};
+  for (int r = 0; r < run.trees; r++) tree_role_of(g, &L, r % 2, r / 2, heads, root, &run.role[r]);
+  int nodes = L.nodes;
   layout_done(&L);
-  tree_slice_and_exec(g, buf, op, avg_over, run);
+  tree_slice_and_exec(g, buf, op, avg_over, run, nodes);
 }
 
 /* NCCL's broadcast and reduce (its ring algorithm, ncclPatternPipelineFrom
@@ -913,7 +945,7 @@ static void chain_run(hs_lower_group *g, hs_buf buf, hs_redop op, hs_tree_mode m
   t->down[0] = me_next;
   t->depth = me_pos;
   t->height = n - 1;
-  tree_slice_and_exec(g, buf, op, 0, run);
+  tree_slice_and_exec(g, buf, op, 0, run, 1);
 }
 
 static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run) {
@@ -928,12 +960,12 @@ static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
     hs_tree_pipe_run(g, buf, op, avg_over, &run);
     return;
   }
-  hs_buf child[2][HS_TREE_MAX_DOWN];
+  hs_buf child[HS_TREE_RUNS_MAX][HS_TREE_MAX_DOWN];
   size_t most = (tr[0].count + run.slices - 1) / run.slices;
   for (int w = 0; w < run.trees; w++)
     for (int c = 0; c < HS_TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, (run.mode & HS_TREE_UP) ? most : 0);
-  hs_lower_send snd[2 * (1 + HS_TREE_MAX_DOWN)];
-  hs_lower_recv rcv[2 * (1 + HS_TREE_MAX_DOWN)];
+  hs_lower_send snd[HS_TREE_RUNS_MAX * (1 + HS_TREE_MAX_DOWN)];
+  hs_lower_recv rcv[HS_TREE_RUNS_MAX * (1 + HS_TREE_MAX_DOWN)];
   for (int x = 0; x < run.ticks; x++) {
     int ns = 0, nr = 0;
     for (int w = 0; w < run.trees; w++) {

@@ -78,14 +78,18 @@ typedef struct {
   int depth, height;               /* ranks from the root: mine, the deepest's */
   size_t off, count;               /* the elements this tree carries */
 } hs_tree_role;
+/* An allreduce's tree runs: the double binary tree's two trees for each
+ * of up to 8 heads a node (hs_lower_group.tree_heads). */
+#define HS_TREE_RUNS_MAX 16
 typedef struct {
-  int trees;    /* 1 (rooted: broadcast, reduce) or 2 (allreduce: half each) */
+  int trees;    /* 1 (rooted: broadcast, reduce), or 2 x heads (allreduce: a part of the vector each;
+                   run 2k + w is tree w of head k) */
   hs_tree_mode mode;
   int slices;   /* S per tree; slice k of a tree is hs_lower_part(count, k, S) */
   int ticks;    /* lock-step ticks of the run */
   int window;   /* slices in flight per connection (forwarding on arrival); 0: lock-step ticks */
   size_t esize; /* bytes per element */
-  hs_tree_role role[2];
+  hs_tree_role role[HS_TREE_RUNS_MAX];
 } hs_tree_run;
 
 /* The tick at which a rank moves slice 0 of tree w in direction d (slice
@@ -138,6 +142,9 @@ struct hs_lower_group {
   int size, me;
   const int *members;
   int gpus_per_node;
+  int tree_heads; /* GPUs of a node where the allreduce's tree channels start (NCCL builds a tree per
+                     channel, its chain in a node starting at the GPU next to the channel's NIC:
+                     connect.cc, treeIntra): the node's NICs, at most its GPUs and 8; 0 counts as 1 */
   hs_exchange_fn exchange;
   hs_ring_fn ring; /* NULL: every ring step goes through exchange */
   hs_tree_fn tree; /* NULL: every tree tick goes through exchange */
@@ -161,6 +168,7 @@ struct hs_lower_group {
    * after it is posted; each message's flow moves at most `rate` bytes on
    * the wire per second (NCCL's channels' maxima). 0: none. */
   double wire, hop_intra, hop_net, rate;
+  int tree_shrink; /* the protocol's (protocol.h): an allreduce tree's slices shrink as NCCL's LL128 chunks do */
   /* Switches that reduce for this group (inswitch.c), by their ids among
    * world ranks and switches (>= the run's ranks), and how the backend
    * runs a switch's part. run_switch NULL: none (the ids are then
@@ -212,6 +220,13 @@ int hs_lower_ring_credit_lag(hs_ring_pipeline p);
  * bytes (0: one) over `members` members: ceil(bytes / slice), at most
  * 2^20 / members. */
 size_t hs_lower_tree_slices(double bytes, size_t slice, int members);
+/* NCCL's chunk for a tree allreduce on LL128 (enqueue.cc, NCCL 2.30.7):
+ * halved while each channel's part of the `bytes` holds fewer than
+ * nsteps x 64 / ppn chunks (down to 128 KiB), then fewer than nsteps x 16
+ * / ppn (down to 32 KiB), nsteps = 1 + log2(nodes) + ppn / 10: small
+ * collectives keep a pipeline as deep as the trees. `runs` stands for
+ * NCCL's channels (an allreduce's tree runs, hs_tree_run). */
+size_t hs_lower_tree_chunk(size_t chunk, double bytes, int runs, int nodes, int members);
 
 /* Part k of `parts` near-equal parts of count elements (the first
  * count % parts get one more): elements [*off, *off + *cnt). The slices of

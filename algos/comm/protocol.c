@@ -86,6 +86,7 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w)
     if (c.hop_intra < proxy) c.hop_intra = proxy;
   }
   c.hop_net = hs_nccl_hop_latency(HS_NCCL_HW_NET, a, (hs_proto)p);
+  c.tree_shrink = f == HS_PROTO_FOR_TREE && p == HS_PROTO_LL128;
   /* What NCCL's kernels move at most (hs_nccl_bus_cap), on the wire: the
    * payload's cap times the wire bytes each payload byte takes. A ring's
    * bus bandwidth is what each rank's one connection to the next moves,

@@ -39,6 +39,7 @@ typedef struct {
   double launch;    /* s, per collective */
   double slice;     /* bytes of payload per step */
   double rate;      /* bytes on the wire per second one flow reaches at most; 0: no limit */
+  int tree_shrink;  /* a tree on LL128: NCCL halves its chunk to keep the pipeline deep (hs_lower_tree_chunk) */
 } hs_proto_cost;
 
 /* Where a collective runs, as far as its protocol's costs depend on it. */

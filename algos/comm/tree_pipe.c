@@ -33,14 +33,14 @@ typedef struct {
 
 typedef struct {
   hs_lower_group *g;
-  hs_lower_group tree[2]; /* g under a tag per tree: each tree's edges are connections of their own */
+  hs_lower_group tree[HS_TREE_RUNS_MAX]; /* g under a tag per tree: each tree's edges are connections of their own */
   hs_buf buf;
   hs_redop op;
   int avg_over;
   const hs_tree_run *run;
   int S, W, room;
   size_t most; /* elements of the largest slice */
-  tree_side side[2];
+  tree_side side[HS_TREE_RUNS_MAX];
   void **h; /* posted, and what each is */
   tree_io *io;
   int n, cap;

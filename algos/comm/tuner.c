@@ -34,6 +34,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   t->window = sc->sim.slices_in_flight;
   t->switch_slices = sc->sim.switch_slices;
   t->slice = sc->sim.slice;
+  t->heads = c->nics_per_node;
   t->ring_bw = t->bw_intra = t->bw_inter = t->nic = INFINITY;
   /* Nodes in communicator order: a new node starts where the node changes;
    * regular when no node comes back and every one holds as many. */
@@ -239,7 +240,8 @@ typedef struct {
   const hs_tuner_topo *t;
   const hs_proto_cost *pc;
   int trees, up, down, g, H[2];
-  double b; /* one slice's bytes */
+  int heads; /* each tree runs once from each of a node's heads, its chain rotated (lowering.c) */
+  double b;  /* one slice's bytes */
 } tree_run_shape;
 
 /* The share of `total` each of n_free flows gets beside n_bound flows held
@@ -258,9 +260,11 @@ static int busy(int off, int lo, int hi) { return off >= lo && off <= hi; }
 /* Member q of a class-c node: its flows busy in [lo, hi]. */
 static link_load load_of(const tree_run_shape *r, const node_class *c, int q, int lo, int hi) {
   link_load l = {0, 0, 0, 0};
+  for (int k = 0; k < r->heads; k++)
   for (int w = 0; w < r->trees; w++) {
-    int H = r->H[w], D = r->up && r->down ? H : 0, d = c->depth[w] + q, head = q == 0;
-    int has_up = q > 0 || c->parent[w], chain_down = q < r->g - 1, kids = head ? c->kids[w] : 0;
+    int p = (q - k * r->g / r->heads + r->g) % r->g; /* q's place in head k's chain */
+    int H = r->H[w], D = r->up && r->down ? H : 0, d = c->depth[w] + p, head = p == 0;
+    int has_up = p > 0 || c->parent[w], chain_down = p < r->g - 1, kids = head ? c->kids[w] : 0;
     if (r->up) {
       if (has_up && busy(H - d, lo, hi)) head ? l.out_inter++ : l.out_intra++;
       if (busy(H - d - 1, lo, hi)) l.in_intra += chain_down, l.in_inter += kids;
@@ -276,22 +280,31 @@ static link_load load_of(const tree_run_shape *r, const node_class *c, int q, in
 /* The slowest message of a class-c node's members busy in [lo, hi], seen
  * from its own end (the sender's side for what it sends, the receiver's
  * for what it receives): the slowest over every class is the tick's. */
-static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, int hi, double *moves) {
+static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, int hi, double *moves,
+                         double worst_kind[2]) {
   const hs_tuner_topo *t = r->t;
   double worst = 0;
+  /* the node's NICs are shared by every member's flows across nodes */
+  int node_x[2] = {0, 0};
+  for (int q = 0; q < r->g; q++) {
+    link_load l = load_of(r, c, q, lo, hi);
+    node_x[0] += l.out_inter, node_x[1] += l.in_inter;
+  }
   for (int q = 0; q < r->g; q++) {
     link_load l = load_of(r, c, q, lo, hi);
     int dir_intra[2] = {l.out_intra, l.in_intra}, dir_inter[2] = {l.out_inter, l.in_inter};
     for (int dir = 0; dir < 2; dir++) {
       int ni = dir_intra[dir], nx = dir_inter[dir];
-      double nic = nx ? dmin(t->bw_inter, t->nic / nx) : 0, across = 0;
+      double nic = nx ? dmin(t->bw_inter, t->nic / node_x[dir]) : 0, across = 0;
       double inside = share_beside(t->bw_intra, nx, nic, ni, &across);
       if (ni) {
-        worst = dmax(worst, hop(t, r->pc, 0) + move(r->pc, r->b, inside));
+        worst_kind[0] = dmax(worst_kind[0], hop(t, r->pc, 0) + move(r->pc, r->b, inside));
+        worst = dmax(worst, worst_kind[0]);
         *moves = dmax(*moves, move(r->pc, r->b, inside));
       }
       if (nx) {
-        worst = dmax(worst, hop(t, r->pc, 1) + move(r->pc, r->b, dmin(nic, across)));
+        worst_kind[1] = dmax(worst_kind[1], hop(t, r->pc, 1) + move(r->pc, r->b, dmin(nic, across)));
+        worst = dmax(worst, worst_kind[1]);
         *moves = dmax(*moves, move(r->pc, r->b, dmin(nic, across)));
       }
     }
@@ -302,11 +315,16 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
 /* trees: 2 for the allreduce's double binary tree (half the vector each),
  * 1 for a broadcast's or reduce's tree 0 (all of it); mode: which ways. */
 static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double M, int trees, hs_tree_mode mode) {
-  int N = t->nodes > 0 ? t->nodes : 1;
-  double slice = t->slice > 0 ? t->slice : pc->slice, part = M / trees;
+  int N = t->nodes > 0 ? t->nodes : 1, g = t->per_node > 0 ? t->per_node : 1;
+  /* an allreduce's trees run from each of a node's heads (lowering.c, tree_heads_of) */
+  int heads = trees == 2 && N > 1 && t->heads > 1 ? t->heads : 1;
+  if (heads > HS_TREE_RUNS_MAX / 2) heads = HS_TREE_RUNS_MAX / 2;
+  if (heads > g) heads = g;
+  double slice = t->slice > 0 ? t->slice : pc->slice, part = M / (trees * heads);
+  if (pc->tree_shrink && trees >= 2 && !(t->slice > 0))
+    slice = (double)hs_lower_tree_chunk((size_t)slice, M, trees * heads, N, t->n);
   double S = (double)hs_lower_tree_slices(part, (size_t)slice, t->n);
-  tree_run_shape r = {t, pc, trees, (mode & HS_TREE_UP) != 0, (mode & HS_TREE_DOWN) != 0,
-                      t->per_node > 0 ? t->per_node : 1, {0, 0}, part / S};
+  tree_run_shape r = {t, pc, trees, (mode & HS_TREE_UP) != 0, (mode & HS_TREE_DOWN) != 0, g, {0, 0}, heads, part / S};
   node_class *cls = malloc((size_t)N * sizeof *cls);
   int *depth = malloc((size_t)N * sizeof(int));
   memset(cls, 0, (size_t)N * sizeof *cls);
@@ -329,18 +347,30 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
   int span = 0; /* the last offset any edge starts at, plus one */
   for (int w = 0; w < trees; w++) span = dmax(span, (r.up && r.down ? 2 : 1) * r.H[w]);
   /* Pipelined (a window of slices in flight, forwarding on arrival:
-   * tree_pipe.h), the first slice crosses the trees as the ticks do, and
-   * each later one costs the busiest link's time for it, or a window's
-   * round trip shared by the window's slices where the credits pace it
-   * (the ticks after the first slice's `span`). */
-  double total = 0, cost = 0, moves = 0;
+   * tree_pipe.h), the first slice crosses the deepest tree hop after hop,
+   * each hop at the cost of its kind among the messages then on the wire
+   * (up: its node's chain inside, then the node trees across; down the
+   * other way round), and each later one costs the busiest link's time
+   * for it, or a window's round trip shared by the window's slices where
+   * the credits pace it (the ticks after the first slice's `span`).
+   * Lock-step (no window), every tick costs its slowest message. */
+  int deep = 0;
+  for (int w = 1; w < trees; w++) deep = r.H[w] > r.H[deep] ? w : deep;
+  int H = r.H[deep], chain = r.g - 1, across = H - chain;
+  double total = 0, cost = 0, moves = 0, kind[2] = {0, 0};
   int last_lo = -1, last_hi = -1, W = t->window;
   for (double x = 0; x < S + span - 1; x++) {
     int lo = (int)dmax(0, x - S + 1), hi = (int)dmin(x, span);
     if (lo != last_lo || hi != last_hi) {
-      cost = moves = 0;
-      for (int c = 0; c < classes; c++) cost = dmax(cost, slowest_of(&r, &cls[c], lo, hi, &moves));
+      cost = moves = kind[0] = kind[1] = 0;
+      for (int c = 0; c < classes; c++) cost = dmax(cost, slowest_of(&r, &cls[c], lo, hi, &moves, kind));
       last_lo = lo, last_hi = hi;
+    }
+    if (W > 0 && x < span) { /* the first slice's hop at offset x: inside (0) or across (1) */
+      int y = (int)x, up_way = r.up && (!r.down || y < H);
+      int k = up_way ? y >= chain : (r.up ? y - H : y) < across;
+      total += kind[k] > 0 ? kind[k] : cost;
+      continue;
     }
     total += W > 0 && x >= span ? dmax(moves, cost / W) : cost;
   }

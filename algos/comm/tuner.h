@@ -31,6 +31,7 @@ typedef struct {
   /* one hop inside a node and one across (the slowest), and the narrowest
    * node's NICs together */
   double lat_intra, bw_intra, lat_inter, bw_inter, nic;
+  int heads; /* GPUs a node's tree channels start at (lowering.h, tree_heads): its NICs */
   /* the pipelined ring (sim.slices_in_flight, sim.slice) */
   int window;
   double slice;
