@@ -260,8 +260,8 @@ static int busy(int off, int lo, int hi) { return off >= lo && off <= hi; }
 /* Member q of a class-c node: its flows busy in [lo, hi]. */
 static link_load load_of(const tree_run_shape *r, const node_class *c, int q, int lo, int hi) {
   link_load l = {0, 0, 0, 0};
-  for (int k = 0; k < r->heads; k++)
-  for (int w = 0; w < r->trees; w++) {
+  for (int run = 0; run < r->heads * r->trees; run++) {
+    int k = run / r->trees, w = run % r->trees;
     int p = (q - k * r->g / r->heads + r->g) % r->g; /* q's place in head k's chain */
     int H = r->H[w], D = r->up && r->down ? H : 0, d = c->depth[w] + p, head = p == 0;
     int has_up = p > 0 || c->parent[w], chain_down = p < r->g - 1, kids = head ? c->kids[w] : 0;
