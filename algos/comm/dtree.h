@@ -6,9 +6,10 @@
  * inner nodes alternate (ncclGetBtree); the second mirrors it (n even) or
  * shifts it by one (n odd); mirrored, a node inner in one tree is a leaf
  * in the other, so no node's NIC carries two trees' inner traffic. Inside a
- * node the ranks form a chain (local 0 up to the node's last); local 0,
- * the head, connects to the parent node's head and to the children
- * nodes' heads (NCCL's NCCL_TOPO_PATTERN_TREE). The functions here are
+ * node the ranks form a chain from its head, which connects to the parent
+ * node's head and to the children nodes' heads (NCCL's
+ * NCCL_TOPO_PATTERN_TREE); an allreduce runs the trees from each of a
+ * node's heads, one a NIC (lowering.c). The functions here are
  * the node-level trees; lowering.c builds the rank-level one. */
 #ifndef HS_DTREE_H
 #define HS_DTREE_H

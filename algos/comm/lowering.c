@@ -728,10 +728,12 @@ static int node_leader_index(const hierarchy *h) {
 static int worth_hierarchy(const hierarchy *h, int n) { return h->n_nodes > 1 && h->n_nodes < n; }
 
 /* ---- NCCL's double binary tree, pipelined -------------------------------------------
- * Two rank-level trees (dtree.h): inside a node a chain from local 0 (the
- * head) to the last; across nodes the node trees of hs_dtree, head to
- * head. Tree w carries half w of the vector, cut into S slices of at most
- * g->slice bytes. Each rank reduces a slice from its children into its
+ * Two rank-level trees (dtree.h): inside a node a chain from its head
+ * through the node's other members; across nodes the node trees of
+ * hs_dtree, head to head. An allreduce runs both trees once from each of
+ * a node's heads (tree_heads_of: a head a NIC, as NCCL's tree channels
+ * start at the GPU next to their NIC), each run on its part of the
+ * vector, cut into S slices of at most g->slice bytes. Each rank reduces a slice from its children into its
  * own and sends it up; the root then sends it down and each rank
  * forwards it to its children, while later slices still go up: NCCL's
  * tree allreduce (ncclPatternTreeUpDown).
@@ -862,10 +864,11 @@ static int tree_slice(const hs_tree_run *run, int w, hs_tree_dir dir, int x) {
 
 static chunk tree_piece(const hs_tree_role *t, int k, int S) { return piece((chunk){t->off, t->count}, k, S); }
 
-/* Runs `mode` over buf: on both trees, half the vector each, rooted at the
- * first member (root < 0, the allreduce); else on tree 0 rooted at root,
- * the whole vector (broadcast, reduce). Reductions land in buf; the root
- * divides by avg_over (> 0) what it has fully reduced. */
+/* Runs `mode` over buf: on both trees from each head, a part of the
+ * vector each, rooted at the first member (root < 0, the allreduce); else
+ * on tree 0 rooted at root, the whole vector (broadcast, reduce).
+ * Reductions land in buf; the root divides by avg_over (> 0) what it has
+ * fully reduced. */
 static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run);
 
 /* Slices and ticks of a run whose roles are set (trees of count each; the

@@ -208,8 +208,10 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
 }
 
 /* The pipelined trees (lowering.c), tick by tick. Each node has a chain
- * of g members; its head (local 0) sends to its parent node's head and to
- * its children nodes' heads. A member at depth d sends slice k up at tick
+ * of g members; its head sends to its parent node's head and to its
+ * children nodes' heads, and each tree runs once from each of a node's
+ * heads, the chain rotated (member q sits k g / heads places on in head
+ * k's chain). A member at depth d sends slice k up at tick
  * k + H - d and down at k + D + d (D = H after the way up, else 0), every
  * edge busy for the S ticks [off, off + S). A tick costs the slowest
  * message moving then (lock-step: on one-GPU nodes and on one node each
@@ -312,8 +314,9 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
   return worst;
 }
 
-/* trees: 2 for the allreduce's double binary tree (half the vector each),
- * 1 for a broadcast's or reduce's tree 0 (all of it); mode: which ways. */
+/* trees: 2 for the allreduce's double binary tree (half the vector each,
+ * split again over the heads), 1 for a broadcast's or reduce's tree 0 (all
+ * of it); mode: which ways. */
 static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double M, int trees, hs_tree_mode mode) {
   int N = t->nodes > 0 ? t->nodes : 1, g = t->per_node > 0 ? t->per_node : 1;
   /* an allreduce's trees run from each of a node's heads (lowering.c, tree_heads_of) */
