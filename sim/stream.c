@@ -32,12 +32,12 @@
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/semaphore.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/report/trace.h"
+#include "kernels/kernels.h"
 #include "scenarios/units.h"
 #include "sim/sim_internal.h"
 
@@ -168,33 +168,25 @@ void hs_sim_fast_timed(void *token, double arrival, double finish) {
 }
 
 /* Every member's contribution combined, in member order (the result is
- * the same in any: select.h, hs_op_exact_anywhere), then handed to each.
- * A sum wraps around as two's complement does (as MPI and NCCL's integer
- * sums do), computed unsigned: a signed overflow is undefined in C. */
-#define FAST_REDUCE(T)                                                                                         \
-  do {                                                                                                         \
-    T *acc = malloc(count * sizeof(T));                                                                        \
-    if (!acc) return;                                                                                          \
-    memcpy(acc, first->op.send.data, count * sizeof(T));                                                      \
-    for (int i = 1; i < n; i++) {                                                                              \
-      const T *x = ((const hs_request *)tokens[i])->op.send.data;                                            \
-      for (size_t j = 0; j < count; j++)                                                                       \
-        acc[j] = redop == HS_MIN ? (x[j] < acc[j] ? x[j] : acc[j])                                             \
-                 : redop == HS_MAX ? (x[j] > acc[j] ? x[j] : acc[j])                                           \
-                                   : (T)((uint64_t)acc[j] + (uint64_t)x[j]);                                    \
-    }                                                                                                          \
-    for (int i = 0; i < n; i++) memcpy(((const hs_request *)tokens[i])->op.recv.data, acc, count * sizeof(T)); \
-    free(acc);                                                                                                 \
-  } while (0)
-
+ * the same in any: select.h, hs_op_exact_anywhere) by the kernel the
+ * lowering reduces with, then handed to each. */
 void hs_sim_fast_reduce(void *const *tokens, int n) {
   if (n < 1) return;
   const hs_request *first = tokens[0];
   if (!first->op.send.data) return;
-  size_t count = first->op.send.count;
+  size_t count = first->op.send.count, bytes = hs_buf_bytes(first->op.send);
   hs_redop redop = first->op.redop;
-  if (first->op.send.dtype == HS_I32) FAST_REDUCE(int32_t);
-  else if (first->op.send.dtype == HS_I64) FAST_REDUCE(int64_t);
+  hs_k_op op = redop == HS_MIN ? HS_K_MIN : redop == HS_MAX ? HS_K_MAX : HS_K_SUM;
+  void *acc = malloc(bytes ? bytes : 1);
+  if (!acc) {
+    fprintf(stderr, "hearsay: out of memory reducing a collective's %zu bytes\n", bytes);
+    abort();
+  }
+  memcpy(acc, first->op.send.data, bytes);
+  for (int i = 1; i < n; i++)
+    hs_k_reduce((hs_k_type)first->op.send.dtype, op, acc, ((const hs_request *)tokens[i])->op.send.data, count);
+  for (int i = 0; i < n; i++) memcpy(((const hs_request *)tokens[i])->op.recv.data, acc, bytes);
+  free(acc);
 }
 
 hs_lower_group hs_sim_group_for(const hs_comm *c, const hs_exec *how) {
