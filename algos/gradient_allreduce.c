@@ -60,7 +60,7 @@
 #include "algos/train/sgd.h"
 
 typedef struct {
-  hs_request **pending; /* one per bucket */
+  hs_request **pending; /* DDP: each bucket's allreduce (NULL under Horovod's loop) */
   float *momentum;      /* numeric runs only */
   int overlap;
   int bucket_view;      /* gradients live in their buckets: no copies */
@@ -82,15 +82,16 @@ static int gar_init(hs_algo_ctx *ctx) {
   gar_state *s = calloc(1, sizeof *s);
   if (!s) return HS_ENOMEM;
   ctx->state = s;
-  s->pending = calloc(ctx->model->n_buckets, sizeof *s->pending);
   s->overlap = hs_opt_bool(ctx->opt, "overlap");
   s->bucket_view = hs_opt_bool(ctx->opt, "gradient_as_bucket_view");
   s->broadcast_buffers = hs_opt_bool(ctx->opt, "broadcast_buffers");
   s->bucket_tensors = hs_ddp_bucket_tensors(ctx->model);
-  if (!s->pending || !s->bucket_tensors) return HS_ENOMEM;
+  if (!s->bucket_tensors) return HS_ENOMEM;
   s->ctx = ctx;
   s->cycle = hs_opt_num(ctx->opt, "cycle_time");
-  if (s->cycle > 0) {
+  if (s->cycle <= 0) { /* DDP: a request a bucket (Horovod's loop waits on its own streams) */
+    if (!(s->pending = calloc(ctx->model->n_buckets, sizeof *s->pending))) return HS_ENOMEM;
+  } else {
     s->epoch = hs_now(ctx->w);
     s->fusion = hs_opt_num(ctx->opt, "bucket_size");
     atomic_init(&s->ready, 0);
