@@ -45,6 +45,7 @@ typedef struct {
   hs_comm_stream *stream; /* the buckets' chains, in order */
   int bucket_view;        /* no DDP copies (gradient_as_bucket_view) */
   int *bucket_tensors;    /* parameter tensors per bucket: the copies' launches */
+  float *approx;          /* numeric runs: P Q^T of the bucket the stream is on (it runs one at a time) */
 } psgd_state;
 
 /* Same uniform draw on every rank: Q is shared without being sent. */
@@ -70,6 +71,8 @@ static int psgd_init(hs_algo_ctx *ctx) {
   if (!(s->bucket_tensors = hs_ddp_bucket_tensors(m))) return HS_ENOMEM;
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->b = calloc(m->n_buckets, sizeof *s->b);
+  if (!s->b) return HS_ENOMEM;
+  size_t most = 0; /* the largest compressed bucket's matrix */
   for (int i = 0; i < m->n_buckets; i++) {
     psgd_bucket *b = &s->b[i];
     size_t n = m->buckets[i].count, r = (size_t)s->rank;
@@ -81,8 +84,11 @@ static int psgd_init(hs_algo_ctx *ctx) {
     b->p = malloc(b->rows * r * sizeof(float));
     b->mat = calloc(b->rows * b->cols, sizeof(float));
     b->err = calloc(b->rows * b->cols, sizeof(float));
+    if (!b->q || !b->p || !b->mat || !b->err) return HS_ENOMEM;
     seeded_fill(b->q, b->cols * r, (uint64_t)ctx->sc->run.seed + (uint64_t)i);
+    if (b->rows * b->cols > most) most = b->rows * b->cols;
   }
+  if (most && !(s->approx = malloc(most * sizeof(float)))) return HS_ENOMEM;
   return 0;
 }
 
@@ -134,14 +140,12 @@ static void bucket_chain(void *arg, int i) {
   hs_compute(w, 2.0 * cells * (double)r);
   if (!b->mat) return;
   size_t n = m->buckets[i].count;
-  float *g = m->grads + m->buckets[i].offset, *approx = malloc(b->rows * b->cols * sizeof(float));
-  if (!approx) return;
+  float *g = m->grads + m->buckets[i].offset, *approx = s->approx;
   hs_k_mmt_f32(b->p, b->q, approx, b->rows, r, b->cols);
   for (size_t j = 0; j < n; j++) {
     b->err[j] = b->mat[j] - approx[j];
     g[j] = approx[j];
   }
-  free(approx);
 }
 
 static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
@@ -161,11 +165,11 @@ static void psgd_finish(hs_algo_ctx *ctx) {
   psgd_state *s = ctx->state;
   hs_comm_stream_stop(s->stream);
   if (s->own) hs_comm_free(ctx->w, s->own);
-  for (int i = 0; i < ctx->model->n_buckets; i++) {
+  for (int i = 0; s->b && i < ctx->model->n_buckets; i++) { /* none if init ran out of memory first */
     psgd_bucket *b = &s->b[i];
     free(b->q), free(b->p), free(b->mat), free(b->err);
   }
-  free(s->b), free(s->momentum), free(s->bucket_tensors);
+  free(s->b), free(s->momentum), free(s->bucket_tensors), free(s->approx);
   free(s);
 }
 
