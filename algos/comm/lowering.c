@@ -890,15 +890,21 @@ static void tree_slice_and_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int 
   tree_exec(g, buf, op, avg_over, run);
 }
 
-/* The heads an allreduce's trees start from in every node: the group's
- * tree_heads, at most the shortest chain, one on a single node (no tree
- * traffic leaves it) or for a vector too short to split. */
-static int tree_heads_of(const hs_lower_group *g, const node_layout *L, size_t count) {
-  int h = g->tree_heads > 1 ? g->tree_heads : 1;
+int hs_lower_tree_heads(int wanted, int shortest, int nodes) {
+  int h = wanted > 1 ? wanted : 1;
   if (h > HS_TREE_RUNS_MAX / 2) h = HS_TREE_RUNS_MAX / 2;
+  if (h > shortest) h = shortest > 1 ? shortest : 1;
+  return nodes > 1 ? h : 1; /* on one node no tree traffic leaves it */
+}
+
+/* The heads of this group's allreduce trees (hs_lower_tree_heads), one for
+ * a vector too short to split among them. */
+static int tree_heads_of(const hs_lower_group *g, const node_layout *L, size_t count) {
+  int shortest = g->size;
   for (int k = 0; k < L->nodes; k++)
-    if (L->node_start[k + 1] - L->node_start[k] < h) h = L->node_start[k + 1] - L->node_start[k];
-  return L->nodes > 1 && count >= 2 * (size_t)h ? h : 1;
+    if (L->node_start[k + 1] - L->node_start[k] < shortest) shortest = L->node_start[k + 1] - L->node_start[k];
+  int h = hs_lower_tree_heads(g->tree_heads, shortest, L->nodes);
+  return count >= 2 * (size_t)h ? h : 1;
 }
 
 static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_mode mode, int root) {

@@ -228,6 +228,12 @@ size_t hs_lower_tree_slices(double bytes, size_t slice, int members);
  * NCCL's channels (an allreduce's tree runs, hs_tree_run). */
 size_t hs_lower_tree_chunk(size_t chunk, double bytes, int runs, int nodes, int members);
 
+/* How many heads an allreduce's trees start from in each node (NCCL's tree
+ * channels, each from the GPU next to its NIC): `wanted` (the node's
+ * NICs), at most the shortest node's `shortest` members and
+ * HS_TREE_RUNS_MAX / 2; one where the group is on one node. */
+int hs_lower_tree_heads(int wanted, int shortest, int nodes);
+
 /* Part k of `parts` near-equal parts of count elements (the first
  * count % parts get one more): elements [*off, *off + *cnt). The slices of
  * the ring and the tree and the units of the in-switch schedule. */

@@ -319,10 +319,8 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
  * of it); mode: which ways. */
 static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double M, int trees, hs_tree_mode mode) {
   int N = t->nodes > 0 ? t->nodes : 1, g = t->per_node > 0 ? t->per_node : 1;
-  /* an allreduce's trees run from each of a node's heads (lowering.c, tree_heads_of) */
-  int heads = trees == 2 && N > 1 && t->heads > 1 ? t->heads : 1;
-  if (heads > HS_TREE_RUNS_MAX / 2) heads = HS_TREE_RUNS_MAX / 2;
-  if (heads > g) heads = g;
+  /* an allreduce's trees run from each of a node's heads (lowering.h) */
+  int heads = trees == 2 ? hs_lower_tree_heads(t->heads, g, N) : 1;
   double slice = t->slice > 0 ? t->slice : pc->slice, part = M / (trees * heads);
   if (pc->tree_shrink && trees >= 2 && !(t->slice > 0))
     slice = (double)hs_lower_tree_chunk((size_t)slice, M, trees * heads, N, t->n);
