@@ -1,6 +1,8 @@
 /* net_transport.c — each transport's published costs (net_transport.h). */
 #include "scenarios/net_transport.h"
 
+#include "scenarios/links.h"
+
 #include <math.h>
 
 const char *hs_net_kind_name(hs_net_kind k) { return k == HS_NET_TCP ? "tcp" : "rdma"; }
@@ -106,23 +108,62 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node) {
   return t;
 }
 
+/* The GPUs a node's channels cross at: one a NIC (NCCL runs a ring per
+ * NIC, each entering and leaving the node at GPUs next to its NIC, and
+ * duplicates it for its second channel: search.cc, ncclTopoDupChannels),
+ * at most one a channel, and no more than the node has or the flow stands
+ * for. */
+static int crossing_gpus(const hs_cluster_spec *c, int channels, int gpus) {
+  int k = channels;
+  if (k > c->nics_per_node) k = c->nics_per_node;
+  if (k > c->gpus_per_node) k = c->gpus_per_node;
+  if (k > gpus) k = gpus;
+  return k < 1 ? 1 : k;
+}
+
+double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) {
+  int nics = c->nics_per_node > 0 ? c->nics_per_node : 1, gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+  if (channels < 1) channels = 1;
+  int g = gpus < 1 ? 1 : gpus > gpn ? gpn : gpus;
+  /* Each GPU sends through the NIC under its own PCIe switch, consecutive
+   * GPUs sharing one where the node has fewer NICs than GPUs (a DGX-1's
+   * GPUs 0 and 1 sit under mlx5_0's switch); one a channel at most. */
+  int reached = (g * nics + gpn - 1) / gpn;
+  if (reached > channels) reached = channels;
+  if (reached > nics) reached = nics;
+  hs_link_spec intra, inter;
+  hs_links_of_node(c, node, &intra, &inter);
+  double reach = inter.bandwidth * reached / nics;
+  /* and a GPU's bytes to the network cross its own PCIe link (GPUDirect
+   * RDMA: the NIC reads and writes GPU memory through the switch they
+   * share), which NCCL's topology rates as the link's generation and width
+   * (topo.cc). One H100 with four NDR NICs in NCCL_IB_HCA measured about
+   * 50 GB/s, one Gen5 x16 link's 48 (NVIDIA/nccl-tests#232). */
+  if (c->gpu_pcie_bandwidth > 0) reach = fmin(reach, crossing_gpus(c, channels, g) * c->gpu_pcie_bandwidth);
+  return reach;
+}
+
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus) {
   if (node_a == node_b) return INFINITY;
   if (channels < 1) channels = 1;
-  /* Threads are what bound a socket transport, each a core through the
-   * kernel's stack. With none of their own, each GPU's proxy thread moves
-   * all of its connections: NCCL runs a ring per NIC, each crossing the
-   * node at GPUs near its NIC, and duplicates it for its second channel
-   * (search.cc, ncclTopoDupChannels), so a node's channels cross at one
-   * GPU a NIC (and no more GPUs than the node has, or the flow stands
-   * for: `gpus`), the flow hearsay's ring carries them on as many
-   * threads. Else each connection (a channel) has socket_threads of them. */
-  int proxies = channels;
-  if (proxies > c->nics_per_node) proxies = c->nics_per_node;
-  if (proxies > c->gpus_per_node) proxies = c->gpus_per_node;
-  if (proxies > gpus) proxies = gpus < 1 ? 1 : gpus;
   double cap = INFINITY;
   const int ends[2] = {node_a, node_b};
+  /* What the GPUs it stands for reach of each node's NICs, where that is
+   * less than the node's NIC link: a flow of fewer GPUs than the node has
+   * NICs (one GPU's point-to-point, a hierarchical schedule's rail, a
+   * communicator of one GPU a node). */
+  for (int i = 0; i < 2; i++) {
+    hs_link_spec intra, inter;
+    hs_links_of_node(c, ends[i], &intra, &inter);
+    double reach = hs_net_reach(c, ends[i], channels, gpus);
+    if (reach < inter.bandwidth) cap = fmin(cap, reach);
+  }
+  /* Threads are what bound a socket transport, each a core through the
+   * kernel's stack. With none of their own, each GPU's proxy thread moves
+   * all of its connections, at the GPUs the channels cross at, the flow
+   * hearsay's ring carries them on as many threads. Else each connection
+   * (a channel) has socket_threads of them. */
+  int proxies = crossing_gpus(c, channels, gpus);
   for (int i = 0; i < 2; i++) {
     hs_net_transport t = hs_net_transport_of_node(c, ends[i]);
     if (t.stream_bandwidth <= 0) continue;

@@ -47,11 +47,21 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node);
  * hierarchical schedule, halving-doubling, a point-to-point exchange):
  * with socket_threads = 0 the proxy threads of the GPUs the channels
  * cross at, min(channels, nics_per_node, gpus_per_node, gpus), at
- * stream_bandwidth each, else channels x socket_threads of them; INFINITY
- * when only the links bound it (one node, or RDMA at both ends). The
+ * stream_bandwidth each, else channels x socket_threads of them; and
+ * the NICs those GPUs reach of the network (hs_net_reach) where that
+ * is less than the node's NIC link; INFINITY when only the links bound it
+ * (one node, or RDMA at both ends through every NIC). The
  * bound is per flow: where one GPU has several flows across nodes at once
  * (a tree's parent and children), each gets it where a proxy thread would
  * share it. */
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus);
+
+/* Bytes per second the traffic of `gpus` GPUs of node `node`, on
+ * `channels` channels, reaches of the network, in the links' units: the
+ * NICs next to those GPUs (each GPU's own; consecutive GPUs share one
+ * where the node has fewer NICs than GPUs; one a channel at most) and the
+ * GPUs' own PCIe links (cluster.gpu.pcie_bandwidth) the bytes cross. Never
+ * more than the node's NIC link; less for fewer GPUs than NICs. */
+double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus);
 
 #endif

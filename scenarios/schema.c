@@ -50,6 +50,8 @@ static const field gpu_fields[] = {
     /* absent: the generation's (resolve_published_defaults) */
     {"memory_bandwidth", F_BW, OFF(cluster.gpu_memory_bandwidth), "1TBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     {"launch_overhead", F_LATENCY, OFF(cluster.gpu_launch_overhead), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    /* absent: the generation's x16 link (resolve_published_defaults) */
+    {"pcie_bandwidth", F_BW, OFF(cluster.gpu_pcie_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     /* absent: the generation's (resolve_published_defaults); 0: collectives hold none */
     {"sms", F_INT, OFF(cluster.gpu_sms), "0", MIN_GE, 0, 1024, NULL, NULL},
     END};
@@ -465,6 +467,7 @@ static void resolve_published_defaults(hs_loader *ld) {
     c->nvls_efficiency = hs_nvls_efficiency_default(c->gpu_arch, c->gpus_per_node);
   if (absent(L, "gpu", "memory_bandwidth")) c->gpu_memory_bandwidth = hs_gpu_memory_bandwidth_default(c->gpu_arch);
   if (absent(L, "gpu", "launch_overhead")) c->gpu_launch_overhead = hs_gpu_launch_overhead_default();
+  if (absent(L, "gpu", "pcie_bandwidth")) c->gpu_pcie_bandwidth = hs_host_bandwidth_default(c->gpu_arch);
   if (absent(L, "gpu", "sms")) c->gpu_sms = hs_gpu_sms_default(c->gpu_arch);
   if (absent(L, "host", "memory_bandwidth")) c->host_memory_bandwidth = hs_host_memory_bandwidth_default(c->cpu);
   if (absent(L, "host", "bandwidth")) c->host_bandwidth = hs_host_bandwidth_default(c->gpu_arch);

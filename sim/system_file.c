@@ -94,9 +94,10 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
   fprintf(f, "\"%s\"", hs_gpu_arch_name(c->gpu_arch));
   bandwidth(&w, "memory_bandwidth", c->gpu_memory_bandwidth);
   latency(&w, "launch_overhead", c->gpu_launch_overhead);
+  bandwidth(&w, "pcie_bandwidth", c->gpu_pcie_bandwidth);
   key(&w, "sms");
   fprintf(f, "%d", c->gpu_sms);
-  close_table(&w, (const char *const[]){"flops", "arch", "memory_bandwidth", "launch_overhead", "sms", NULL});
+  close_table(&w, (const char *const[]){"flops", "arch", "memory_bandwidth", "launch_overhead", "pcie_bandwidth", "sms", NULL});
 
   open_table(&w, "intra");
   bandwidth(&w, "bandwidth", c->intra.bandwidth);

@@ -121,6 +121,57 @@ int main(void) {
     tap_ok(hs_net_flow_cap(&sc.cluster, 0, 1, 8, 8) == 2.06e9, "4 NICs, one GPU a node: its one proxy thread");
     hs_scenario_free(&sc);
   }
+  /* What a flow's GPUs reach of the network (hs_net_reach): their own
+   * NICs and their own PCIe links, on any transport. */
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'hopper' }, inter = { bandwidth = '400Gbps' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.gpu_pcie_bandwidth == 48e9, "Hopper: a Gen5 x16 link, 48 GB/s as NCCL rates it");
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load("cluster { nodes = 2, gpu = { flops = '1TF', arch = 'volta' }, inter = { bandwidth = '100Gbps' } }", &sc);
+  tap_ok(rc == 0 && sc.cluster.gpu_pcie_bandwidth == 12e9, "Volta: Gen3 x16, NCCL's PCI_BW 12 GB/s");
+  if (rc == 0) hs_scenario_free(&sc);
+  /* 8 GPUs, 4 NICs of 200 Gb/s (24 GB/s each at 0.96), Gen5: a NIC binds
+   * a GPU; GPUs 0 and 1 share one; 4 GPUs reach 2; the whole node all 4,
+   * which the NIC link already is (no bound) */
+  if (loaded("cluster { nodes = 2, gpus_per_node = 8, gpu = { flops = '1TF', arch = 'hopper' },\n"
+             "  inter = { bandwidth = '200Gbps', nics_per_node = 4 } }", &sc)) {
+    const hs_cluster_spec *c = &sc.cluster;
+    tap_ok(hs_net_flow_cap(c, 0, 1, 16, 1) == 24e9 && hs_net_flow_cap(c, 0, 1, 16, 2) == 24e9 &&
+               hs_net_flow_cap(c, 0, 1, 16, 4) == 48e9 && isinf(hs_net_flow_cap(c, 0, 1, 16, 8)),
+           "4 NICs, 8 GPUs, RDMA: one GPU's flow 24 GB/s (%.4g), two GPUs' one NIC, four GPUs' two, the node's "
+           "every NIC (no bound)", hs_net_flow_cap(c, 0, 1, 16, 1) / 1e9);
+    tap_ok(hs_net_flow_cap(c, 0, 1, 1, 8) == 24e9 && hs_net_flow_cap(c, 0, 1, 2, 8) == 48e9,
+           "a ring of one channel crosses at one NIC, of two at two");
+    hs_scenario_free(&sc);
+  }
+  /* one H100 of a DGX with four NDR NICs (NVIDIA/nccl-tests#232): its
+   * Gen5 x16 link, 48 GB/s, not the NICs' 192 */
+  if (loaded("cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = '1TF', arch = 'hopper' },\n"
+             "  inter = { bandwidth = '400Gbps', nics_per_node = 4 } }", &sc)) {
+    const hs_cluster_spec *c = &sc.cluster;
+    tap_ok(hs_net_flow_cap(c, 0, 1, 8, 1) == 48e9 && hs_net_reach(c, 0, 8, 1) == 48e9,
+           "one H100 a node, 4 NDR NICs: its PCIe link's 48 GB/s (%.4g)", hs_net_flow_cap(c, 0, 1, 8, 1) / 1e9);
+    hs_scenario_free(&sc);
+  }
+  if (loaded("cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = '1TF', arch = 'hopper', pcie_bandwidth = '20GBps' },\n"
+             "  inter = { bandwidth = '400Gbps' } }", &sc)) {
+    tap_ok(hs_net_flow_cap(&sc.cluster, 0, 1, 8, 1) == 20e9, "gpu.pcie_bandwidth set: it binds a GPU's flow under its NIC");
+    hs_scenario_free(&sc);
+  }
+  /* and the same through `hearsay collective`: one H100 a node, 4 NICs,
+   * ring allreduce of 1 GiB, step and fast, NCCL's model alike: busbw at
+   * most 48 GB/s (it was the 4 NICs' 192 before the PCIe link counted) */
+  const char *one_h100 = "cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = '1TF', arch = 'hopper' },\n"
+                         "  inter = { bandwidth = '400Gbps', nics_per_node = 4 } }";
+  for (int fast = 0; fast < 2; fast++) {
+    char args[256];
+    snprintf(args, sizeof args, "--op allreduce --bytes 1GiB --set sim.collectives=ring --set sim.fidelity=%s",
+             fast ? "fast" : "step");
+    double t = collective(one_h100, args), floor_s = 1073741824.0 / 48e9;
+    tap_ok(t >= floor_s && t <= 1.05 * floor_s,
+           "%s: ring allreduce of 1 GiB over one H100 a node %.4g ms, at its PCIe link's 48 GB/s (%.4g ms; 5%% for "
+           "latency and the pipeline's fill)", fast ? "fast" : "step", t * 1e3, floor_s * 1e3);
+  }
+
   /* the key this replaced, as old calibrated system files hold it */
   rc = load("cluster { nodes = 2, gpu = { flops = '1TF' },\n"
             "  inter = { bandwidth = '100Gbps', transport = 'tcp', sockets = 1 } }", &sc);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "scenarios/links.h"
+#include "scenarios/net_transport.h"
 
 enum { HW_NVLINK = HS_NCCL_HW_NVLINK, HW_PCI = HS_NCCL_HW_PCI, HW_NET = HS_NCCL_HW_NET };
 
@@ -257,6 +258,10 @@ static void topo_common(const hs_scenario *sc, hs_nccl_topo *t) {
  * the 16 channels NVLS kernels run on. */
 static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, double nics, double nic_latency,
                        int per_node) {
+  /* NCCL's search finds channels through the NICs next to the GPUs it
+   * has, at the rate of the GPUs' PCIe links on the way (a communicator of
+   * one GPU a node reaches that GPU's NIC) */
+  if (t->nodes > 1) nics = dmin(nics, hs_net_reach(&sc->cluster, 0, t->channels, per_node));
   double total = t->nodes > 1 ? dmin(intra, nics) : intra;
   t->bw_intra_gbs = t->bw_inter_gbs = total / 1e9 / t->channels;
   t->latency_inter_us = t->nodes > 1 ? nic_latency * 1e6 : 0;
