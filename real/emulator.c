@@ -90,7 +90,7 @@ void hs_emulator_free(hs_emulator *e) {
   free(e);
 }
 
-double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate) {
+double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate, int gpus) {
   hs_hop hop[HS_ROUTE_MAX];
   int k = hs_links_route(e->cluster, src, dst, hop);
   double now = fmax(hs_clock_now(), depart);
@@ -110,6 +110,6 @@ double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double d
   double flow = narrowest * e->bandwidth_factor;
   if (rate > 0 && rate < flow) flow = rate;
   int gpn = e->cluster->gpus_per_node;
-  flow = fmin(flow, hs_net_flow_cap(e->cluster, src / gpn, dst / gpn, e->channels, gpn));
+  flow = fmin(flow, hs_net_flow_cap(e->cluster, src / gpn, dst / gpn, e->channels, gpus));
   return start + latency + b / flow;
 }

@@ -34,9 +34,11 @@ void hs_emulator_free(hs_emulator *e);
 /* When a message of `bytes` posted now (hs_clock_now) from world rank src
  * to world rank dst, leaving no earlier than `depart` (a protocol's hop
  * after now), moving at most `rate` bytes/s (NCCL's channels' maxima,
- * protocol.h; 0: its links' rate), arrives, in hs_clock_now seconds
+ * protocol.h; 0: its links' rate), for the traffic of `gpus` GPUs of its
+ * node (the schedule's spread, lowering.h: what the flow reaches of the
+ * network, net_transport.h), arrives, in hs_clock_now seconds
  * (real/clock.h). Reserves the links, each for the bytes at its own rate:
  * a flow held below a link's rate leaves the rest to the next. */
-double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate);
+double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate, int gpus);
 
 #endif

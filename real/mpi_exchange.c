@@ -89,7 +89,7 @@ void hs_mpi_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
        * in the simulator */
       double wire = g->wire > 1 ? ceil((double)s[i].bytes * g->wire) : (double)s[i].bytes;
       arrival[i] = hs_emulator_post(self->emu, self->w.rank, world_peer, (size_t)wire,
-                                    hs_clock_now() + hs_lower_hop(g, g->me, s[i].peer), g->rate);
+                                    hs_clock_now() + hs_lower_hop(g, g->me, s[i].peer), g->rate, g->spread);
       MPI_Isend(&arrival[i], 1, MPI_DOUBLE, peer, TAG_HEADER, c->data, &req[k++]);
     }
     post_bytes(1, s[i].data ? (void *)s[i].data : base, s[i].bytes, peer, c->data, req, &k);

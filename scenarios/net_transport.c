@@ -127,13 +127,15 @@ double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) 
   int g = gpus < 1 ? 1 : gpus > gpn ? gpn : gpus;
   /* Each GPU sends through the NIC under its own PCIe switch, consecutive
    * GPUs sharing one where the node has fewer NICs than GPUs (a DGX-1's
-   * GPUs 0 and 1 sit under mlx5_0's switch); one a channel at most. */
+   * GPUs 0 and 1 sit under mlx5_0's switch); one a channel at most. The
+   * flow's GPUs are taken as consecutive from a NIC's first: GPUs 1 and 2
+   * of a DGX-1, which sit under two NICs, are counted as reaching one. */
   int reached = (g * nics + gpn - 1) / gpn;
   if (reached > channels) reached = channels;
   if (reached > nics) reached = nics;
   hs_link_spec intra, inter;
   hs_links_of_node(c, node, &intra, &inter);
-  double reach = inter.bandwidth * reached / nics;
+  double reach = reached < nics ? inter.bandwidth * reached / nics : inter.bandwidth; /* exact when all */
   /* and a GPU's bytes to the network cross its own PCIe link (GPUDirect
    * RDMA: the NIC reads and writes GPU memory through the switch they
    * share), which NCCL's topology rates as the link's generation and width

@@ -25,6 +25,7 @@
  * allreduce (min, max, sum), which settle computes in one place, and
  * every collective of a run with failures or network events, whose links
  * change under the schedule. */
+#include <float.h>
 #include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -1089,25 +1090,27 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
 }
 
 /* How far a call's arrivals, relative to its first, may be from the last
- * call's for the last finishes to serve (timed_all): a nanosecond, a
- * thousandth of the smallest latency any system file holds. Arrivals that
- * are the same up to rounding differ by an ulp of the clock (4e-15 s at
- * 20 s), and an exact comparison missed one call in ten of a 1024-GPU
- * training run on that alone, each miss a whole evaluation. */
-#define MEMO_TOLERANCE 1e-9
+ * call's for the last finishes to serve (timed_all), in units of the
+ * clock's rounding at the call's time: arrivals that are the same up to
+ * rounding differ by a few ulps of the clock (1.4e-15 s at 1.9 s), and an
+ * exact comparison missed one call in ten of a 1024-GPU training run on
+ * that alone, each miss a whole evaluation. */
+#define MEMO_ULPS 64
 
 /* The members' finish times. The evaluation is max and + over arrival
  * times and constant costs, so it commutes with a shift of every arrival:
  * a call whose arrivals are the last call's shifted (a training run whose
  * ranks reach each bucket together, iteration after iteration) gets the
- * last finishes shifted, in O(n) instead of O(records). Max and + move no
- * finish further than the furthest arrival moved, so serving arrivals
- * within MEMO_TOLERANCE of the memo's errs by at most that much. */
+ * last finishes shifted, in O(n) instead of O(records). Arrivals equal to
+ * the memo's up to the clock's rounding (MEMO_ULPS) are served too: the
+ * finishes differ by as much (the refined tree timings, fast_tree.c, are
+ * not max and + alone, but move as little for so small a shift). */
 static void timed_all(fast_sched *s, const double *arrival, double *finish) {
   double t0 = INFINITY;
   for (int i = 0; i < s->n; i++) t0 = dmin(t0, arrival[i]);
   int same = s->memo_arrival != NULL;
-  for (int i = 0; i < s->n && same; i++) same = fabs(arrival[i] - t0 - s->memo_arrival[i]) <= MEMO_TOLERANCE;
+  double tolerance = MEMO_ULPS * DBL_EPSILON * dmax(fabs(t0), 1);
+  for (int i = 0; i < s->n && same; i++) same = fabs(arrival[i] - t0 - s->memo_arrival[i]) <= tolerance;
   if (same) {
     for (int i = 0; i < s->n; i++) finish[i] = t0 + s->memo_finish[i];
     return;

@@ -11,6 +11,7 @@
  * Posting and completing are separate (hs_sim_post, hs_sim_complete) so
  * that a rank can post its gossip itself and compute while it flies
  * (stream.c); hs_sim_exchange does both for the lowering. */
+#include <limits.h>
 #include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
@@ -56,10 +57,15 @@ static const char *intern_tag(sim_mailbox_cache *mc, const char *tag) {
   return NULL;
 }
 
-/* Writes a non-negative n in decimal at p; returns the end. */
+/* Writes n in decimal at p; returns the end. */
 static char *put_decimal(char *p, int n) {
   char digits[12];
   int k = 0;
+  if (n < 0) { /* no rank or switch id is negative; kept distinct all the same */
+    *p++ = '-';
+    if (n == INT_MIN) return memcpy(p, "2147483648", 10), p + 10;
+    n = -n;
+  }
   do digits[k++] = (char)('0' + n % 10), n /= 10;
   while (n > 0);
   while (k > 0) *p++ = digits[--k];

@@ -55,8 +55,9 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[2], "post") == 0) {
     double bytes = atof(argv[3]), rate = atof(argv[4]), now = hs_clock_now();
-    double free_s = hs_emulator_post(emu, 0, 1, (size_t)bytes, now, 0) - now;
-    double capped_s = hs_emulator_post(emu, 2, 3, (size_t)bytes, now, rate) - now, want = bytes / rate;
+    int node = sc.cluster.gpus_per_node; /* flows of a whole node's GPUs */
+    double free_s = hs_emulator_post(emu, 0, 1, (size_t)bytes, now, 0, node) - now;
+    double capped_s = hs_emulator_post(emu, 2, 3, (size_t)bytes, now, rate, node) - now, want = bytes / rate;
     if (rank == 0)
       printf("%d one message of %g B: %.6g s free, %.6g s at most at %g B/s (bytes/rate = %.6g s; slack 1 ms)\n",
              free_s < 1e-3 && capped_s >= want && capped_s <= want + 1e-3, bytes, free_s, capped_s, rate, want);

@@ -256,12 +256,12 @@ static void topo_common(const hs_scenario *sc, hs_nccl_topo *t) {
  * channel per GPU pulling from the switch, at most NCCL_MAX_NVLS_ARITY 32
  * (search.cc, ncclTopoCompute; NCCL 2.30.7): what the tuning counts, not
  * the 16 channels NVLS kernels run on. */
-static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, double nics, double nic_latency,
-                       int per_node) {
+static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, double nics, double reach,
+                       double nic_latency, int per_node) {
   /* NCCL's search finds channels through the NICs next to the GPUs it
    * has, at the rate of the GPUs' PCIe links on the way (a communicator of
    * one GPU a node reaches that GPU's NIC) */
-  if (t->nodes > 1) nics = dmin(nics, hs_net_reach(&sc->cluster, 0, t->channels, per_node));
+  if (t->nodes > 1) nics = dmin(nics, reach);
   double total = t->nodes > 1 ? dmin(intra, nics) : intra;
   t->bw_intra_gbs = t->bw_inter_gbs = total / 1e9 / t->channels;
   t->latency_inter_us = t->nodes > 1 ? nic_latency * 1e6 : 0;
@@ -275,7 +275,9 @@ void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
   t->nodes = c->nodes;
   hs_link_spec intra, inter;
   hs_links_of_node(c, 0, &intra, &inter); /* inter: the node's NICs together */
-  topo_links(sc, t, intra.bandwidth, inter.bandwidth, inter.latency, c->gpus_per_node);
+  double reach = INFINITY; /* the narrowest node's (per-node overrides) */
+  for (int n = 0; n < c->nodes && c->nodes > 1; n++) reach = dmin(reach, hs_net_reach(c, n, t->channels, c->gpus_per_node));
+  topo_links(sc, t, intra.bandwidth, inter.bandwidth, reach, inter.latency, c->gpus_per_node);
 }
 
 void hs_nccl_topo_of_group(const hs_scenario *sc, const hs_tuner_topo *g, hs_nccl_topo *t) {
@@ -287,7 +289,7 @@ void hs_nccl_topo_of_group(const hs_scenario *sc, const hs_tuner_topo *g, hs_ncc
    * nodes its hop's latency is the route's, NIC to NIC */
   double intra = isfinite(g->bw_intra) ? g->bw_intra : g->ring_bw;
   double nic_lat = t->nodes > 1 ? g->lat_inter / 2 : 0;
-  topo_links(sc, t, intra, g->nic, nic_lat, g->per_node);
+  topo_links(sc, t, intra, g->nic, g->reach, nic_lat, g->per_node);
 }
 
 double hs_nccl_bus_cap(hs_gpu_arch arch, int cpu_amd, int nodes, int channels, hs_nccl_algo a, hs_proto p) {

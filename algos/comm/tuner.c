@@ -35,7 +35,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   t->switch_slices = sc->sim.switch_slices;
   t->slice = sc->sim.slice;
   t->heads = c->nics_per_node;
-  t->ring_bw = t->bw_intra = t->bw_inter = t->nic = INFINITY;
+  t->ring_bw = t->bw_intra = t->bw_inter = t->nic = t->gpu_inter = t->reach = INFINITY;
   /* Nodes in communicator order: a new node starts where the node changes;
    * regular when no node comes back and every one holds as many. */
   int run = 0, regular = 1;
@@ -59,6 +59,13 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   t->per_node = run > t->per_node ? run : t->per_node;
   t->regular = regular;
   if (t->nodes <= 1) t->nic = INFINITY;
+  for (int i = 0; i < size && t->nodes > 1; i++) { /* every node of the group once, after the first */
+    int node = members[i] / gpn;
+    if (i > 0 && node == members[i - 1] / gpn) continue;
+    t->reach = dmin(t->reach, hs_net_reach(c, node, hs_channels_of(sc), t->per_node));
+    int other = members[i == 0 ? size - 1 : i - 1] / gpn;
+    if (other != node) t->gpu_inter = dmin(t->gpu_inter, hs_net_flow_cap(c, node, other, hs_channels_of(sc), 1));
+  }
   for (int j = 0; j < size && size > 1; j++) {
     int a = members[j], b = members[(j + 1) % size];
     double lat, bw;
@@ -137,7 +144,7 @@ static int crosses(const hs_tuner_topo *t, int d) { return t->nodes > 1 && (!t->
 /* Bandwidth of a doubling round at distance d: across nodes, every member
  * of a node crosses at once and they share its NICs. */
 static double round_bw(const hs_tuner_topo *t, int d) {
-  return crosses(t, d) ? dmin(t->bw_inter, t->nic / t->per_node) : t->bw_intra;
+  return crosses(t, d) ? dmin(dmin(t->bw_inter, t->gpu_inter), t->nic / t->per_node) : t->bw_intra;
 }
 
 static double doubling(const hs_tuner_topo *t, const hs_proto_cost *pc, int halving, double M) {
@@ -198,7 +205,7 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
   double fold = 0;
   for (int v = 0; v < r; v++) {
     int across = (2 * v) / g != (2 * v + 1) / g;
-    fold = dmax(fold, 2 * hop(t, pc, across) + move(pc, M + block, across ? dmin(t->bw_inter, t->nic) : t->bw_intra));
+    fold = dmax(fold, 2 * hop(t, pc, across) + move(pc, M + block, across ? dmin(dmin(t->bw_inter, t->gpu_inter), t->nic) : t->bw_intra));
   }
 #undef REAL
 #undef FIRST
@@ -406,7 +413,7 @@ static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, 
  * and a unit over the rail's share of the NIC. Regular placements only
  * (leaders otherwise). */
 static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
-  double g = t->per_node, Mr = M / g, rail_bw = dmin(t->bw_inter, t->nic / g);
+  double g = t->per_node, Mr = M / g, rail_bw = dmin(dmin(t->bw_inter, t->gpu_inter), t->nic / g);
   double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->switch_slices > 0 ? t->switch_slices : 1);
   double U = (double)hs_lower_switch_units(Mr, (size_t)unit, (size_t)dmax(1, Mr), t->nodes);
   return 2 * sub_ring(g, 1, hop(t, pc, 0), t->bw_intra, pc, M) +
@@ -446,7 +453,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   double n = t->n, g = t->per_node, N = t->nodes;
   int hier = t->regular && t->nodes > 1 && t->nodes < t->n;
   if (a == HS_COLL_HIERARCHICAL && !hier) return -1; /* it would run the flat ring: not a choice of its own */
-  double rail_bw = dmin(t->bw_inter, t->nic / g);
+  double rail_bw = dmin(dmin(t->bw_inter, t->gpu_inter), t->nic / g);
   double s = -1;
   switch (k) {
   case HS_OP_ALLREDUCE:

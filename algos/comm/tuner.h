@@ -31,6 +31,11 @@ typedef struct {
   /* one hop inside a node and one across (the slowest), and the narrowest
    * node's NICs together */
   double lat_intra, bw_intra, lat_inter, bw_inter, nic;
+  /* across nodes: what one GPU's flow moves at most (a doubling round's,
+   * a rail's: its NIC and PCIe link, its proxy thread), and what the
+   * group's GPUs of the narrowest node reach of the network (hs_net_reach,
+   * NCCL's model's); INFINITY on one node */
+  double gpu_inter, reach;
   int heads; /* GPUs a node's tree channels start at (lowering.h, tree_heads): its NICs */
   /* the pipelined ring (sim.slices_in_flight, sim.slice) */
   int window;
