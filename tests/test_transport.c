@@ -43,6 +43,14 @@ static double collective(const char *cluster, const char *args) {
   return hs_test_result_value(result, "sim_s");
 }
 
+/* `hearsay collective` of `what` (its --op and --bytes, and --sets) at
+ * fidelity step or fast. */
+static double collective_at(const char *cluster, const char *what, int fast) {
+  char args[512];
+  snprintf(args, sizeof args, "%s --set sim.fidelity=%s", what, fast ? "fast" : "step");
+  return collective(cluster, args);
+}
+
 static int near(double got, double want, double tol) { return fabs(got - want) <= tol * fabs(want); }
 
 int main(void) {
@@ -158,15 +166,12 @@ int main(void) {
     hs_scenario_free(&sc);
   }
   /* and the same through `hearsay collective`: one H100 a node, 4 NICs,
-   * ring allreduce of 1 GiB, step and fast, NCCL's model alike: busbw at
-   * most 48 GB/s (it was the 4 NICs' 192 before the PCIe link counted) */
+   * ring allreduce of 1 GiB, step and fast: busbw at most 48 GB/s (it was
+   * the 4 NICs' 192 before the PCIe link counted) */
   const char *one_h100 = "cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = '1TF', arch = 'hopper' },\n"
                          "  inter = { bandwidth = '400Gbps', nics_per_node = 4 } }";
   for (int fast = 0; fast < 2; fast++) {
-    char args[256];
-    snprintf(args, sizeof args, "--op allreduce --bytes 1GiB --set sim.collectives=ring --set sim.fidelity=%s",
-             fast ? "fast" : "step");
-    double t = collective(one_h100, args), floor_s = 1073741824.0 / 48e9;
+    double t = collective_at(one_h100, "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast), floor_s = 1073741824.0 / 48e9;
     tap_ok(t >= floor_s && t <= 1.05 * floor_s,
            "%s: ring allreduce of 1 GiB over one H100 a node %.4g ms, at its PCIe link's 48 GB/s (%.4g ms; 5%% for "
            "latency and the pipeline's fill)", fast ? "fast" : "step", t * 1e3, floor_s * 1e3);
@@ -232,10 +237,7 @@ int main(void) {
   const char *rails = "cluster { nodes = 2, gpus_per_node = 8, gpu = { flops = '1TF' },\n"
                       "  inter = { bandwidth = '100Gbps', nics_per_node = 4, transport = 'tcp' } }";
   for (int fast = 0; fast < 2; fast++) {
-    char args[256];
-    snprintf(args, sizeof args, "--op allreduce --bytes 256MiB --set sim.collectives=hierarchical --set sim.fidelity=%s",
-             fast ? "fast" : "step");
-    double t = collective(rails, args), rail = 268435456.0 / 8 / 2.06e9;
+    double t = collective_at(rails, "--op allreduce --bytes 256MiB --set sim.collectives=hierarchical", fast), rail = 268435456.0 / 8 / 2.06e9;
     tap_ok(t >= rail && t <= rail + 4e-3,
            "%s: hierarchical over 4-NIC TCP nodes %.4g ms, its rails each on one GPU's thread (%.4g ms of them, "
            "4 ms for the rest)", fast ? "fast" : "step", t * 1e3, rail * 1e3);
