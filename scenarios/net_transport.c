@@ -121,7 +121,8 @@ static int crossing_gpus(const hs_cluster_spec *c, int channels, int gpus) {
   return k < 1 ? 1 : k;
 }
 
-double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) {
+/* hs_net_reach, and the node's whole NIC link in *link. */
+static double reach_of(const hs_cluster_spec *c, int node, int channels, int gpus, double *link) {
   int nics = c->nics_per_node > 0 ? c->nics_per_node : 1, gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
   if (channels < 1) channels = 1;
   int g = gpus < 1 ? 1 : gpus > gpn ? gpn : gpus;
@@ -135,6 +136,7 @@ double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) 
   if (reached > nics) reached = nics;
   hs_link_spec intra, inter;
   hs_links_of_node(c, node, &intra, &inter);
+  *link = inter.bandwidth;
   double reach = reached < nics ? inter.bandwidth * reached / nics : inter.bandwidth; /* exact when all */
   /* and a GPU's bytes to the network cross its own PCIe link (GPUDirect
    * RDMA: the NIC reads and writes GPU memory through the switch they
@@ -143,6 +145,11 @@ double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) 
    * 50 GB/s, one Gen5 x16 link's 48 (NVIDIA/nccl-tests#232). */
   if (c->gpu_pcie_bandwidth > 0) reach = fmin(reach, crossing_gpus(c, channels, g) * c->gpu_pcie_bandwidth);
   return reach;
+}
+
+double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) {
+  double link;
+  return reach_of(c, node, channels, gpus, &link);
 }
 
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus) {
@@ -155,10 +162,8 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
    * NICs (one GPU's point-to-point, a hierarchical schedule's rail, a
    * communicator of one GPU a node). */
   for (int i = 0; i < 2; i++) {
-    hs_link_spec intra, inter;
-    hs_links_of_node(c, ends[i], &intra, &inter);
-    double reach = hs_net_reach(c, ends[i], channels, gpus);
-    if (reach < inter.bandwidth) cap = fmin(cap, reach);
+    double link, reach = reach_of(c, ends[i], channels, gpus, &link);
+    if (reach < link) cap = fmin(cap, reach);
   }
   /* Threads are what bound a socket transport, each a core through the
    * kernel's stack. With none of their own, each GPU's proxy thread moves

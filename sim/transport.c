@@ -11,7 +11,6 @@
  * Posting and completing are separate (hs_sim_post, hs_sim_complete) so
  * that a rank can post its gossip itself and compute while it flies
  * (stream.c); hs_sim_exchange does both for the lowering. */
-#include <limits.h>
 #include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
@@ -61,19 +60,16 @@ static const char *intern_tag(sim_mailbox_cache *mc, const char *tag) {
 static char *put_decimal(char *p, int n) {
   char digits[12];
   int k = 0;
-  if (n < 0) { /* no rank or switch id is negative; kept distinct all the same */
-    *p++ = '-';
-    if (n == INT_MIN) return memcpy(p, "2147483648", 10), p + 10;
-    n = -n;
-  }
-  do digits[k++] = (char)('0' + n % 10), n /= 10;
-  while (n > 0);
+  if (n < 0) *p++ = '-'; /* no rank or switch id is negative; kept distinct all the same */
+  unsigned u = n < 0 ? 0u - (unsigned)n : (unsigned)n;
+  do digits[k++] = (char)('0' + u % 10), u /= 10;
+  while (u > 0);
   while (k > 0) *p++ = digits[--k];
   return p;
 }
 
 /* "tag:src>dst" into name (96 bytes: a group's tag is at most 48, two
- * ranks at most 10 digits each). By hand, not snprintf: a peer scheme that changes peers
+ * ranks at most 11 characters each). By hand, not snprintf: a peer scheme that changes peers
  * every step (shift_one) names a new mailbox for every message, and
  * snprintf's parsing of the format was 4% of such a 1024-GPU run. */
 static void mailbox_name(char name[96], const hs_lower_group *g, int src, int dst) {

@@ -83,6 +83,10 @@ static void child(void *arg, FILE *report) {
   for (int p = 0; p <= HS_PROTOS; p++) j->out[1 + HS_COLL_ALGOS + p] = (double)st.protocols[p];
 }
 
+/* halving-doubling's closed form on a regular placement is the schedule's
+ * own arithmetic: measured equal to the simulation; 1% for rounding */
+#define BOUND_HD 0.01
+
 static double *shared;
 
 /* Simulates one allreduce of `bytes`; the finish time (counts in shared[1..]). */
@@ -579,6 +583,36 @@ static void pcie_picks(void) {
          "4 x 4 P100: no allreduce size runs LL128 over PCIe (%d); over NVLink %d sizes do", ll128[0], ll128[1]);
 }
 
+/* What one GPU's flow reaches across nodes (net_transport.h): 2 nodes of
+ * 2 H100 and 4 NDR NICs (48 GB/s each at 0.96, 192 a node). A doubling
+ * round's and a rail's flows are one GPU's: its Gen5 x16 link, 48 GB/s;
+ * the group's two GPUs a node reach two PCIe links, 96; the NIC link is
+ * 192. Halving-doubling's closed form then agrees with the simulation,
+ * where it took the node's 96 for each flow (a 2x overestimate). */
+static void gpu_reach(void) {
+  const char *lua = "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '100TF', arch = 'hopper' },\n"
+                    "  inter = { bandwidth = '400Gbps', nics_per_node = 4 } }\n"
+                    "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\n"
+                    "run { iterations = 1 }\nsim { fidelity = 'fast', tuner = 'hearsay' }\n";
+  hs_scenario sc;
+  if (hs_test_load(lua, &sc)) {
+    tap_ok(0, "2 x 2 H100 scenario loads");
+    return;
+  }
+  int members[] = {0, 1, 2, 3};
+  hs_tuner_topo t;
+  hs_tuner_topo_of(&sc, members, 4, &t);
+  tap_ok(t.gpu_inter == 48e9 && t.reach == 96e9 && t.nic == 192e9,
+         "2 x 2 H100, 4 NDR NICs: one GPU's flow %.4g GB/s (its PCIe link's 48), the node's two GPUs reach %.4g (96), "
+         "its NICs %.4g (192)", t.gpu_inter / 1e9, t.reach / 1e9, t.nic / 1e9);
+  double sim = simulate(lua, "sim.collectives=halving_doubling", "sim.protocol=simple", NULL, 256u << 20);
+  double want = predict(&sc, HS_COLL_HALVING_DOUBLING, HS_PROTO_SIMPLE, 256.0 * (1 << 20)), err = (want - sim) / sim;
+  tap_ok(fabs(err) <= BOUND_HD,
+         "2 x 2 H100, halving-doubling/simple 256 MiB: simulated %.6g s, tuner %.6g s, off by %.3g%% (bound %.0f%%)", sim,
+         want, 100 * err, 100 * BOUND_HD);
+  hs_scenario_free(&sc);
+}
+
 int main(void) {
   shared = mmap(NULL, 16 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   closed_forms();
@@ -588,5 +622,6 @@ int main(void) {
   collnet_picks();
   halves_picks();
   pcie_picks();
+  gpu_reach();
   return tap_done(0);
 }

@@ -871,8 +871,9 @@ static chunk tree_piece(const hs_tree_role *t, int k, int S) { return piece((chu
  * fully reduced. */
 static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run);
 
-/* Slices and ticks of a run whose roles are set (trees of count each; the
- * first takes the odd element), then runs it. */
+/* Slices and ticks of a run whose roles are set (its trees' parts of the
+ * vector near-equal, the first ones taking the remainder; on LL128 the
+ * slices shrink as NCCL's chunks do, hs_lower_tree_chunk), then runs it. */
 static void tree_slice_and_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, hs_tree_run run, int nodes) {
   hs_tree_role *tr = run.role;
   size_t T = (size_t)run.trees;

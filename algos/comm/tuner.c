@@ -59,12 +59,13 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   t->per_node = run > t->per_node ? run : t->per_node;
   t->regular = regular;
   if (t->nodes <= 1) t->nic = INFINITY;
-  for (int i = 0; i < size && t->nodes > 1; i++) { /* every node of the group once, after the first */
+  int channels = hs_channels_of(sc);
+  for (int i = 0; i < size && t->nodes > 1; i++) { /* every node of the group once, where it starts */
     int node = members[i] / gpn;
     if (i > 0 && node == members[i - 1] / gpn) continue;
-    t->reach = dmin(t->reach, hs_net_reach(c, node, hs_channels_of(sc), t->per_node));
+    t->reach = dmin(t->reach, hs_net_reach(c, node, channels, t->per_node));
     int other = members[i == 0 ? size - 1 : i - 1] / gpn;
-    if (other != node) t->gpu_inter = dmin(t->gpu_inter, hs_net_flow_cap(c, node, other, hs_channels_of(sc), 1));
+    if (other != node) t->gpu_inter = dmin(t->gpu_inter, hs_net_flow_cap(c, node, other, channels, 1));
   }
   for (int j = 0; j < size && size > 1; j++) {
     int a = members[j], b = members[(j + 1) % size];
@@ -72,7 +73,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
     route(c, a, b, &lat, &bw);
     /* a hop across nodes is also its transport's flow (net_transport.h) */
     if (a / gpn != b / gpn)
-      bw = dmin(bw, hs_net_flow_cap(c, a / gpn, b / gpn, hs_channels_of(sc), hs_lower_node_members(members, size, j, gpn)));
+      bw = dmin(bw, hs_net_flow_cap(c, a / gpn, b / gpn, channels, hs_lower_node_members(members, size, j, gpn)));
     t->ring_bw = dmin(t->ring_bw, bw);
     if (a / gpn == b / gpn) {
       t->ring_intra++;
@@ -88,6 +89,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
       t->bw_inter = dmin(t->bw_inter, bw);
     }
   }
+  t->gpu_inter = dmin(t->gpu_inter, t->bw_inter); /* one GPU's flow crosses a hop across too */
   t->nvls = c->nvls && t->nodes == 1 && size > 1;
   t->collnet = c->in_network_reduction && t->nodes > 1;
   t->site = hs_proto_site_of(sc, t->nodes);
@@ -144,7 +146,7 @@ static int crosses(const hs_tuner_topo *t, int d) { return t->nodes > 1 && (!t->
 /* Bandwidth of a doubling round at distance d: across nodes, every member
  * of a node crosses at once and they share its NICs. */
 static double round_bw(const hs_tuner_topo *t, int d) {
-  return crosses(t, d) ? dmin(dmin(t->bw_inter, t->gpu_inter), t->nic / t->per_node) : t->bw_intra;
+  return crosses(t, d) ? dmin(t->gpu_inter, t->nic / t->per_node) : t->bw_intra;
 }
 
 static double doubling(const hs_tuner_topo *t, const hs_proto_cost *pc, int halving, double M) {
@@ -205,7 +207,7 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
   double fold = 0;
   for (int v = 0; v < r; v++) {
     int across = (2 * v) / g != (2 * v + 1) / g;
-    fold = dmax(fold, 2 * hop(t, pc, across) + move(pc, M + block, across ? dmin(dmin(t->bw_inter, t->gpu_inter), t->nic) : t->bw_intra));
+    fold = dmax(fold, 2 * hop(t, pc, across) + move(pc, M + block, across ? dmin(t->gpu_inter, t->nic) : t->bw_intra));
   }
 #undef REAL
 #undef FIRST
@@ -249,8 +251,9 @@ typedef struct {
   const hs_tuner_topo *t;
   const hs_proto_cost *pc;
   int trees, up, down, g, H[2];
-  int heads; /* each tree runs once from each of a node's heads, its chain rotated (lowering.c) */
-  double b;  /* one slice's bytes */
+  int heads;       /* each tree runs once from each of a node's heads, its chain rotated (lowering.c) */
+  double b;        /* one slice's bytes */
+  link_load *load; /* scratch: a node's g members' loads (slowest_of) */
 } tree_run_shape;
 
 /* The share of `total` each of n_free flows gets beside n_bound flows held
@@ -296,11 +299,11 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
   /* the node's NICs are shared by every member's flows across nodes */
   int node_x[2] = {0, 0};
   for (int q = 0; q < r->g; q++) {
-    link_load l = load_of(r, c, q, lo, hi);
-    node_x[0] += l.out_inter, node_x[1] += l.in_inter;
+    r->load[q] = load_of(r, c, q, lo, hi);
+    node_x[0] += r->load[q].out_inter, node_x[1] += r->load[q].in_inter;
   }
   for (int q = 0; q < r->g; q++) {
-    link_load l = load_of(r, c, q, lo, hi);
+    link_load l = r->load[q];
     int dir_intra[2] = {l.out_intra, l.in_intra}, dir_inter[2] = {l.out_inter, l.in_inter};
     for (int dir = 0; dir < 2; dir++) {
       int ni = dir_intra[dir], nx = dir_inter[dir];
@@ -332,7 +335,8 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
   if (pc->tree_shrink && trees >= 2 && !(t->slice > 0))
     slice = (double)hs_lower_tree_chunk((size_t)slice, M, trees * heads, N, t->n);
   double S = (double)hs_lower_tree_slices(part, (size_t)slice, t->n);
-  tree_run_shape r = {t, pc, trees, (mode & HS_TREE_UP) != 0, (mode & HS_TREE_DOWN) != 0, g, {0, 0}, heads, part / S};
+  tree_run_shape r = {t,     pc,       trees, (mode & HS_TREE_UP) != 0, (mode & HS_TREE_DOWN) != 0, g, {0, 0},
+                      heads, part / S, malloc((size_t)g * sizeof(link_load))};
   node_class *cls = malloc((size_t)N * sizeof *cls);
   int *depth = malloc((size_t)N * sizeof(int));
   memset(cls, 0, (size_t)N * sizeof *cls);
@@ -383,6 +387,7 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
     total += W > 0 && x >= span ? dmax(moves, cost / W) : cost;
   }
   free(cls);
+  free(r.load);
   return total;
 }
 
@@ -413,7 +418,7 @@ static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, 
  * and a unit over the rail's share of the NIC. Regular placements only
  * (leaders otherwise). */
 static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
-  double g = t->per_node, Mr = M / g, rail_bw = dmin(dmin(t->bw_inter, t->gpu_inter), t->nic / g);
+  double g = t->per_node, Mr = M / g, rail_bw = dmin(t->gpu_inter, t->nic / g);
   double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->switch_slices > 0 ? t->switch_slices : 1);
   double U = (double)hs_lower_switch_units(Mr, (size_t)unit, (size_t)dmax(1, Mr), t->nodes);
   return 2 * sub_ring(g, 1, hop(t, pc, 0), t->bw_intra, pc, M) +
@@ -453,7 +458,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   double n = t->n, g = t->per_node, N = t->nodes;
   int hier = t->regular && t->nodes > 1 && t->nodes < t->n;
   if (a == HS_COLL_HIERARCHICAL && !hier) return -1; /* it would run the flat ring: not a choice of its own */
-  double rail_bw = dmin(dmin(t->bw_inter, t->gpu_inter), t->nic / g);
+  double rail_bw = dmin(t->gpu_inter, t->nic / g);
   double s = -1;
   switch (k) {
   case HS_OP_ALLREDUCE:

@@ -32,7 +32,8 @@ typedef struct {
    * node's NICs together */
   double lat_intra, bw_intra, lat_inter, bw_inter, nic;
   /* across nodes: what one GPU's flow moves at most (a doubling round's,
-   * a rail's: its NIC and PCIe link, its proxy thread), and what the
+   * a rail's: the slowest hop across, its NIC and PCIe link, its proxy
+   * thread), and what the
    * group's GPUs of the narrowest node reach of the network (hs_net_reach,
    * NCCL's model's); INFINITY on one node */
   double gpu_inter, reach;
