@@ -30,7 +30,8 @@ double hs_sim_time_bound(const hs_scenario *sc) {
 
 /* The slowest of what one iteration must do at least, with the key that
  * sets it: compute at the GPU's speed, the model's bytes over the slowest
- * link, the latencies of a ring over the slowest link. */
+ * link (across nodes: a NIC, a GPU's PCIe link, a socket thread), the
+ * latencies of a ring over the slowest link. */
 /* hs_format_time stops at seconds; a bound is often days. */
 static void format_long_time(double s, char *buf, size_t len) {
   if (s >= 2 * 86400.0) snprintf(buf, len, "%.3g days", s / 86400.0);
@@ -60,6 +61,11 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
     if (o->inter.bandwidth > 0 && inter && o->inter.bandwidth < bw) bw = o->inter.bandwidth, bw_key = "cluster.overrides";
     if (o->inter.latency > lat && inter) lat = o->inter.latency, lat_key = "cluster.overrides";
   }
+  /* what else every flow across nodes goes through (net_transport.h) */
+  if (inter && c->gpu_pcie_bandwidth > 0 && c->gpu_pcie_bandwidth < bw)
+    bw = c->gpu_pcie_bandwidth, bw_key = "cluster.gpu.pcie_bandwidth";
+  if (inter && c->transport.stream_bandwidth > 0 && c->transport.stream_bandwidth < bw)
+    bw = c->transport.stream_bandwidth, bw_key = "cluster.inter.stream_bandwidth";
   double transfer = n > 1 ? 2 * bytes / bw : 0;
   double latency = n > 1 ? 2.0 * (n - 1) * lat : 0;
   char t[32], v[32];

@@ -96,6 +96,11 @@ int main(void) {
          "its message names the file, the bound and the key: %.300s", err);
   tap_ok(rows() == 5 && hs_test_entries(parent) == 2, "and leaves the earlier folder as it was (%d rows, %d entries)", rows(),
          hs_test_entries(parent));
+  /* 4 MB of gradients (100 000 features) through a GPU's PCIe link of 1
+   * B/s: the link named, not the NIC it sits under */
+  rc = run("--set cluster.gpu.pcie_bandwidth=1 --set workload.dataset.features=100000", err, sizeof err);
+  tap_ok(rc == 2 && strstr(err, "cluster.gpu.pcie_bandwidth") && !strstr(err, "cluster.inter.bandwidth ="),
+         "a GPU's PCIe link of 1 B/s is named as the likely cause: %.300s", err);
   rc = run("--set cluster.inter.latency=3000 --set run.iterations=3", err, sizeof err);
   tap_ok(rc == 0 && rows() == 3, "an hour of latency over 4 GPUs stays under a day per iteration: it runs (exit %d)",
          rc);
