@@ -34,6 +34,15 @@ void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, h
   hs_net_transport t = hs_net_transport_of_node(c, node);
   intra->bandwidth *= c->intra_efficiency;
   inter->bandwidth *= c->nics_per_node * t.efficiency;
+  /* Every byte a node sends or receives across nodes crosses one of its
+   * GPUs' PCIe links (GPUDirect RDMA), so the node moves no more than its
+   * GPUs' links together: one GPU a node with four NDR NICs, 48 GB/s, not
+   * 192 (NVIDIA/nccl-tests#232). On the DGX systems the two are rated
+   * alike and this binds nothing. Shared by all of the node's flows, as
+   * the NICs are; what one GPU of several reaches is each flow's bound
+   * (hs_net_reach). */
+  if (c->gpu_pcie_bandwidth > 0 && c->gpus_per_node * c->gpu_pcie_bandwidth < inter->bandwidth)
+    inter->bandwidth = c->gpus_per_node * c->gpu_pcie_bandwidth;
   inter->latency += t.message_cost;
 }
 

@@ -28,7 +28,8 @@ typedef struct {
 } hs_hop;
 
 /* Node n's GPU and NIC links after per-rack and per-node overrides (the NIC
- * bandwidth already multiplied by nics_per_node). */
+ * bandwidth already multiplied by nics_per_node and the transport's
+ * efficiency, and at most the node's GPUs' PCIe links together). */
 void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, hs_link_spec *inter);
 
 /* Rack k's leaf uplink (fat tree): the sum of its nodes' NICs divided by
