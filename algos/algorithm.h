@@ -103,6 +103,15 @@ typedef struct hs_algorithm_desc {
   int (*keep_going)(hs_algo_ctx *ctx);
   void (*begin_iteration)(hs_algo_ctx *ctx);
   void (*bucket_ready)(hs_algo_ctx *ctx, int bucket);
+  /* Seconds of the kernels that backward's hooks run on the compute stream
+   * as bucket b's gradients come out, before bucket_ready (PyTorch DDP's
+   * reducer copying each gradient into its bucket; a communication hook's
+   * division and conversion), or NULL for none. The loop charges them in
+   * the bucket's backward execution, where they run on the GPU: one
+   * activity instead of two (a sleep a bucket a rank was a fifth of
+   * bench-scale's B), stretched like backward by the SMs that running
+   * collectives hold, and inside the bucket's span of the trace. */
+  double (*bucket_kernels)(hs_algo_ctx *ctx, int bucket);
   void (*step)(hs_algo_ctx *ctx);
   void (*serve)(hs_algo_ctx *ctx);
   void (*finish)(hs_algo_ctx *ctx);

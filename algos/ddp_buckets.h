@@ -46,8 +46,9 @@
 
 /* Parameter tensors of each bucket (the copies' launches); NULL if out of memory. */
 int *hs_ddp_bucket_tensors(const hs_model *m);
-/* Bucket b's gradients copied into it, on the calling thread's stream. */
-void hs_ddp_copy_in(hs_algo_ctx *ctx, const int *bucket_tensors, int b);
+/* Seconds of copying bucket b's gradients into it (on the compute stream,
+ * in backward's hooks: an algorithm's bucket_kernels). */
+double hs_ddp_copy_in_seconds(const hs_algo_ctx *ctx, const int *bucket_tensors, int b);
 /* Every gradient copied back out of its bucket. */
 void hs_ddp_copy_out(hs_algo_ctx *ctx);
 

@@ -11,8 +11,8 @@ int *hs_ddp_bucket_tensors(const hs_model *m) {
   return t;
 }
 
-void hs_ddp_copy_in(hs_algo_ctx *ctx, const int *bucket_tensors, int b) {
-  hs_gpu_kernel(ctx, 8.0 * (double)ctx->model->buckets[b].count, bucket_tensors[b]);
+double hs_ddp_copy_in_seconds(const hs_algo_ctx *ctx, const int *bucket_tensors, int b) {
+  return hs_gpu_kernel_seconds(&ctx->sc->cluster, 8.0 * (double)ctx->model->buckets[b].count, bucket_tensors[b]);
 }
 
 void hs_ddp_copy_out(hs_algo_ctx *ctx) {

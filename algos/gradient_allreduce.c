@@ -212,12 +212,16 @@ static void gar_begin(hs_algo_ctx *ctx) {
   hs_gpu_kernel(ctx, 2 * m->buffer_bytes, m->n_buffers);
 }
 
+/* DDP: the copy (and division) into the bucket runs in backward's hooks,
+ * on the compute stream, overlapped or not. Horovod copies into its fusion
+ * buffer on its own stream (fused_allreduce). */
+static double gar_bucket_kernels(hs_algo_ctx *ctx, int b) {
+  gar_state *s = ctx->state;
+  return !s->bucket_view && !s->loop ? hs_ddp_copy_in_seconds(ctx, s->bucket_tensors, b) : 0;
+}
+
 static void gar_bucket_ready(hs_algo_ctx *ctx, int b) {
   gar_state *s = ctx->state;
-  /* DDP: the copy (and division) into the bucket runs in backward's
-   * hooks, on the compute stream, overlapped or not. Horovod copies into
-   * its fusion buffer on its own stream (fused_allreduce). */
-  if (!s->bucket_view && !s->loop) hs_ddp_copy_in(ctx, s->bucket_tensors, b);
   if (s->overlap) post_bucket(ctx, s, b);
 }
 
@@ -283,6 +287,7 @@ const hs_algorithm_desc hs_algo_gradient_allreduce = {
     .init = gar_init,
     .begin_iteration = gar_begin,
     .bucket_ready = gar_bucket_ready,
+    .bucket_kernels = gar_bucket_kernels,
     .step = gar_step,
     .finish = gar_finish,
 };

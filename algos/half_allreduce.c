@@ -41,14 +41,19 @@ static int half_init(hs_algo_ctx *ctx, hs_dtype type) {
 static int fp16_init(hs_algo_ctx *ctx) { return half_init(ctx, HS_F16); }
 static int bf16_init(hs_algo_ctx *ctx) { return half_init(ctx, HS_BF16); }
 
+/* The reducer's copy into the bucket, then the hook's divide (read and
+ * write 4 bytes) and convert (read 4, write 2), on the compute stream. */
+static double half_bucket_kernels(hs_algo_ctx *ctx, int b) {
+  half_state *s = ctx->state;
+  double copy = s->bucket_view ? 0 : hs_ddp_copy_in_seconds(ctx, s->bucket_tensors, b);
+  return copy + hs_gpu_kernel_seconds(&ctx->sc->cluster, 14.0 * (double)ctx->model->buckets[b].count, 2);
+}
+
 static void half_bucket_ready(hs_algo_ctx *ctx, int b) {
   half_state *s = ctx->state;
   hs_model *m = ctx->model;
   const hs_bucket *bk = &m->buckets[b];
   hs_buf h = hs_buf_virtual(bk->count, s->type);
-  if (!s->bucket_view) hs_ddp_copy_in(ctx, s->bucket_tensors, b); /* the reducer, before the hook */
-  /* divide (read and write 4 bytes), convert (read 4, write 2) */
-  hs_gpu_kernel(ctx, 14.0 * (double)bk->count, 2);
   if (s->half) {
     float *g = m->grads + bk->offset;
     /* Divided first, so the 16-bit sum of n gradients cannot overflow. */
@@ -94,6 +99,7 @@ const hs_algorithm_desc hs_algo_fp16 = {
     HS_DDP_BUCKET_LAYOUT,
     .init = fp16_init,
     .bucket_ready = half_bucket_ready,
+    .bucket_kernels = half_bucket_kernels,
     .step = half_step,
     .finish = half_finish,
 };
@@ -106,6 +112,7 @@ const hs_algorithm_desc hs_algo_bf16 = {
     HS_DDP_BUCKET_LAYOUT,
     .init = bf16_init,
     .bucket_ready = half_bucket_ready,
+    .bucket_kernels = half_bucket_kernels,
     .step = half_step,
     .finish = half_finish,
 };

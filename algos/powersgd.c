@@ -148,9 +148,14 @@ static void bucket_chain(void *arg, int i) {
   }
 }
 
+/* The reducer's copy into the bucket, before the hook. */
+static double psgd_bucket_kernels(hs_algo_ctx *ctx, int i) {
+  psgd_state *s = ctx->state;
+  return s->bucket_view ? 0 : hs_ddp_copy_in_seconds(ctx, s->bucket_tensors, i);
+}
+
 static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
   psgd_state *s = ctx->state;
-  if (!s->bucket_view) hs_ddp_copy_in(ctx, s->bucket_tensors, i); /* the reducer, before the hook */
   hs_comm_stream_enqueue(s->stream, bucket_chain, s, i);
 }
 
@@ -189,6 +194,7 @@ const hs_algorithm_desc hs_algo_powersgd = {
     HS_DDP_BUCKET_LAYOUT,
     .init = psgd_init,
     .bucket_ready = psgd_bucket_ready,
+    .bucket_kernels = psgd_bucket_kernels,
     .step = psgd_step,
     .finish = psgd_finish,
 };

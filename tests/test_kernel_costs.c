@@ -176,13 +176,15 @@ int main(void) {
    * launches (nn.Linear and cross-entropy op by op: addmm, log_softmax,
    * nll_loss forward; their gradients and the weight's and bias's
    * backward), 4 us each, as the default scenario's 64 features and 10
-   * classes make its FLOPs nanoseconds. Exact to SimGrid's clock. */
+   * classes make its FLOPs nanoseconds. Exact to SimGrid's clock. The
+   * gradients live in the bucket: DDP's copy into it would count as
+   * compute too (bucket_kernels, algorithm.h). */
   snprintf(scenario, sizeof scenario, "%s/softmax.lua", dir);
   FILE *f = fopen(scenario, "w");
   fputs("cluster { nodes = 1, gpus_per_node = 1, gpu = { flops = '100TF', efficiency = 0.5 },\n"
         "          inter = { bandwidth = '100Gbps' } }\n"
         "workload { model = 'softmax', dataset = { classes = 10, features = 64, samples = 1000 }, batch = 32 }\n"
-        "algorithm { name = 'gradient_allreduce' }\nrun { iterations = 3 }\n",
+        "algorithm { name = 'gradient_allreduce', gradient_as_bucket_view = true }\nrun { iterations = 3 }\n",
         f);
   fclose(f);
   char cmd[2400], err[4096], buf[1 << 16], summary[800];

@@ -17,16 +17,18 @@
 
 /* Computes flops, with the launches of the kernels that compute them
  * (cluster.gpu.launch_overhead each: a GPU runs no kernel for free, and a
- * small model's iteration is mostly launches), both slowed by this
- * iteration's straggler factor (a GPU 3x slower takes 3x its compute),
- * then stalls for the hiccup pauses that fell inside;
- * returns the time it all took (it may be longer than flops/speed if
- * another thread of control computes on the same GPU meanwhile). */
+ * small model's iteration is mostly launches), and then `kernels` seconds
+ * of the kernels that run beside them on the compute stream (gradient
+ * accumulation's adds, an algorithm's bucket_kernels), all slowed by this
+ * iteration's straggler factor (a GPU 3x slower takes 3x its compute);
+ * then stalls for the hiccup pauses that fell inside; returns the time it
+ * all took (it may be longer than flops/speed if another thread of control
+ * computes on the same GPU meanwhile). */
 static double timed_compute(hs_worker *w, const hs_straggler *st, double factor, double flops, double launches,
-                            const char *what) {
-  if (flops <= 0 && launches <= 0) return 0;
+                            double kernels, const char *what) {
+  if (flops <= 0 && launches <= 0 && kernels <= 0) return 0;
   double t0 = hs_now(w);
-  hs_compute_busy(w, flops * factor, launches * factor);
+  hs_compute_busy(w, flops * factor, (launches + kernels) * factor);
   double stall = hs_straggler_stall(st, t0, hs_now(w) - t0);
   if (stall > 0) hs_sleep(w, stall);
   double t1 = hs_now(w);
@@ -253,19 +255,24 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
      * each gradient into the one accumulated so far: a kernel a tensor
      * reading both and writing one, fp32 (autograd's accumulation into
      * .grad), 12 bytes a parameter. */
+    double add_all = hs_gpu_kernel_seconds(&sc->cluster, 12.0 * (double)model->n_params, model->n_tensors);
     for (int j = 0; j + 1 < accum; j++) {
-      compute += timed_compute(w, st, factor, fwd_flops * wl->batch, fwd_launch,
+      compute += timed_compute(w, st, factor, fwd_flops * wl->batch, fwd_launch, 0,
                                w->tracing ? "forward (micro-batch)" : "");
-      compute += timed_compute(w, st, factor, bwd_flops * wl->batch, bwd_launch,
+      compute += timed_compute(w, st, factor, bwd_flops * wl->batch, bwd_launch, j ? add_all : 0,
                                w->tracing ? "backward (micro-batch)" : "");
-      if (j) hs_gpu_kernel(&ctx, 12.0 * (double)model->n_params, model->n_tensors);
     }
-    compute += timed_compute(w, st, factor, fwd_flops * wl->batch, fwd_launch, "forward");
+    compute += timed_compute(w, st, factor, fwd_flops * wl->batch, fwd_launch, 0, "forward");
     for (int b = 0; b < model->n_buckets; b++) {
       char what[32] = ""; /* named only for the trace: this runs per bucket per iteration */
       if (w->tracing) snprintf(what, sizeof what, "backward (bucket %d)", b);
-      compute += timed_compute(w, st, factor, bucket_bwd[b] * wl->batch, bucket_launch[b], what);
-      if (accum > 1) hs_gpu_kernel(&ctx, 12.0 * (double)model->buckets[b].count, bucket_tensors[b]);
+      /* The bucket's backward, then on the same stream the accumulation's
+       * adds and the algorithm's hook kernels (algorithm.h), charged as
+       * one execution. */
+      double kernels = algo->bucket_kernels ? algo->bucket_kernels(&ctx, b) : 0;
+      if (accum > 1)
+        kernels += hs_gpu_kernel_seconds(&sc->cluster, 12.0 * (double)model->buckets[b].count, bucket_tensors[b]);
+      compute += timed_compute(w, st, factor, bucket_bwd[b] * wl->batch, bucket_launch[b], kernels, what);
       if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
     }
     algo->step(&ctx);
