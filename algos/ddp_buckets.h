@@ -49,7 +49,8 @@ int *hs_ddp_bucket_tensors(const hs_model *m);
 /* Seconds of copying bucket b's gradients into it (on the compute stream,
  * in backward's hooks: an algorithm's bucket_kernels). */
 double hs_ddp_copy_in_seconds(const hs_algo_ctx *ctx, const int *bucket_tensors, int b);
-/* Every gradient copied back out of its bucket. */
-void hs_ddp_copy_out(hs_algo_ctx *ctx);
+/* Seconds of copying every gradient back out of its bucket (on the
+ * compute stream, before the step: hs_sgd_step_after). */
+double hs_ddp_copy_out_seconds(const hs_algo_ctx *ctx);
 
 #endif

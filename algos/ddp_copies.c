@@ -15,6 +15,6 @@ double hs_ddp_copy_in_seconds(const hs_algo_ctx *ctx, const int *bucket_tensors,
   return hs_gpu_kernel_seconds(&ctx->sc->cluster, 8.0 * (double)ctx->model->buckets[b].count, bucket_tensors[b]);
 }
 
-void hs_ddp_copy_out(hs_algo_ctx *ctx) {
-  hs_gpu_kernel(ctx, 8.0 * (double)ctx->model->n_params, ctx->model->n_tensors);
+double hs_ddp_copy_out_seconds(const hs_algo_ctx *ctx) {
+  return hs_gpu_kernel_seconds(&ctx->sc->cluster, 8.0 * (double)ctx->model->n_params, ctx->model->n_tensors);
 }

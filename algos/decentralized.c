@@ -195,14 +195,15 @@ static void post_exchange(dec_state *s, float *x) {
  * (the allreduce wrote its average there), else a pass to start (read x,
  * write the sum), one per peer (read the sum and theirs, write the sum)
  * and one to finish (read the sum, write the result), on the calling
- * thread's stream. */
-static void finish_exchange(dec_state *s, const float *x) {
+ * thread's stream. Returns the seconds of those kernels, for the caller
+ * to charge with what follows them on the stream. */
+static double finish_exchange(dec_state *s, const float *x) {
   hs_algo_ctx *ctx = s->ctx;
   hs_model *m = ctx->model;
   hs_wait(ctx->w, &s->req);
   double np = (double)m->n_params;
-  if (!s->scheme->allreduce) hs_gpu_kernel(ctx, 4 * np * (2 + 3.0 * s->n_in + 2), 2 + s->n_in);
   mix(s, m, x);
+  return s->scheme->allreduce ? 0 : hs_gpu_kernel_seconds(&ctx->sc->cluster, 4 * np * (2 + 3.0 * s->n_in + 2), 2 + s->n_in);
 }
 
 /* On the communication stream, hierarchical: the whole exchange. */
@@ -217,7 +218,7 @@ static void hierarchical_chain(void *arg, int unused) {
   hs_wait(w, &r);
   if (s->gossip) {
     post_exchange(s, s->node_avg);
-    finish_exchange(s, s->node_avg);
+    hs_gpu_busy(w, finish_exchange(s, s->node_avg));
   }
   /* the leader's result to the node */
   hs_broadcast(w, s->h.node, hs_model_buf(m, s->mixed), hs_model_buf(m, s->mixed), 0, &r);
@@ -235,13 +236,14 @@ static void dec_begin(hs_algo_ctx *ctx) {
 static void dec_step(hs_algo_ctx *ctx) {
   dec_state *s = ctx->state;
   hs_model *m = ctx->model;
+  double kernels = 0; /* before the step, on this stream */
   if (s->exchanging) {
     if (s->stream) hs_comm_stream_sync(s->stream);
-    else finish_exchange(s, m->params);
-    hs_gpu_kernel(ctx, 8 * (double)m->n_params, 1); /* x <- W x: the copy back */
+    else kernels = finish_exchange(s, m->params);
+    kernels += hs_gpu_kernel_seconds(&ctx->sc->cluster, 8 * (double)m->n_params, 1); /* x <- W x: the copy back */
     if (m->params) memcpy(m->params, s->mixed, m->n_params * sizeof(float));
   }
-  hs_sgd_step(ctx, m->grads, s->momentum);
+  hs_sgd_step_after(ctx, kernels, m->grads, s->momentum);
 }
 
 static void dec_finish(hs_algo_ctx *ctx) {

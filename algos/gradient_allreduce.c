@@ -236,9 +236,9 @@ static void gar_step(hs_algo_ctx *ctx) {
     atomic_store(&s->ready, 0);
   } else {
     hs_waitall(ctx->w, s->pending, m->n_buckets);
-    if (!s->bucket_view) hs_ddp_copy_out(ctx);
   }
-  hs_sgd_step(ctx, m->grads, s->momentum);
+  /* DDP's copies back out of the buckets, then the step */
+  hs_sgd_step_after(ctx, s->bucket_view || s->loop ? 0 : hs_ddp_copy_out_seconds(ctx), m->grads, s->momentum);
 }
 
 static void gar_finish(hs_algo_ctx *ctx) {

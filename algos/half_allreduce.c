@@ -69,13 +69,15 @@ static void half_step(hs_algo_ctx *ctx) {
   half_state *s = ctx->state;
   hs_model *m = ctx->model;
   hs_waitall(ctx->w, s->pending, m->n_buckets);
-  hs_gpu_kernel(ctx, 6.0 * (double)m->n_params, 1); /* back to 32 bits: read 2, write 4 */
+  /* back to 32 bits (read 2, write 4), the reducer's copies out after the
+   * hook's futures, then the step, back to back on the stream */
+  double kernels = hs_gpu_kernel_seconds(&ctx->sc->cluster, 6.0 * (double)m->n_params, 1);
   if (s->half) {
     if (s->type == HS_F16) hs_k_from_f16(s->half, m->n_params, m->grads);
     else hs_k_from_bf16(s->half, m->n_params, m->grads);
   }
-  if (!s->bucket_view) hs_ddp_copy_out(ctx); /* the reducer, after the hook's futures */
-  hs_sgd_step(ctx, m->grads, s->momentum);
+  if (!s->bucket_view) kernels += hs_ddp_copy_out_seconds(ctx);
+  hs_sgd_step_after(ctx, kernels, m->grads, s->momentum);
 }
 
 static void half_finish(hs_algo_ctx *ctx) {

@@ -162,8 +162,8 @@ static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
 static void psgd_step(hs_algo_ctx *ctx) {
   psgd_state *s = ctx->state;
   hs_comm_stream_sync(s->stream);
-  if (!s->bucket_view) hs_ddp_copy_out(ctx); /* the reducer, after the hook's futures */
-  hs_sgd_step(ctx, ctx->model->grads, s->momentum);
+  /* the reducer's copies out after the hook's futures, then the step */
+  hs_sgd_step_after(ctx, s->bucket_view ? 0 : hs_ddp_copy_out_seconds(ctx), ctx->model->grads, s->momentum);
 }
 
 static void psgd_finish(hs_algo_ctx *ctx) {

@@ -21,15 +21,24 @@ static inline float *hs_sgd_momentum_alloc(const hs_algo_ctx *ctx) {
  * parameter, in one launch per bucket over the flattened buckets (Bagua's
  * fused optimizer) or one per parameter tensor (workload.fused_optimizer =
  * false, a per-tensor optimizer: torchvision's ResNet-50 has 161), numbers
- * or not (gpu_kernel.h). */
-static inline void hs_sgd_step(hs_algo_ctx *ctx, const float *grad, float *momentum) {
+ * or not (gpu_kernel.h). The step comes after `before` seconds of other
+ * kernels on the same stream (the mixing and the copies an algorithm runs
+ * between its communication and its update), charged with its own as one
+ * piece of GPU time: they run back to back, and one activity a step
+ * instead of one a kernel is a seventh of bench-scale's C. */
+static inline void hs_sgd_step_after(hs_algo_ctx *ctx, double before, const float *grad, float *momentum) {
   hs_model *m = ctx->model;
   const hs_workload_spec *wl = &ctx->sc->workload;
-  hs_gpu_kernel(ctx, (double)m->n_params * (wl->momentum > 0 ? 20 : 12),
-                wl->fused_optimizer ? m->n_buckets : m->n_tensors);
+  double bytes = (double)m->n_params * (wl->momentum > 0 ? 20 : 12);
+  int launches = wl->fused_optimizer ? m->n_buckets : m->n_tensors;
+  hs_gpu_busy(ctx->w, before + hs_gpu_kernel_seconds(&ctx->sc->cluster, bytes, launches));
   if (!m->params) return;
   hs_k_sgd_momentum_f32(m->params, grad, momentum, m->n_params, (float)wl->lr, (float)wl->momentum,
                         (float)wl->weight_decay);
+}
+
+static inline void hs_sgd_step(hs_algo_ctx *ctx, const float *grad, float *momentum) {
+  hs_sgd_step_after(ctx, 0, grad, momentum);
 }
 
 #endif
