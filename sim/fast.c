@@ -17,7 +17,10 @@
  *   t'[j] = max(max(t[j-1], t[j]) + c[j-1], max(t[j], t[j+1]) + c[j])
  * over its n-1 steps: O(ranks x steps) arithmetic instead of messages.
  * A member's part ends at its own finish time; nobody learns it before the
- * last member arrived (stream.c blocks whoever waits until then).
+ * last member arrived (stream.c blocks whoever waits until then), except
+ * in a broadcast's pipelined chain: there a member's part needs only the
+ * members before it and the next one, and it is told its finish as soon as
+ * those have arrived (fast_chain.h).
  * Point-to-point operations (gossip, parameter servers) stay SimGrid
  * communications, so their contention is still modelled; so do
  * collectives carrying numeric data (their results must be computed along
@@ -38,6 +41,7 @@
 #include <xbt/dynar.h>
 
 #include "scenarios/net_transport.h"
+#include "sim/fast_chain.h"
 #include "sim/fast_tree.h"
 #include "sim/sim_internal.h"
 
@@ -108,6 +112,8 @@ typedef struct fast_sched {
   /* The last evaluation, relative to its earliest arrival (timed()); never
    * freed, as the schedule itself. */
   double *memo_arrival, *memo_finish;
+  int chain;      /* a chain its calls release member by member (fast_chain.h): -1 not known yet, 0, 1 */
+  int *chain_pos; /* then: participant -> its position in the chain's tree run */
   struct fast_sched *next;
 } fast_sched;
 
@@ -120,6 +126,13 @@ struct fast_call {
   double *arrival, *finish;
   void **token; /* what stands for each member (stream.c) */
   struct fast_call *next;
+  /* A chain released member by member (fast_chain.h): its timing, who
+   * was told their finish, how far down the chain the finishes are known
+   * and told, and its place in the queue of calls with members to tell. */
+  hs_fast_chain *chain;
+  char *told;
+  int known_upto, told_upto, telling;
+  struct fast_call *next_telling;
 };
 
 /* Routes between world ranks, looked up once: schedules meet the same
@@ -170,11 +183,15 @@ struct sim_fast {
   fast_sched *scheds;
   fast_call *calls; /* open: some arrival unknown */
   fast_call *ready; /* every arrival known, to be timed */
+  fast_call *telling; /* open chains with members whose part is known (fast_chain.h) */
   int settling;
   double lat_factor, bw_factor, tcp_gamma;
   /* HS_FAST_TREE_BY_TICKS=1: trees recorded tick by tick as exchanges,
    * the way the replay (fast_tree.c) must match (test_fidelity_fast). */
   int tree_by_ticks;
+  /* HS_FAST_CHAIN_WHOLE=1: chains timed whole once every member has
+   * arrived, as before fast_chain.h (test_fidelity_fast compares). */
+  int chain_whole;
 };
 
 typedef struct {
@@ -1152,6 +1169,8 @@ static sim_fast *fast_create(sim_world *w) {
   f->tcp_gamma = sp->tcp_gamma;
   const char *ticks = getenv("HS_FAST_TREE_BY_TICKS");
   f->tree_by_ticks = ticks && strcmp(ticks, "1") == 0;
+  const char *whole = getenv("HS_FAST_CHAIN_WHOLE");
+  f->chain_whole = whole && strcmp(whole, "1") == 0;
   const char *check = getenv("HS_FAST_ROUTE_CHECK");
   f->route_check = check && strcmp(check, "1") == 0;
   if (f->route_check) atexit(say_routes_checked);
@@ -1196,6 +1215,7 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   s->algo = algo;
   s->how = *how;
   s->members = c->g.size;
+  s->chain = -1;
   /* the node's switch, or the fabric's participant per rail */
   int node_sw = c->g.run_switch && c->g.switch_id >= 0, rails = c->g.run_switch && c->g.fabric_switch_id >= 0
                                                                    ? (w->gpus_per_node > 0 ? w->gpus_per_node : 1) : 0;
@@ -1266,9 +1286,44 @@ static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s) {
   k->arrival = malloc((size_t)k->n * sizeof(double));
   k->finish = malloc((size_t)k->n * sizeof(double));
   k->token = malloc((size_t)k->n * sizeof(void *));
+  if (s->chain == 1 && !f->chain_whole) {
+    k->chain = hs_fast_chain_new(s->trees[0], s->how.cost.wire > 1 ? s->how.cost.wire : 1);
+    k->told = calloc((size_t)k->n, 1);
+  }
   k->next = f->calls;
   f->calls = k;
   return k;
+}
+
+/* Whether the schedule's calls can release their members one by one: a
+ * broadcast that is one pipelined chain (fast_chain.h) and nothing else,
+ * known once it is compiled (its first call timed). */
+static void chain_check(fast_sched *s) {
+  s->chain = 0;
+  if (s->kind != HS_OP_BROADCAST || s->n != s->members || s->n_trees != 1) return;
+  for (int i = 0; i < s->n; i++)
+    if (s->n_recs[i] != 1 || s->recs[i][0].tree != 0) return;
+  const hs_fast_tree *t = s->trees[0];
+  hs_fast_chain *c = hs_fast_chain_new(t, 1);
+  if (!c) return;
+  hs_fast_chain_free(c);
+  s->chain_pos = malloc((size_t)s->n * sizeof(int));
+  for (int pos = 0; pos < t->n; pos++) s->chain_pos[t->member[pos]] = pos;
+  s->chain = 1;
+}
+
+/* Tells the members of chain call k whose part is known and who were not
+ * told yet. Telling one may give its stream's next call an arrival, so
+ * only settle calls this, one call at a time. */
+static void tell_known(fast_call *k) {
+  const fast_sched *s = k->sched;
+  while (k->told_upto < k->known_upto) {
+    int d = k->told_upto++;
+    int i = s->trees[0]->member[hs_fast_chain_position(k->chain, d)];
+    k->told[i] = 1;
+    k->finish[i] = hs_fast_chain_finish(k->chain, d);
+    hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
+  }
 }
 
 /* Times the calls whose arrivals are all known. Timing one tells its
@@ -1278,15 +1333,28 @@ static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s) {
 static void settle(sim_world *w, sim_fast *f) {
   if (f->settling) return;
   f->settling = 1;
-  while (f->ready) {
+  while (f->ready || f->telling) {
+    if (f->telling) { /* an open chain's members whose part is known */
+      fast_call *k = f->telling;
+      f->telling = k->next_telling;
+      k->telling = 0;
+      tell_known(k);
+      continue;
+    }
     fast_call *k = f->ready;
     f->ready = k->next;
     fast_sched *s = k->sched;
     if (!s->compiled) compile(w, f, s);
+    if (s->chain < 0) chain_check(s);
     timed(s, k->arrival, k->finish);
     w->fast_collectives++;
-    hs_sim_fast_reduce(k->token, k->n);
-    for (int i = 0; i < k->n; i++) hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
+    /* A member told before the last arrived may have gone on and freed
+     * its token; a chain carries no numbers (hs_sim_fast_join). */
+    if (!k->chain) hs_sim_fast_reduce(k->token, k->n);
+    for (int i = 0; i < k->n; i++)
+      if (!k->told || !k->told[i]) hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
+    hs_fast_chain_free(k->chain);
+    free(k->told);
     free(k->arrival);
     free(k->finish);
     free(k->token);
@@ -1296,10 +1364,29 @@ static void settle(sim_world *w, sim_fast *f) {
 }
 
 /* Member me's arrival is known: once all are, the call moves from the open
- * calls to the ready queue. */
+ * calls to the ready queue; before, a chain's call goes to the queue of
+ * calls with members to tell when its arrival makes someone's part known.
+ * Returns whether there is something for settle to do. */
 static int arrived(sim_fast *f, fast_call *k, int me, double arrival) {
   k->arrival[me] = arrival;
-  if (++k->known < k->n) return 0;
+  if (++k->known < k->n) {
+    if (!k->chain) return 0;
+    const fast_sched *s = k->sched;
+    double start = arrival + (s->n > 1 ? s->how.cost.launch : 0); /* as evaluate() starts it */
+    k->known_upto = hs_fast_chain_start(k->chain, s->chain_pos[me], start);
+    if (k->known_upto > k->told_upto && !k->telling) {
+      k->telling = 1;
+      k->next_telling = f->telling;
+      f->telling = k;
+    }
+    return k->telling;
+  }
+  if (k->telling) { /* every finish is timed whole now: out of the telling queue */
+    fast_call **t = &f->telling;
+    while (*t != k) t = &(*t)->next_telling;
+    *t = k->next_telling;
+    k->telling = 0;
+  }
   fast_call **p = &f->calls;
   while (*p != k) p = &(*p)->next;
   *p = k->next;
@@ -1319,6 +1406,12 @@ fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, const hs_exec *how, void
   if (!s->has[me]) record(c, o, s);
   c->self->w.bytes_sent += (uint64_t)s->sent[me];
   fast_call *k = call_get(f, c, s);
+  if (k->chain && (o->send.data || o->recv.data)) { /* numbers: reduced once, at the last arrival */
+    hs_fast_chain_free(k->chain);
+    free(k->told);
+    k->chain = NULL;
+    k->told = NULL;
+  }
   k->token[me] = token;
   if (isnan(arrival)) return k;
   if (arrived(f, k, me, arrival)) settle(w, f);
