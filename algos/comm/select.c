@@ -21,11 +21,12 @@ const char *hs_coll_algo_name(hs_coll_algo a) {
 
 /* The fast engine tells which flows run together by their round in the
  * schedule. Rings are timed by their own recurrence, whatever the
- * arrivals; the doubling schedules' rounds run together only when the
- * ranks arrive together: with stragglers or uneven GPU speeds, step
- * desynchronises their cross-node exchanges, which then share NICs less
- * than fast assumes (7-8% slower in fast on 16 x 8 with one 3x straggler).
- * There they run message by message. */
+ * arrivals, and trees by their replay forwarding on arrival
+ * (hs_coll_by_rounds); the doubling schedules' rounds run together only
+ * when the ranks arrive together: with stragglers or uneven GPU speeds,
+ * step desynchronises their cross-node exchanges, which then share NICs
+ * less than fast assumes (7-8% slower in fast on 16 x 8 with one 3x
+ * straggler). There they run message by message. */
 static int stragglers_free(const hs_scenario *sc) {
   return sc->stragglers.n == 0 && !sc->stragglers.fn && sc->cluster.n_speed == 0;
 }
