@@ -1273,7 +1273,9 @@ static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
   s->has[c->g.me] = 1;
 }
 
-static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s) {
+/* numbers: the operation carries data (then a chain is timed whole: its
+ * numbers are reduced once, at the last arrival). */
+static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s, int numbers) {
   int seq = c->fast_seq++;
   for (fast_call *k = f->calls; k; k = k->next)
     if (k->ctx == c->ctx && k->seq == seq) return k;
@@ -1286,9 +1288,9 @@ static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s) {
   k->arrival = malloc((size_t)k->n * sizeof(double));
   k->finish = malloc((size_t)k->n * sizeof(double));
   k->token = malloc((size_t)k->n * sizeof(void *));
-  if (s->chain == 1 && !f->chain_whole) {
+  if (s->chain == 1 && !f->chain_whole && !numbers) {
     k->chain = hs_fast_chain_new(s->trees[0], s->how.cost.wire > 1 ? s->how.cost.wire : 1);
-    k->told = calloc((size_t)k->n, 1);
+    if (k->chain) k->told = calloc((size_t)k->n, 1);
   }
   k->next = f->calls;
   f->calls = k;
@@ -1304,11 +1306,22 @@ static void chain_check(fast_sched *s) {
   for (int i = 0; i < s->n; i++)
     if (s->n_recs[i] != 1 || s->recs[i][0].tree != 0) return;
   const hs_fast_tree *t = s->trees[0];
+  if (t->n != s->n) return;
   hs_fast_chain *c = hs_fast_chain_new(t, 1);
   if (!c) return;
   hs_fast_chain_free(c);
-  s->chain_pos = malloc((size_t)s->n * sizeof(int));
-  for (int pos = 0; pos < t->n; pos++) s->chain_pos[t->member[pos]] = pos;
+  /* participant -> position: every participant at exactly one */
+  int *pos_of = malloc((size_t)s->n * sizeof(int));
+  for (int i = 0; i < s->n; i++) pos_of[i] = -1;
+  for (int pos = 0; pos < t->n; pos++) {
+    int i = t->member[pos];
+    if (i < 0 || i >= s->n || pos_of[i] >= 0) {
+      free(pos_of);
+      return;
+    }
+    pos_of[i] = pos;
+  }
+  s->chain_pos = pos_of;
   s->chain = 1;
 }
 
@@ -1405,13 +1418,7 @@ fast_call *hs_sim_fast_join(hs_comm *c, const hs_op *o, const hs_exec *how, void
   int me = c->g.me;
   if (!s->has[me]) record(c, o, s);
   c->self->w.bytes_sent += (uint64_t)s->sent[me];
-  fast_call *k = call_get(f, c, s);
-  if (k->chain && (o->send.data || o->recv.data)) { /* numbers: reduced once, at the last arrival */
-    hs_fast_chain_free(k->chain);
-    free(k->told);
-    k->chain = NULL;
-    k->told = NULL;
-  }
+  fast_call *k = call_get(f, c, s, o->send.data || o->recv.data);
   k->token[me] = token;
   if (isnan(arrival)) return k;
   if (arrived(f, k, me, arrival)) settle(w, f);
