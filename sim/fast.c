@@ -126,11 +126,11 @@ struct fast_call {
   double *arrival, *finish;
   void **token; /* what stands for each member (stream.c) */
   struct fast_call *next;
-  /* A chain released member by member (fast_chain.h): its timing, who
-   * was told their finish, how far down the chain the finishes are known
-   * and told, and its place in the queue of calls with members to tell. */
+  /* A chain released member by member (fast_chain.h): its timing, how
+   * far down the chain the finishes are known and told (the members at
+   * depths below told_upto), and its place in the queue of calls with
+   * members to tell. */
   hs_fast_chain *chain;
-  char *told;
   int known_upto, told_upto, telling;
   struct fast_call *next_telling;
 };
@@ -1051,14 +1051,19 @@ static void run_tree(fast_sched *s, const hs_fast_tree *t) {
   free(times);
 }
 
+/* When a member that arrived at `arrival` starts its part: after the
+ * protocol's launch (protocol.h), as the step fidelity sleeps it. */
+static double start_of(const fast_sched *s, double arrival) {
+  return arrival + (s->n > 1 && s->kind != HS_OP_P2P ? s->how.cost.launch : 0);
+}
+
 /* Each member's finish time from the arrival times: every record starts
  * when the previous one ended, and a flow starts when both ends posted. */
 static void evaluate(fast_sched *s, const double *arrival, double *finish) {
   int done = 0;
   for (int i = 0; i < s->n; i++) {
     s->pos[i] = 0;
-    /* the protocol's launch (protocol.h), as the step fidelity sleeps it */
-    s->start[i][0] = arrival[i] + (s->n > 1 && s->kind != HS_OP_P2P ? s->how.cost.launch : 0);
+    s->start[i][0] = start_of(s, arrival[i]);
     done += s->n_recs[i] == 0;
   }
   while (done < s->n) {
@@ -1288,10 +1293,8 @@ static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s, int numbers) 
   k->arrival = malloc((size_t)k->n * sizeof(double));
   k->finish = malloc((size_t)k->n * sizeof(double));
   k->token = malloc((size_t)k->n * sizeof(void *));
-  if (s->chain == 1 && !f->chain_whole && !numbers) {
+  if (s->chain == 1 && !f->chain_whole && !numbers)
     k->chain = hs_fast_chain_new(s->trees[0], s->how.cost.wire > 1 ? s->how.cost.wire : 1);
-    if (k->chain) k->told = calloc((size_t)k->n, 1);
-  }
   k->next = f->calls;
   f->calls = k;
   return k;
@@ -1325,6 +1328,12 @@ static void chain_check(fast_sched *s) {
   s->chain = 1;
 }
 
+/* Whether member i of call k was told its finish before the last arrival. */
+static int told(const fast_call *k, int i) {
+  const fast_sched *s = k->sched;
+  return k->chain && s->trees[0]->role[s->chain_pos[i]].depth < k->told_upto;
+}
+
 /* Tells the members of chain call k whose part is known and who were not
  * told yet. Telling one may give its stream's next call an arrival, so
  * only settle calls this, one call at a time. */
@@ -1333,7 +1342,6 @@ static void tell_known(fast_call *k) {
   while (k->told_upto < k->known_upto) {
     int d = k->told_upto++;
     int i = s->trees[0]->member[hs_fast_chain_position(k->chain, d)];
-    k->told[i] = 1;
     k->finish[i] = hs_fast_chain_finish(k->chain, d);
     hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
   }
@@ -1365,9 +1373,8 @@ static void settle(sim_world *w, sim_fast *f) {
      * its token; a chain carries no numbers (hs_sim_fast_join). */
     if (!k->chain) hs_sim_fast_reduce(k->token, k->n);
     for (int i = 0; i < k->n; i++)
-      if (!k->told || !k->told[i]) hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
+      if (!told(k, i)) hs_sim_fast_timed(k->token[i], k->arrival[i], k->finish[i]);
     hs_fast_chain_free(k->chain);
-    free(k->told);
     free(k->arrival);
     free(k->finish);
     free(k->token);
@@ -1385,8 +1392,7 @@ static int arrived(sim_fast *f, fast_call *k, int me, double arrival) {
   if (++k->known < k->n) {
     if (!k->chain) return 0;
     const fast_sched *s = k->sched;
-    double start = arrival + (s->n > 1 ? s->how.cost.launch : 0); /* as evaluate() starts it */
-    k->known_upto = hs_fast_chain_start(k->chain, s->chain_pos[me], start);
+    k->known_upto = hs_fast_chain_start(k->chain, s->chain_pos[me], start_of(s, arrival));
     if (k->known_upto > k->told_upto && !k->telling) {
       k->telling = 1;
       k->next_telling = f->telling;

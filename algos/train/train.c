@@ -201,6 +201,8 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     bwd_launch += model->layers[l].bwd_kernels * launch;
   }
 
+  /* gradient accumulation's adds into the accumulated gradient, a whole model's */
+  double add_all = hs_gpu_kernel_seconds(&sc->cluster, 12.0 * (double)model->n_params, model->n_tensors);
   int max_iterations = hs_algorithm_max_iterations(sc);
   snapshots snaps = {.n_params = model->n_params};
   if (wl->numeric && w->rank == 0) {
@@ -255,7 +257,6 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
      * each gradient into the one accumulated so far: a kernel a tensor
      * reading both and writing one, fp32 (autograd's accumulation into
      * .grad), 12 bytes a parameter. */
-    double add_all = hs_gpu_kernel_seconds(&sc->cluster, 12.0 * (double)model->n_params, model->n_tensors);
     for (int j = 0; j + 1 < accum; j++) {
       compute += timed_compute(w, st, factor, fwd_flops * wl->batch, fwd_launch, 0,
                                w->tracing ? "forward (micro-batch)" : "");
