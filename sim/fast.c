@@ -63,6 +63,9 @@ typedef struct {
   int ring;     /* -1: an exchange; else the ring phase's index */
   int tree;     /* -1: none; else the tree run's index (fast_tree.h) */
   int spread;   /* the recording group's (lowering.h): GPUs a flow across nodes stands for */
+  double rate, net_rate; /* an exchange: the recording group's bounds per flow, and per flow between nodes
+                            (lowering.h; a tree run by ticks keeps its share of NCCL's tree maximum), bytes
+                            on the wire a second; 0: none */
   int n_send, n_recv;
   fast_flow *flows; /* sends, then receives */
 } fast_rec;
@@ -215,6 +218,8 @@ static void record_exchange(const hs_lower_group *g, const hs_lower_send *snd, i
   fast_sched *s = rc->s;
   fast_rec *r = rec_new(s, rc->me);
   r->spread = g->spread;
+  r->rate = g->rate;
+  r->net_rate = g->net_rate;
   r->n_send = ns;
   r->n_recv = nr;
   r->flows = calloc((size_t)(ns + nr) + 1, sizeof *r->flows);
@@ -311,6 +316,10 @@ static void record_tree(const hs_lower_group *g, const hs_tree_run *run) {
     id = s->n_trees++;
     s->trees[id] = hs_fast_tree_new(g->tag, seq, g->size, run);
     s->tree_spread[id] = g->spread;
+    /* its flows' own bound, beside the schedule's (an allreduce's share of
+     * NCCL's tree maximum: lowering.h, hs_lower_tree_flow_rate) */
+    s->trees[id]->cap = g->rate;
+    s->trees[id]->net_cap = g->net_rate;
   }
   hs_fast_tree *t = s->trees[id];
   hs_fast_tree_add(t, g->me, s->index_of[g->members[g->me]], s->n_recs[rc->me], run);
@@ -384,6 +393,7 @@ typedef struct {
   int src, dst;   /* world ranks */
   double *lat, *rate; /* where to store the result */
   int gpus;       /* GPUs of its node the flow stands for (hs_net_flow_cap) */
+  double cap;     /* its own bound beside the schedule's, bytes on the wire a second; 0: none */
 } flow_ref;
 
 static int link_slot(const link_table *m, const void *link) {
@@ -596,6 +606,7 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
     *fl[i].lat = re->lat * f->lat_factor;
     if (f->tcp_gamma > 0 && *fl[i].lat > 0) cap_flow[i] = dmin(cap_flow[i], f->tcp_gamma / (2 * *fl[i].lat));
     if (bound > 0) cap_flow[i] = dmin(cap_flow[i], bound);
+    if (fl[i].cap > 0) cap_flow[i] = dmin(cap_flow[i], fl[i].cap);
     /* the transport's bound on a connection between two nodes (step's
      * flow_rate, transport.c) */
     if (fl[i].src < w->n && fl[i].dst < w->n)
@@ -757,7 +768,7 @@ static void tree_share(void *ctx, const int *src, const int *dst, int nf, double
   flow_ref *fl = malloc((size_t)nf * sizeof *fl + 1);
   for (int i = 0; i < nf; i++)
     fl[i] = (flow_ref){e->s->world_of[e->t->member[src[i]]], e->s->world_of[e->t->member[dst[i]]], &lat[i], &rate[i],
-                       e->spread};
+                       e->spread, 0};
   share(e->w, e->f, fl, nf, e->s->how.cost.rate);
   free(fl);
 }
@@ -765,6 +776,11 @@ static void tree_share(void *ctx, const int *src, const int *dst, int nf, double
 static double tree_hop(void *ctx, int src, int dst) {
   const tree_env *e = ctx;
   return hop_cost(e->w, e->s, e->s->world_of[e->t->member[src]], e->s->world_of[e->t->member[dst]]);
+}
+
+static int tree_across(void *ctx, int src, int dst) {
+  const tree_env *e = ctx;
+  return node_of_id(e->w, e->s->world_of[e->t->member[src]]) != node_of_id(e->w, e->s->world_of[e->t->member[dst]]);
 }
 
 static int tree_links(void *ctx, int src, int dst, int *ids, double *bw, int max) {
@@ -805,7 +821,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         fast_ring *ring = s->rings[r->ring];
         for (int j = 0; j < ring->n && ring->n > 1; j++)
           fl[nf++] = (flow_ref){world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]],
-                                &ring->lat[j], &ring->rate[j], ring->spread};
+                                &ring->lat[j], &ring->rate[j], ring->spread, 0};
       } else {
         n_scratch += r->n_send;
       }
@@ -817,10 +833,22 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
     for (int i = 0; i < s->n; i++) {
       if (k >= s->n_recs[i] || s->recs[i][k].ring >= 0) continue;
       fast_rec *r = &s->recs[i][k];
-      for (int j = 0; j < r->n_send; j++, q++)
-        fl[nf++] = (flow_ref){world_of[i], world_of[r->flows[j].peer], &scratch_lat[q], &scratch_rate[q], r->spread};
+      for (int j = 0; j < r->n_send; j++, q++) {
+        int src = world_of[i], dst = world_of[r->flows[j].peer];
+        double cap = r->rate > 0 && (s->how.cost.rate <= 0 || r->rate < s->how.cost.rate) ? r->rate : 0;
+        if (r->net_rate > 0 && node_of_id(w, src) != node_of_id(w, dst) && (cap <= 0 || r->net_rate < cap))
+          cap = r->net_rate;
+        fl[nf++] = (flow_ref){src, dst, &scratch_lat[q], &scratch_rate[q], r->spread, cap};
+      }
     }
-    share_memoized(w, f, &memo, fl, nf, s->how.cost.rate);
+    /* Exchanges whose group bounds its flows more tightly than the
+     * schedule does (a tree run by ticks: its share of NCCL's tree
+     * maximum, between nodes or on one) carry their own bound; the memo
+     * serves flows with the schedule's only. */
+    int own = 0;
+    for (int i = 0; i < nf; i++) own |= fl[i].cap > 0;
+    if (own) share(w, f, fl, nf, s->how.cost.rate);
+    else share_memoized(w, f, &memo, fl, nf, s->how.cost.rate);
     q = 0;
     for (int i = 0; i < s->n; i++) {
       if (k >= s->n_recs[i] || s->recs[i][k].ring >= 0) continue;
@@ -849,7 +877,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
   }
   for (int t = 0; t < s->n_trees; t++) {
     tree_env e = {w, f, s, s->trees[t], s->tree_spread[t]};
-    hs_fast_tree_compile(s->trees[t], &(hs_fast_tree_env){tree_share, tree_hop, tree_links, &e});
+    hs_fast_tree_compile(s->trees[t], &(hs_fast_tree_env){tree_share, tree_hop, tree_across, tree_links, &e});
   }
   s->start = malloc((size_t)s->n * sizeof *s->start);
   for (int i = 0; i < s->n; i++) s->start[i] = malloc(((size_t)s->n_recs[i] + 1) * sizeof(double));

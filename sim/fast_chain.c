@@ -77,6 +77,7 @@ static void time_next(hs_fast_chain *c) {
       double at = d > 0 ? dmax(start, c->in_done[k]) : start;
       int pat = t->tick_pat[ed->off + k];
       double rate = t->pat_rate[pat][e - t->pat_lo[pat]];
+      if (ed->cap > 0 && rate > ed->cap) rate = ed->cap; /* as fast_tree.c's move() */
       double go = dmax(dmax(at + ed->hop, ended), posted);
       ended = go + t->slice_bytes[ed->w * S + k] * c->wire / rate;
       c->in_done[k] = ended + ed->lat; /* for the next position */

@@ -164,13 +164,19 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
         cap = 2 * cap + need + 64;
         t->edge = realloc(t->edge, (size_t)cap * sizeof *t->edge);
       }
-      if (up >= 0) t->edge[t->n_edges++] = (hs_fast_tree_edge){pos, r.role[w].up, up, w, 0, 0};
+      if (up >= 0) t->edge[t->n_edges++] = (hs_fast_tree_edge){pos, r.role[w].up, up, w, 0, 0, 0};
       for (int j = 0; down >= 0 && j < r.role[w].n_down; j++)
-        t->edge[t->n_edges++] = (hs_fast_tree_edge){pos, r.role[w].down[j], down, w, 0, 0};
+        t->edge[t->n_edges++] = (hs_fast_tree_edge){pos, r.role[w].down[j], down, w, 0, 0, 0};
     }
   }
   qsort(t->edge, (size_t)t->n_edges, sizeof *t->edge, by_off);
-  for (int e = 0; e < t->n_edges; e++) t->edge[e].hop = env->hop(env->ctx, t->edge[e].src, t->edge[e].dst);
+  for (int e = 0; e < t->n_edges; e++) {
+    hs_fast_tree_edge *ed = &t->edge[e];
+    ed->hop = env->hop(env->ctx, ed->src, ed->dst);
+    ed->cap = t->cap;
+    if (t->net_cap > 0 && (ed->cap <= 0 || t->net_cap < ed->cap) && env->across(env->ctx, ed->src, ed->dst))
+      ed->cap = t->net_cap;
+  }
   /* what the refinement needs, where it will run */
   t->refine = t->run.window > 0 && (size_t)t->n_edges * (size_t)S <= REFINE_BUDGET;
   if (t->refine) compile_links(t, env);
@@ -181,7 +187,14 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
   t->pat_lo = malloc(((size_t)t->run.ticks + 1) * sizeof(int));
   t->pat_hi = malloc(((size_t)t->run.ticks + 1) * sizeof(int));
   t->pat_rate = calloc((size_t)t->run.ticks + 1, sizeof(double *));
+  t->pat_cap = calloc((size_t)t->run.ticks + 1, sizeof(double *));
   t->pat_local = t->refine ? calloc((size_t)t->run.ticks + 1, sizeof(double *)) : NULL;
+  /* An allreduce's bound is each position's budget (algos/comm/tree_pipe.c,
+   * tree_budget): the bound a flow has in the steady state times its
+   * bounded edges, shared by those of them in the tick. */
+  int pooled = t->run.mode == HS_TREE_BOTH;
+  int *bounded = calloc((size_t)t->n + 1, sizeof(int)), *active = calloc((size_t)t->n + 1, sizeof(int));
+  for (int e = 0; pooled && e < t->n_edges; e++) bounded[t->edge[e].src] += t->edge[e].cap > 0;
   int *count = calloc((size_t)t->n_links + 1, sizeof(int));
   int *src = malloc((size_t)t->n_edges * sizeof(int) + 1), *dst = malloc((size_t)t->n_edges * sizeof(int) + 1);
   double *lat = malloc((size_t)t->n_edges * sizeof(double) + 1);
@@ -196,6 +209,13 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
     t->pat_lo[p] = lo;
     t->pat_hi[p] = hi;
     t->pat_rate[p] = malloc((size_t)(hi - lo) * sizeof(double) + 1);
+    t->pat_cap[p] = malloc((size_t)(hi - lo) * sizeof(double) + 1);
+    for (int e = lo; pooled && e < hi; e++) active[t->edge[e].src] += t->edge[e].cap > 0;
+    for (int e = lo; e < hi; e++) {
+      const hs_fast_tree_edge *ed = &t->edge[e];
+      t->pat_cap[p][e - lo] = pooled && ed->cap > 0 ? ed->cap * bounded[ed->src] / active[ed->src] : ed->cap;
+    }
+    for (int e = lo; pooled && e < hi; e++) active[t->edge[e].src] = 0;
     for (int e = lo; e < hi; e++) src[e - lo] = t->edge[e].src, dst[e - lo] = t->edge[e].dst;
     if (hi > lo) env->share(env->ctx, src, dst, hi - lo, lat, t->pat_rate[p]);
     if (t->refine) t->pat_local[p] = local_shares(t, lo, hi, count);
@@ -205,6 +225,8 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
   free(dst);
   free(lat);
   free(count);
+  free(bounded);
+  free(active);
   /* slice k of tree w: hs_lower_part's cut of the tree's elements */
   t->slice_bytes = malloc((size_t)t->run.trees * (size_t)S * sizeof(double));
   for (int w = 0; w < t->run.trees; w++)
@@ -267,6 +289,8 @@ static void move(pipe_timing *p, int e, int k, double at) {
   const hs_fast_tree_edge *ed = &t->edge[e];
   int x = ed->off + k, pat = t->tick_pat[x], S = p->S;
   double rate = t->pat_rate[pat][e - t->pat_lo[pat]] * (p->scale ? p->scale[(size_t)e * S + k] : 1);
+  double cap = t->pat_cap[pat][e - t->pat_lo[pat]];
+  if (cap > 0 && rate > cap) rate = cap;
   double go = dmax(dmax(at + ed->hop, p->ended[e]), p->rpost[(size_t)e * p->W + (size_t)(k % p->W)]);
   p->ended[e] = go + t->slice_bytes[ed->w * S + k] * p->wire / rate;
   if (p->go) {
@@ -476,7 +500,8 @@ void hs_fast_tree_time(const hs_fast_tree *t, double wire, double *times) {
     for (int e = lo; e < hi; e++) {
       const hs_fast_tree_edge *ed = &t->edge[e];
       double bytes = t->slice_bytes[ed->w * S + (x - ed->off)];
-      double cost = ed->lat + bytes * wire / rate[e - lo];
+      double cap = t->pat_cap[p][e - lo], r = cap > 0 && rate[e - lo] > cap ? cap : rate[e - lo];
+      double cost = ed->lat + bytes * wire / r;
       double end = dmax(times[ed->src] + ed->hop, times[ed->dst]) + cost;
       next[ed->src] = dmax(next[ed->src], end);
       next[ed->dst] = dmax(next[ed->dst], end);

@@ -28,6 +28,7 @@ typedef struct {
   int off;      /* the tick at which slice 0 crosses it */
   int w;        /* which tree */
   double lat, hop;
+  double cap;   /* its bound beside its share (the tree's cap, or net_cap between nodes); 0: none */
 } hs_fast_tree_edge;
 
 typedef struct {
@@ -45,7 +46,13 @@ typedef struct {
   int *tick_pat;       /* tick -> pattern */
   int *pat_lo, *pat_hi; /* pattern -> its edges [lo, hi) */
   double **pat_rate;   /* pattern -> the share of each of its edges */
+  double **pat_cap;    /* pattern -> the bound of each of its edges there (edge cap, an allreduce's shared as a
+                          budget of its sender's: fast_tree.c); 0: none */
   double *slice_bytes; /* [w * S + k]: bytes of slice k of tree w */
+  double cap, net_cap; /* bytes on the wire a second each of its flows, and each between two nodes, moves at most
+                          beside its links' share (an allreduce's share of NCCL's tree maximum,
+                          hs_lower_tree_flow_rate); 0: none. Applied after the shares (and their refinement),
+                          which are the links' */
   /* What forwarding on arrival needs to see which flows really run
    * together (fast_tree.c, time_pipelined): the shared links the edges
    * cross, densely numbered, both ways (CSR); each edge's least fair
@@ -75,6 +82,7 @@ double hs_fast_tree_sent(const hs_fast_tree *t, int pos);
 typedef struct {
   void (*share)(void *ctx, const int *src, const int *dst, int nf, double *lat, double *rate);
   double (*hop)(void *ctx, int src, int dst);
+  int (*across)(void *ctx, int src, int dst); /* whether the two positions are on different nodes */
   /* The links that flows from src to dst share with others (ids in any
    * numbering the platform keeps, at most max written); returns how many,
    * and each one's bandwidth. */

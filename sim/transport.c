@@ -152,14 +152,17 @@ static void count_nic(sim_world *w, int from, int to, size_t bytes) {
 }
 
 /* What one flow from the group's member `me` to member `peer` moves at
- * most, in bytes on the wire per second: the group's protocol bound and the
- * transport's bound on a connection between their nodes (net_transport.h);
- * 0: the links alone. */
+ * most, in bytes on the wire per second: the group's protocol bound (and
+ * between two nodes its bound there, lowering.h's net_rate) and the
+ * transport's bound on a connection between their nodes
+ * (net_transport.h); 0: the links alone. */
 static double flow_rate(const sim_world *w, const hs_lower_group *g, int peer) {
-  int a = g->members[g->me], b = g->members[peer];
-  double cap = hs_net_flow_cap(&w->sc->cluster, hs_sim_node_of(w, a), hs_sim_node_of(w, b), w->channels, g->spread);
-  if (!isfinite(cap)) return g->rate;
-  return g->rate > 0 ? fmin(g->rate, cap) : cap;
+  int a = g->members[g->me], b = g->members[peer], na = hs_sim_node_of(w, a), nb = hs_sim_node_of(w, b);
+  double cap = hs_net_flow_cap(&w->sc->cluster, na, nb, w->channels, g->spread);
+  double rate = g->rate;
+  if (na != nb && g->net_rate > 0 && (rate <= 0 || g->net_rate < rate)) rate = g->net_rate;
+  if (!isfinite(cap)) return rate;
+  return rate > 0 ? fmin(rate, cap) : cap;
 }
 
 void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r,

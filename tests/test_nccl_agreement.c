@@ -37,9 +37,10 @@
  * LL128 per-channel maximum) sets NCCL's bandwidth are compared like the
  * rest: a ring's flows move at most those maxima times the channels
  * (protocol.h); the test counts them apart so that they cannot vanish.
- * Tree cases where NCCL's tree caps bind are excluded: they bound what a
- * channel moves over its four connections at once, which hearsay does not
- * charge yet (protocol.c).
+ * Tree cases where NCCL's tree maxima bind are compared too: each GPU's
+ * flows share them as a budget (lowering.h, hs_lower_tree_flow_rate;
+ * tree_pipe.c), within 10% there, since hearsay's fill moves at that
+ * budget and NCCL's model has no fill.
  *
  * Tolerance 5%: issue 18's target for two models of one schedule. */
 #include <math.h>
@@ -124,7 +125,7 @@ int main(void) {
   char csv[sizeof dir + 16];
   snprintf(csv, sizeof csv, "%s/rows.csv", dir);
   int compared = 0, capped = 0, fitted = 0, knee = 0, trees = 0, two_nodes = 0;
-  int capped_ring = 0, tree_capped = 0; /* compared, where NCCL's caps set its bandwidth; excluded */
+  int capped_ring = 0, tree_capped = 0; /* compared, where NCCL's caps set its bandwidth */
   double worst = 0;
   for (size_t ni = 0; ni < sizeof node_counts / sizeof *node_counts; ni++)
     for (int ai = 0; ai < 2; ai++)
@@ -164,10 +165,8 @@ int main(void) {
           snprintf(what, sizeof what, "%3d x 8, %s/%s, %.0f B%s: hearsay %.2f us, NCCL %.2f us, ratio %.3f", nodes,
                    algos[ai], proto_names[p], r[i].bytes, is_capped ? " (capped)" : "", got, want, ratio);
           capped += is_capped;
-          if (is_capped && ai == 1) {
-            printf("# excluded (capped tree: NCCL's tree cap bounds a channel's four flows together) %s\n", what);
-            tree_capped++;
-          } else if (fits > 0) {
+          tree_capped += is_capped && ai == 1;
+          if (fits > 0) {
             printf("# excluded (fitted: %s) %s\n",
                    fits & HS_NCCL_FIT_TREE_CORRECTION ? "NCCL's tree correction table" : "NCCL's ring plateau x1.4",
                    what);
@@ -180,7 +179,12 @@ int main(void) {
                    "NCCL's bus / 2 assumes an inner node's 2M) %s\n", what);
             two_nodes++;
           } else if (ai == 1) {
-            tap_ok(fabs(ratio - 1) <= 0.05, "%s (bound 5%%)", what);
+            /* where NCCL's tree maxima set its bandwidth, hearsay's fill
+             * moves at each GPU's share of them too, which NCCL's model
+             * (latency + size / bandwidth) has no term for: up to 8.5%
+             * measured (1 x 8, LL128, 128 MiB) */
+            double bound = is_capped ? 0.10 : 0.05;
+            tap_ok(fabs(ratio - 1) <= bound, "%s (bound %.0f%%)", what, 100 * bound);
             trees++;
             worst = fmax(worst, fabs(ratio - 1));
           } else {
@@ -201,16 +205,19 @@ int main(void) {
                algos[ai], proto_names[p], algos[ai], proto_names[p]);
       }
   /* Nodes with a NIC a GPU (DGX A100, DGX H100: 8 NICs, NVLink inside),
-   * NCCL's own pick (the tree from 256 KiB to 4 GiB on 16 nodes), as the
-   * systems ship: NCCL builds a tree a channel, each starting a node's
-   * chain at the GPU next to its NIC (connect.cc), and so does hearsay
-   * (lowering.c, tree_heads_of). With one head a node, its GPU link
-   * carried the node's chain and all of its tree traffic: 1.20-1.51 of
-   * NCCL's model from 256 MiB to 1 GiB. Within 10% now (measured 0.98 to
-   * 1.08 from 1 MiB to 1 GiB; 8 MiB is the pipeline's fill, 0.92). */
+   * NCCL's own pick (the tree, capped by its per-channel maxima: from
+   * 64 KiB to 128 MiB on 16 DGX A100s, to 512 MiB on 16 DGX H100s), as
+   * the systems ship: NCCL builds a tree a channel, each starting a
+   * node's chain at the GPU next to its NIC (connect.cc), and so does
+   * hearsay (lowering.c, tree_heads_of). With one head a node, its GPU
+   * link carried the node's chain and all of its tree traffic: 1.20-1.51
+   * of NCCL's model from 256 MiB to 1 GiB. Within 10% now: 0.97 to 1.07
+   * measured at these sizes, the trees' maxima shared as each GPU's
+   * budget (tree_pipe.c; held to each flow's steady-state share, the
+   * pipeline's fill took 1.13-1.28). */
   static const struct {
     const char *system, *bytes;
-  } dgx[] = {{"dgx-a100", "256MiB"}, {"dgx-a100", "1GiB"}, {"dgx-h100", "256MiB"}, {"dgx-h100", "1GiB"},
+  } dgx[] = {{"dgx-a100", "64MiB"}, {"dgx-a100", "128MiB"}, {"dgx-h100", "256MiB"}, {"dgx-h100", "512MiB"},
              {"dgx-h100", "64MiB"}};
   for (int i = 0; i < 5; i++) {
     char path[sizeof dir + 32], args[128], result[1024];
@@ -229,9 +236,10 @@ int main(void) {
     unlink(path);
   }
   rmdir(dir);
-  printf("# compared within 5%%: %d ring cases, %d tree cases (the largest tree gap %.1f%%), NCCL's GB/s caps setting the bandwidth in %d of the ring's (%d capped cases in all); excluded: "
-         "%d capped tree, %d fitted, %d knee, %d tree over two nodes\n",
-         compared, trees, 100 * worst, capped_ring, capped, tree_capped, fitted, knee, two_nodes);
+  printf("# compared within 5%%: %d ring cases, %d tree cases (the largest tree gap %.1f%%; 10%% allowed where NCCL's tree "
+         "maxima bind, %d cases swept), NCCL's GB/s caps setting the bandwidth in %d of the ring's (%d capped cases in all); "
+         "excluded: %d fitted, %d knee, %d tree over two nodes\n",
+         compared, trees, 100 * worst, tree_capped, capped_ring, capped, fitted, knee, two_nodes);
   tap_ok(compared >= 20 && trees >= 10, "enough cases compared to mean something (%d ring, %d tree)", compared,
          trees);
   tap_ok(capped_ring >= 10, "capped ring cases among them (%d)", capped_ring);

@@ -33,12 +33,15 @@ int main(void) {
    * busBw 2*12.5 = 25, algBw 25*128/254; time = 2086 + 2^30/(1000*algBw). */
   near(hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB), 87314.25728, "16x8 ring/simple 1 GiB");
   /* Tree/LL allreduce: lat = 6.8 + 2*((8-1)*0.6 + log2(16)*(5.0 + 5)) = 95.2;
-   * busBw min(25*.92, 2*17.8) = 23, LL: min(23/3.8, llMaxBw[0][2] 20.4),
-   * algBw x.5; 8 B is below 64 B: no tree correction. */
-  near(hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_TREE, HS_PROTO_LL, 8), 95.20264347826087, "16x8 tree/LL 8 B");
-  /* Tree/Simple: lat = 8.4 + 2*(7*4.0 + 4*(14+5+5)) = 256.4, algBw 23*.5;
-   * log2(2^30/64) = 24: past the correction table. */
-  near(hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_TREE, HS_PROTO_SIMPLE, GiB), 93625.25426086957,
+   * the 2 running channels are 1 of NCCL's search graph across nodes
+   * (hs_graph_channels): busBw min(25*.92, 1*17.8) = 17.8, LL:
+   * min(17.8/3.8, llMaxBw[0][2] 20.4), algBw x.5; 8 B is below 64 B: no
+   * tree correction. */
+  near(hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_TREE, HS_PROTO_LL, 8), 95.2 + 8 / (1000 * 17.8 / 3.8 * .5),
+       "16x8 tree/LL 8 B");
+  /* Tree/Simple: lat = 8.4 + 2*(7*4.0 + 4*(14+5+5)) = 256.4, algBw 17.8*.5
+   * (the tree's cap); log2(2^30/64) = 24: past the correction table. */
+  near(hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_TREE, HS_PROTO_SIMPLE, GiB), 256.4 + GiB / (1000 * 17.8 * .5),
        "16x8 tree/simple 1 GiB");
   hs_nccl_algo a;
   hs_proto p;

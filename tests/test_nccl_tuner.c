@@ -6,9 +6,8 @@
  *    unrestricted pick (ring and tree are both run by hearsay), the ring
  *    at 128 MiB (LL128 by NCCL's model), ring/Simple at 1 GiB, the tree
  *    at 8 B; hearsay's own
- *    tuner would take the double binary tree at 1 GiB (it moves 1.5
- *    vectors through the busiest NIC where NCCL's model charges two),
- *    which is the difference the key makes;
+ *    tuner would take a schedule NCCL does not have at 8 B (recursive
+ *    doubling), which is the difference the key makes;
  *  - hearsay-only schedules (hierarchical, doubling) are never picked;
  *  - forcing the ring leaves the protocol to NCCL's model of the ring
  *    (NCCL_ALGO=RING), and forcing protocol "none", which NCCL does not
@@ -87,13 +86,16 @@ static void picks_are_nccls(void) {
   tap_ok(a2a.algo == HS_COLL_RING, "alltoall (not tuned by NCCL): the ring family (%s)", algo(a2a.algo));
   free(p);
 
-  /* hearsay's own tuner takes the tree at 1 GiB here: the key matters */
+  /* hearsay's own tuner takes a schedule NCCL does not have at 8 B here
+   * (where NCCL's model picks the tree): the key matters */
   const char *hearsay[] = {"sim.tuner=hearsay"};
   p = plan_of(hearsay, 1, &sc);
   if (p) {
-    hs_tuned h = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
-    tap_ok(h.algo == HS_COLL_TREE, "sim.tuner = hearsay at 1 GiB: the double binary tree (%s/%s), which NCCL's model "
-           "does not pick", algo(h.algo), hs_proto_name(h.proto));
+    hs_tuned h = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(8));
+    tap_ok(h.algo == HS_COLL_HIERARCHICAL || h.algo == HS_COLL_HALVING_DOUBLING ||
+               h.algo == HS_COLL_RECURSIVE_DOUBLING,
+           "sim.tuner = hearsay at 8 B: a hearsay-only schedule (%s/%s), which NCCL's model does not have",
+           algo(h.algo), hs_proto_name(h.proto));
     free(p);
   } else {
     tap_ok(0, "sim.tuner = hearsay loads");

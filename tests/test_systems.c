@@ -73,6 +73,7 @@ int main(void) {
       {"dgx1-v100", 125e12, 150e9, 100e9 / 8, 4, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
       {"dgx-a100", 312e12, 300e9, 200e9 / 8, 8, 8, HS_GPU_AMPERE, HS_CPU_AMD, 0, HS_INTRA_NVLINK},
       {"dgx-h100", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
+      {"dgx-b200", 2250e12, 900e9, 400e9 / 8, 8, 8, HS_GPU_BLACKWELL, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
       {"dgx1-p100", 10.6e12, 80e9, 100e9 / 8, 4, 8, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
       {"p100-pcie", 9.3e12, 15.754e9, 25e9 / 8, 1, 4, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_PCIE},
       {"aws-p3-16xlarge", 125e12, 150e9, 25e9 / 8, 1, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
@@ -92,6 +93,14 @@ int main(void) {
            shipped[i].name, c->gpus_per_node, c->gpu_flops, hs_gpu_arch_name(c->gpu_arch), c->intra.bandwidth,
            c->intra_link == HS_INTRA_PCIE ? "pcie" : "nvlink", c->nics_per_node, c->inter.bandwidth, c->nvls);
     if (rc == 0) hs_scenario_free(&sc);
+  }
+  /* HGX B200's HBM3e is 7.7 TB/s, below the architecture's 8 TB/s default */
+  if (load("cluster { system = \"dgx-b200\", nodes = 2 }", NULL, 0, &sc) == 0) {
+    tap_ok(sc.cluster.gpu_memory_bandwidth == 7.7e12, "dgx-b200: its GPUs' memory at 7.7 TB/s (got %g)",
+           sc.cluster.gpu_memory_bandwidth);
+    hs_scenario_free(&sc);
+  } else {
+    tap_ok(0, "dgx-b200 loads");
   }
   /* The cloud instances run NCCL's socket transport with AWS's 2 threads a
    * connection: their TCP defaults but for that. */
@@ -157,7 +166,8 @@ int main(void) {
   refused("unknown system", "cluster { system = \"dgx-z100\", nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "unknown system 'dgx-z100' (known: "
                                                                       "aws-p3-16xlarge, aws-p3dn-24xlarge, dgx-a100, "
-                                                                      "dgx-h100, dgx1-p100, dgx1-v100, p100-pcie"});
+                                                                      "dgx-b200, dgx-h100, dgx1-p100, dgx1-v100, "
+                                                                      "p100-pcie"});
   refused("a system that is not a name", "cluster { system = 3, nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "expected a system's name"});
   refused("unknown system by --set", "cluster { nodes = 2, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }",

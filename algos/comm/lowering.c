@@ -114,6 +114,8 @@ void hs_lower_use_protocol(hs_lower_group *g, const hs_proto_cost *c, double sli
   g->hop_intra = c->hop_intra;
   g->hop_net = c->hop_net;
   g->rate = c->rate;
+  g->net_rate = 0;
+  g->tree_bus = c->tree_bus;
   g->tree_shrink = c->tree_shrink && !(slice > 0); /* a slice the scenario sets is kept */
   g->slice = (size_t)(slice > 0 ? slice : c->slice);
 }
@@ -582,6 +584,8 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->hop_intra = parent->hop_intra;
   out->hop_net = parent->hop_net;
   out->rate = parent->rate;
+  out->net_rate = parent->net_rate;
+  out->tree_bus = parent->tree_bus;
   out->tree_shrink = parent->tree_shrink;
   out->run_switch = NULL; /* a part of the group: the switch serves the whole (inswitch.c) */
   out->switch_id = out->fabric_switch_id = -1;
@@ -898,6 +902,12 @@ int hs_lower_tree_heads(int wanted, int shortest, int nodes) {
   return nodes > 1 ? h : 1; /* on one node no tree traffic leaves it */
 }
 
+double hs_lower_tree_flow_rate(double rate, double tree_bus, int runs) {
+  if (!(tree_bus > 0) || runs < 1) return rate;
+  double share = tree_bus / (2.0 * runs);
+  return rate > 0 && rate < share ? rate : share;
+}
+
 /* The heads of this group's allreduce trees (hs_lower_tree_heads), one for
  * a vector too short to split among them. */
 static int tree_heads_of(const hs_lower_group *g, const node_layout *L, size_t count) {
@@ -916,7 +926,13 @@ static void tree_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, h
   for (int r = 0; r < run.trees; r++) tree_role_of(g, &L, r % 2, r / 2, heads, root, &run.role[r]);
   int nodes = L.nodes;
   layout_done(&L);
-  tree_slice_and_exec(g, buf, op, avg_over, run, nodes);
+  /* the allreduce's trees share NCCL's tree maximum: its flows between
+   * nodes, or all of them on one node (a broadcast's or reduce's tree 0
+   * is NCCL's ring algorithm, with the ring's bounds) */
+  hs_lower_group capped = *g;
+  if (root < 0 && nodes > 1) capped.net_rate = hs_lower_tree_flow_rate(0, g->tree_bus, run.trees);
+  else if (root < 0) capped.rate = hs_lower_tree_flow_rate(g->rate, g->tree_bus, run.trees);
+  tree_slice_and_exec(&capped, buf, op, avg_over, run, nodes);
 }
 
 /* NCCL's broadcast and reduce (its ring algorithm, ncclPatternPipelineFrom
@@ -976,6 +992,18 @@ static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
     for (int c = 0; c < HS_TREE_MAX_DOWN; c++) child[w][c] = scratch(buf, (run.mode & HS_TREE_UP) ? most : 0);
   hs_lower_send snd[HS_TREE_RUNS_MAX * (1 + HS_TREE_MAX_DOWN)];
   hs_lower_recv rcv[HS_TREE_RUNS_MAX * (1 + HS_TREE_MAX_DOWN)];
+  /* An allreduce's bound is this rank's budget, shared by the bounded
+   * sends of each tick (tree_pipe.c, tree_budget): the group's bound of a
+   * flow between nodes (net_rate), or of every flow on one node (rate). */
+  int net = g->net_rate > 0, gpn = g->gpus_per_node > 0 ? g->gpus_per_node : 1, total = 0;
+  double base = net ? g->net_rate : g->rate;
+  int pooled = run.mode == HS_TREE_BOTH && base > 0;
+#define BOUNDED(peer) (!net || g->members[(peer)] / gpn != g->members[g->me] / gpn)
+  for (int w = 0; pooled && w < run.trees; w++) {
+    const hs_tree_role *t = &tr[w];
+    total += t->up >= 0 && BOUNDED(t->up);
+    for (int j = 0; j < t->n_down; j++) total += BOUNDED(t->down[j]);
+  }
   for (int x = 0; x < run.ticks; x++) {
     int ns = 0, nr = 0;
     for (int w = 0; w < run.trees; w++) {
@@ -999,6 +1027,13 @@ static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
         rcv[nr++] = (hs_lower_recv){t->up, at(buf, c.off), c.cnt * esz(buf), 0, buf.dtype, op};
       }
     }
+    if (pooled) {
+      int active = 0;
+      for (int i = 0; i < ns; i++) active += BOUNDED(snd[i].peer);
+      double share = active > 0 ? base * total / active : base;
+      if (net) g->net_rate = share;
+      else g->rate = share;
+    }
     g->exchange(g, snd, ns, rcv, nr);
     for (int w = 0; w < run.trees; w++) { /* the children's partial sums, in a fixed order */
       const hs_tree_role *t = &tr[w];
@@ -1012,6 +1047,9 @@ static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
       if (t->up < 0 && avg_over > 0) divide(buf, c.off, c.cnt, avg_over); /* the root holds the whole sum */
     }
   }
+#undef BOUNDED
+  if (net) g->net_rate = base;
+  else if (pooled) g->rate = base;
   for (int w = 0; w < run.trees; w++)
     for (int c = 0; c < HS_TREE_MAX_DOWN; c++) free(child[w][c].data);
 }

@@ -168,6 +168,9 @@ struct hs_lower_group {
    * after it is posted; each message's flow moves at most `rate` bytes on
    * the wire per second (NCCL's channels' maxima). 0: none. */
   double wire, hop_intra, hop_net, rate;
+  double net_rate; /* what each flow between two nodes moves at most beside `rate`, bytes on the wire a second
+                      (an allreduce tree's share of NCCL's tree maximum across nodes); 0: none */
+  double tree_bus; /* what an allreduce's trees move at most all together (protocol.h); 0: no limit */
   int tree_shrink; /* the protocol's (protocol.h): an allreduce tree's slices shrink as NCCL's LL128 chunks do */
   /* Switches that reduce for this group (inswitch.c), by their ids among
    * world ranks and switches (>= the run's ranks), and how the backend
@@ -233,6 +236,18 @@ size_t hs_lower_tree_chunk(size_t chunk, double bytes, int runs, int nodes, int 
  * NICs), at most the shortest node's `shortest` members and
  * HS_TREE_RUNS_MAX / 2; one where the group is on one node. */
 int hs_lower_tree_heads(int wanted, int shortest, int nodes);
+/* What one flow of an allreduce run on `runs` trees (both trees from each
+ * head, each run on its part of the vector) moves at most, bytes on the
+ * wire per second: the protocol's own per-flow bound `rate` and the
+ * trees' share of `tree_bus` (0: none of either). NCCL's tree bus
+ * bandwidth B is twice the vector over the time (tuning.cc: algorithm
+ * bandwidth = B / 2), and in the pipeline's steady state every flow of a
+ * run carries the run's part at once, so each moves at B / (2 runs).
+ * Across nodes the bound is the network's part of a channel (NCCL's
+ * maxima fall from one node to several: Blackwell 70, 42.8, 24 GB/s) and
+ * holds the flows between nodes (net_rate), which set the pipeline's
+ * pace; on one node it holds every flow (rate). */
+double hs_lower_tree_flow_rate(double rate, double tree_bus, int runs);
 
 /* Part k of `parts` near-equal parts of count elements (the first
  * count % parts get one more): elements [*off, *off + *cnt). The slices of

@@ -111,7 +111,8 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
       if (a == HS_NCCL_TREE && p == HS_PROTO_LL) bus = bus * 1.0 / 3.8;
       if (a == HS_NCCL_TREE && p == HS_PROTO_LL128) bus *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
       if (a == HS_NCCL_RING || (a == HS_NCCL_TREE && allreduce)) {
-        double cap = hs_nccl_bus_cap(t->arch, t->cpu_amd, nodes, channels, (hs_nccl_algo)a, (hs_proto)p);
+        double cap = hs_nccl_bus_cap(t->arch, t->cpu_amd, nodes, hs_graph_channels(channels, nodes), (hs_nccl_algo)a,
+                                     (hs_proto)p);
         if (cap > 0 && cap < bus) bus = cap, capped = 1;
       }
       m->capped[coll][a][p] = capped;
@@ -120,7 +121,7 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
       if (a == HS_NCCL_COLLNET_DIRECT && p == HS_PROTO_SIMPLE) {
         if (rs_ag) bus = ppn * dmin(t->bw_intra_gbs, t->bw_inter_gbs * 0.9);
         else {
-          double factor = ppn / (1.0 * channels); /* GPU / NIC ratio */
+          double factor = ppn / (1.0 * hs_graph_channels(channels, nodes)); /* GPU / NIC ratio */
           factor -= (factor - 1) / 2;
           bus /= factor;
           if (t->arch >= HS_GPU_HOPPER) bus *= .85;

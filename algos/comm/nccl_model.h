@@ -41,9 +41,11 @@ typedef enum {
 /* What NCCL's model knows of a communicator. */
 typedef struct {
   int ranks, nodes;
-  int channels;            /* ring/tree channels (graph nChannels) */
-  double bw_intra_gbs;     /* per channel, GB/s (graph bwIntra) */
-  double bw_inter_gbs;     /* per channel, GB/s (graph bwInter) */
+  int channels;            /* ring/tree channels the kernels run on (comm->nChannels); NCCL's per-channel
+                              maxima count its search graph's, half of them (hs_graph_channels) */
+  double bw_intra_gbs;     /* per channel, GB/s: the node's rate over `channels` (their product is what the
+                              tuning multiplies, graph nChannels x bwIntra) */
+  double bw_inter_gbs;     /* per channel, GB/s (the same across nodes) */
   double latency_inter_us; /* graph latencyInter: what the network reports beyond NCCL's constants */
   int nvlink;              /* GPUs of a node talk over NVLink (else PCI) */
   hs_gpu_arch arch;

@@ -41,6 +41,11 @@ int hs_channels_of(const hs_scenario *sc) {
   return sc->sim.channels > 0 ? sc->sim.channels : 2 * nics;
 }
 
+int hs_graph_channels(int channels, int nodes) {
+  if (nodes <= 1) return channels > 1 ? channels : 1;
+  return channels > 1 ? channels / 2 : 1;
+}
+
 /* Channels are always charged: the scenario's sim.channels, else as
  * NCCL's search would open them (two per NIC). */
 hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes) {
@@ -87,17 +92,20 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w)
   }
   c.hop_net = hs_nccl_hop_latency(HS_NCCL_HW_NET, a, (hs_proto)p);
   c.tree_shrink = f == HS_PROTO_FOR_TREE && p == HS_PROTO_LL128;
-  /* What NCCL's kernels move at most (hs_nccl_bus_cap), on the wire: the
-   * payload's cap times the wire bytes each payload byte takes. A ring's
-   * bus bandwidth is what each rank's one connection to the next moves,
-   * so its cap bounds that flow (and the schedules that run with the
-   * ring's primitives, one partner at a time). Not the tree's: its cap
-   * bounds what a channel moves over all its connections at once (up and
-   * down, four flows on an inner rank), and a bound per flow would charge
-   * either the pipeline's fill (one flow) or its steady state (four)
-   * wrongly; a GPU's budget shared by its flows is the system model's. */
-  double cap = w && f == HS_PROTO_FOR_RING ? hs_nccl_bus_cap(w->arch, w->cpu_amd, w->nodes, w->channels, a, (hs_proto)p) : 0;
-  if (cap > 0) c.rate = cap * 1e9 * c.wire;
+  /* What NCCL's kernels move at most (hs_nccl_bus_cap, per channel of
+   * NCCL's search graph: hs_graph_channels), on the wire: the payload's
+   * cap times the wire bytes each payload byte takes. A ring's bus
+   * bandwidth is what each rank's one connection to the next moves, so
+   * its cap bounds that flow (and the schedules that run with the ring's
+   * primitives, one partner at a time). The tree's bounds what a channel
+   * moves over all its connections at once (up and down, four flows on
+   * an inner rank): the lowering shares it among the flows of the trees
+   * it runs (hs_lower_tree_flow_rate). */
+  if (!w || w->channels <= 0) return c;
+  int graph = hs_graph_channels(w->channels, w->nodes);
+  double cap = hs_nccl_bus_cap(w->arch, w->cpu_amd, w->nodes, graph, a, (hs_proto)p);
+  if (cap > 0 && f == HS_PROTO_FOR_RING) c.rate = cap * 1e9 * c.wire;
+  if (cap > 0 && f == HS_PROTO_FOR_TREE) c.tree_bus = cap * 1e9 * c.wire;
   return c;
 }
 

@@ -39,6 +39,9 @@ typedef struct {
   double launch;    /* s, per collective */
   double slice;     /* bytes of payload per step */
   double rate;      /* bytes on the wire per second one flow reaches at most; 0: no limit */
+  double tree_bus;  /* trees: bytes on the wire per second an allreduce's trees move at most all together, as
+                       NCCL's bus bandwidth counts them (its per-channel tree maxima); the lowering shares it
+                       among the trees' flows (hs_lower_tree_flow_rate). 0: no limit */
   int tree_shrink;  /* a tree on LL128: NCCL halves its chunk to keep the pipeline deep (hs_lower_tree_chunk) */
 } hs_proto_cost;
 
@@ -53,9 +56,26 @@ typedef struct {
 } hs_proto_site;
 
 /* The channels a collective runs on: sim.channels, or two per NIC, as
- * NCCL's search duplicates one ring per NIC (search.cc,
- * ncclTopoDupChannels). */
+ * NCCL's search finds one ring per NIC on rail-optimised nodes and
+ * ncclTopoPostset duplicates its channels (connect.cc: "Duplication
+ * should be complete now", nChannels * 2): the 16 CUDA blocks of a DGX
+ * with 8 NICs (NVIDIA/nccl#689). */
 int hs_channels_of(const hs_scenario *sc);
+
+/* The channels NCCL's tuning counts for `channels` running ones on a
+ * communicator spanning `nodes` nodes: its search graph's
+ * (graphs[a]->nChannels in tuning.cc). Across nodes the search finds a
+ * channel per NIC at the NIC's speed, which ncclTopoPostset then doubles
+ * into the channels kernels run on (connect.cc: "Duplication should be
+ * complete now", nChannels * 2): half of them, at least one. On 8 B200
+ * nodes of 8 NDR NICs the tree allreduce measured 192-196 GB/s busbw from
+ * 4 to 64 nodes and 338 on 2: 8 x perChMaxTreeBw 24 and 42.8
+ * (docs/validation.md). On one node the search fills the GPU's NVLinks
+ * with channels of its own speeds, not the NICs' (12 on an H100 node),
+ * and NCCL's caps stay above the links: the running count stands for it
+ * there (one H100 node's ring sweep, docs/validation.md). NCCL's
+ * per-channel maxima (hs_nccl_bus_cap) multiply this count. */
+int hs_graph_channels(int channels, int nodes);
 
 /* The site of a communicator spanning `nodes` nodes of sc's cluster. */
 hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes);

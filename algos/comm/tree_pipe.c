@@ -31,9 +31,23 @@ typedef struct {
   char *slot[HS_TREE_MAX_DOWN]; /* window slices from child j (data runs) */
 } tree_side;
 
+/* NCCL's tree maximum as this rank's budget (an allreduce's: lowering.h,
+ * hs_lower_tree_flow_rate): `base` a flow in the steady state, where all
+ * `total` of its bounded sends move at once; a send shares base x total
+ * with the bounded sends of the same tick (the lock-step tick its slice
+ * belongs to, as sim/fast_tree.c counts them), so the pipeline's fill,
+ * with few of them on the wire, is not held to the steady state's share. */
+typedef struct {
+  int on, net; /* net: the bound holds the flows between nodes (net_rate), else every flow (rate) */
+  double base;
+  int total;
+  unsigned char bounded[HS_TREE_RUNS_MAX][1 + HS_TREE_MAX_DOWN]; /* [w][edge]: 0 the parent, 1 + c child c */
+} tree_budget;
+
 typedef struct {
   hs_lower_group *g;
   hs_lower_group tree[HS_TREE_RUNS_MAX]; /* g under a tag per tree: each tree's edges are connections of their own */
+  tree_budget budget;
   hs_buf buf;
   hs_redop op;
   int avg_over;
@@ -74,13 +88,57 @@ static void post_recv(tree_pipe *p, int w, int kind, int j, int k) {
   track(p, p->g->post(&p->tree[w], NULL, &r), (tree_io){kind, w, j, k});
 }
 
+/* Bounded sends of this rank in tick x, every tree and way. */
+static int budget_active(const tree_pipe *p, int x) {
+  int n = 0;
+  for (int w = 0; w < p->run->trees; w++) {
+    const hs_tree_role *t = &p->run->role[w];
+    int up = hs_lower_tree_first_tick(p->run, w, HS_TREE_SEND_UP), down = hs_lower_tree_first_tick(p->run, w, HS_TREE_SEND_DOWN);
+    if (up >= 0 && x - up >= 0 && x - up < p->S) n += p->budget.bounded[w][0];
+    if (down >= 0 && x - down >= 0 && x - down < p->S)
+      for (int j = 0; j < t->n_down; j++) n += p->budget.bounded[w][1 + j];
+  }
+  return n;
+}
+
 static void post_send(tree_pipe *p, int w, int edge, int k) {
   tree_side *s = &p->side[w];
   size_t off, cnt;
   slice_of(p, w, k, &off, &cnt);
   hs_lower_send snd = {edge == 0 ? s->t->up : s->t->down[edge - 1], at(p, off), cnt * p->run->esize};
   s->sent[edge]++;
-  track(p, p->g->post(&p->tree[w], &snd, NULL), (tree_io){IO_SEND, w, edge, k});
+  hs_lower_group *conn = &p->tree[w];
+  double kept = p->budget.net ? conn->net_rate : conn->rate;
+  if (p->budget.on && p->budget.bounded[w][edge]) {
+    int x = hs_lower_tree_first_tick(p->run, w, edge == 0 ? HS_TREE_SEND_UP : HS_TREE_SEND_DOWN) + k;
+    int active = budget_active(p, x);
+    double share = p->budget.base * p->budget.total / (active > 0 ? active : 1);
+    if (p->budget.net) conn->net_rate = share;
+    else conn->rate = share;
+  }
+  track(p, p->g->post(conn, &snd, NULL), (tree_io){IO_SEND, w, edge, k});
+  if (p->budget.net) conn->net_rate = kept;
+  else conn->rate = kept;
+}
+
+/* The budget of an allreduce's trees (tree_budget), from its group's
+ * bound: net_rate between nodes, or rate on one node. */
+static void budget_init(tree_pipe *p) {
+  const hs_lower_group *g = p->g;
+  const hs_tree_run *t = p->run;
+  tree_budget *b = &p->budget;
+  b->net = g->net_rate > 0;
+  b->base = b->net ? g->net_rate : g->rate;
+  b->on = t->mode == HS_TREE_BOTH && b->base > 0;
+  int gpn = g->gpus_per_node > 0 ? g->gpus_per_node : 1, me = g->members[g->me] / gpn;
+  for (int w = 0; b->on && w < t->trees; w++) {
+    const hs_tree_role *r = &t->role[w];
+    const tree_side *s = &p->side[w];
+    if (s->send_up) b->bounded[w][0] = !b->net || g->members[r->up] / gpn != me;
+    for (int j = 0; (s->send_down || s->forwards_down) && j < r->n_down; j++)
+      b->bounded[w][1 + j] = !b->net || g->members[r->down[j]] / gpn != me;
+    for (int j = 0; j <= r->n_down; j++) b->total += b->bounded[w][j];
+  }
 }
 
 static int has_room(const tree_pipe *p, const tree_side *s, int edge) { return s->sent[edge] - s->acked[edge] < p->room; }
@@ -180,6 +238,7 @@ void hs_tree_pipe_run(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
       while (s->down_next < p.S && s->down_next < p.W) post_recv(&p, w, IO_DOWN, 0, s->down_next++);
     }
   }
+  budget_init(&p);
   for (;;) {
     for (int moved = 1; moved;) {
       moved = 0;

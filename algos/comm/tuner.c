@@ -1,6 +1,7 @@
 /* tuner.c — predicted times of hearsay's schedules, and the pick (tuner.h). */
 #include "algos/comm/tuner.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,7 +251,9 @@ typedef struct {
 typedef struct {
   const hs_tuner_topo *t;
   const hs_proto_cost *pc;
+  const hs_proto_cost *pc_net; /* the same for flows between nodes (their own bound: lowering.h, net_rate) */
   int trees, up, down, g, H[2];
+  int pooled;      /* an allreduce: a GPU's bound flows share its budget (algos/comm/tree_pipe.c, tree_budget) */
   int heads;       /* each tree runs once from each of a node's heads, its chain rotated (lowering.c) */
   double b;        /* one slice's bytes */
   link_load *load; /* scratch: a node's g members' loads (slowest_of) */
@@ -303,21 +306,27 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
     node_x[0] += r->load[q].out_inter, node_x[1] += r->load[q].in_inter;
   }
   for (int q = 0; q < r->g; q++) {
-    link_load l = r->load[q];
+    link_load l = r->load[q], all = r->pooled ? load_of(r, c, q, INT_MIN / 2, INT_MAX / 2) : l;
     int dir_intra[2] = {l.out_intra, l.in_intra}, dir_inter[2] = {l.out_inter, l.in_inter};
+    int all_intra[2] = {all.out_intra, all.in_intra}, all_inter[2] = {all.out_inter, all.in_inter};
     for (int dir = 0; dir < 2; dir++) {
       int ni = dir_intra[dir], nx = dir_inter[dir];
       double nic = nx ? dmin(t->bw_inter, t->nic / node_x[dir]) : 0, across = 0;
       double inside = share_beside(t->bw_intra, nx, nic, ni, &across);
+      /* a bound shared as a budget: the steady state's flows' worth among
+       * those in the window */
+      hs_proto_cost in = *r->pc, net = *r->pc_net;
+      if (r->pooled && ni && in.rate > 0) in.rate *= (double)all_intra[dir] / ni;
+      if (r->pooled && nx && net.rate > 0) net.rate *= (double)all_inter[dir] / nx;
       if (ni) {
-        worst_kind[0] = dmax(worst_kind[0], hop(t, r->pc, 0) + move(r->pc, r->b, inside));
+        worst_kind[0] = dmax(worst_kind[0], hop(t, r->pc, 0) + move(&in, r->b, inside));
         worst = dmax(worst, worst_kind[0]);
-        *moves = dmax(*moves, move(r->pc, r->b, inside));
+        *moves = dmax(*moves, move(&in, r->b, inside));
       }
       if (nx) {
-        worst_kind[1] = dmax(worst_kind[1], hop(t, r->pc, 1) + move(r->pc, r->b, dmin(nic, across)));
+        worst_kind[1] = dmax(worst_kind[1], hop(t, r->pc, 1) + move(&net, r->b, dmin(nic, across)));
         worst = dmax(worst, worst_kind[1]);
-        *moves = dmax(*moves, move(r->pc, r->b, dmin(nic, across)));
+        *moves = dmax(*moves, move(&net, r->b, dmin(nic, across)));
       }
     }
   }
@@ -335,8 +344,14 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
   if (pc->tree_shrink && trees >= 2 && !(t->slice > 0))
     slice = (double)hs_lower_tree_chunk((size_t)slice, M, trees * heads, N, t->n);
   double S = (double)hs_lower_tree_slices(part, (size_t)slice, t->n);
-  tree_run_shape r = {t,     pc,       trees, (mode & HS_TREE_UP) != 0, (mode & HS_TREE_DOWN) != 0, g, {0, 0},
-                      heads, part / S, malloc((size_t)g * sizeof(link_load))};
+  /* the allreduce's runs share NCCL's tree maximum, as the lowering's do:
+   * its flows between nodes, or all of them on one node */
+  hs_proto_cost shared = *pc, net = *pc;
+  if (trees == 2 && N > 1) net.rate = hs_lower_tree_flow_rate(pc->rate, pc->tree_bus, trees * heads);
+  else if (trees == 2) shared.rate = net.rate = hs_lower_tree_flow_rate(pc->rate, pc->tree_bus, trees * heads);
+  pc = &shared;
+  tree_run_shape r = {t,     pc,       &net, trees, (mode & HS_TREE_UP) != 0, (mode & HS_TREE_DOWN) != 0, g, {0, 0},
+                      trees == 2, heads, part / S, malloc((size_t)g * sizeof(link_load))};
   node_class *cls = malloc((size_t)N * sizeof *cls);
   int *depth = malloc((size_t)N * sizeof(int));
   memset(cls, 0, (size_t)N * sizeof *cls);
