@@ -276,8 +276,13 @@ typedef enum {
                                  cluster.inter.in_network_reduction; NCCL's CollNet) */
   HS_COLL_ALGOS
 } hs_coll_algo;
+
 /* sim.collectives = "auto": the tuner picks per operation and size (algos/comm/tuner.h). */
 #define HS_COLL_AUTO HS_COLL_ALGOS
+
+/* NCCL algorithms hearsay does not run (docs/fidelity.md, "The tuner"),
+ * which NCCL's model may still pick: a run counts those collectives. */
+typedef enum { HS_UNMODELLED_NONE, HS_UNMODELLED_NVLS_TREE, HS_UNMODELLED_PAT, HS_UNMODELLED_KINDS } hs_unmodelled;
 
 /* sim.protocol: how a collective's messages are carried, as NCCL's
  * protocols do (algos/comm/protocol.h): LL (8-byte lines, half of them

@@ -309,7 +309,7 @@ static void print_tuner(const hs_scenario *sc, int op, int n, const char *prefix
     return;
   }
   printf("%stuner (%s over %d ranks):", prefix, ops[op], n);
-  hs_tuned last = {0, 0, 0};
+  hs_tuned last = {0, 0, 0, 0};
   for (int c = 1; c <= 34; c++) {
     hs_tuned t = hs_plan_tuned(p, kinds[op], c);
     if (c > 1 && t.algo == last.algo && t.proto == last.proto) continue;

@@ -222,6 +222,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
     stats->by_messages = w->by_messages;
     memcpy(stats->collectives, w->collectives, sizeof stats->collectives);
     memcpy(stats->protocols, w->protocols, sizeof stats->protocols);
+    memcpy(stats->unmodelled, w->unmodelled, sizeof stats->unmodelled);
     stats->actors = w->actors;
     memcpy(stats->nic_sent, w->nic_sent, sizeof stats->nic_sent);
   }

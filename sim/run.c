@@ -89,6 +89,7 @@ static int run_staged(void *arg, const char *stage, const char *target) {
   hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = fidelity, .ranks = n,
                       .wall_time = stats.wall_time, .messages = stats.messages,
                       .actors = stats.actors, .collectives = stats.collectives, .protocols = stats.protocols,
+                      .nccl_unmodelled = stats.unmodelled,
                       .n_failures = stats.n_failures,
                       .listed = stats.n_failures < HS_SIM_FAILURES_MAX ? stats.n_failures : HS_SIM_FAILURES_MAX,
                       .failure_time = stats.failure_time, .failure_what = (const char (*)[48])stats.failure_what,

@@ -30,6 +30,8 @@ typedef struct {
   long fast_collectives; /* collectives timed without messages (fidelity fast) */
   long collectives[HS_COLL_ALGOS]; /* collectives run, by the schedule the selector chose */
   long protocols[HS_PROTOS + 1];   /* and by the protocol that carried them (hs_proto, HS_PROTO_NONE) */
+  long unmodelled[HS_UNMODELLED_KINDS]; /* of them, where NCCL's model picks an algorithm hearsay does not run
+                                          (hs_unmodelled; [0] unused): NCCL's NVLS tree, PAT */
   long by_messages;      /* of those, run message by message (step, or fast's fallbacks) */
   long actors;           /* SimGrid actors started: ranks, the stream actors needed, threads */
   /* failures { } that struck before the end (the first HS_SIM_FAILURES_MAX) */

@@ -95,6 +95,7 @@ struct sim_world {
   sim_fast *fast;          /* timed collectives (fast.c), from the first one on */
   long collectives[HS_COLL_ALGOS]; /* collectives run, by schedule (counted once, at member 0) */
   long protocols[HS_PROTOS + 1];   /* and by protocol (hs_proto, HS_PROTO_NONE) */
+  long unmodelled[HS_UNMODELLED_KINDS]; /* of them, where NCCL's model picks what hearsay does not run */
   long library_collectives;
   long fast_collectives;   /* calls it timed */
   long by_messages;        /* collectives that ran as messages (counted once, by member 0) */

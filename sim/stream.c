@@ -333,6 +333,7 @@ int hs_sim_post_op(hs_comm *c, const hs_op *op, hs_request **req) {
   if (op->kind != HS_OP_P2P && c->g.me == 0) { /* what ran, for the summary */
     w->collectives[how.algo]++;
     w->protocols[how.proto]++;
+    w->unmodelled[how.unmodelled]++;
     w->by_messages += how.engine == HS_ENGINE_MESSAGES;
   }
   hs_request *r = calloc(1, sizeof *r);

@@ -155,9 +155,65 @@ static void the_run_follows(void) {
          "hearsay collective at 1 GiB runs the ring, as NCCL's model picks: %s", result);
 }
 
+/* NCCL's NVLS tree is not modelled: on two DGX H100s NCCL's model picks
+ * it for a large allreduce; the plan runs the fastest schedule hearsay has
+ * by that model and says so, per collective and in the run's summary
+ * (forcing a schedule, NCCL_ALGO, leaves nothing to say). */
+static void unmodelled_picks_are_told(void) {
+  static const char *two_h100 = "cluster { system = 'dgx-h100', nodes = 2 }\n"
+                                "workload { model = 'bert-large', batch = 16, precision = 'bf16' }\n"
+                                "algorithm { name = 'gradient_allreduce' }\nrun { iterations = 2 }\n"
+                                "sim { fidelity = 'fast' }\n";
+  for (int forced_ring = 0; forced_ring < 2; forced_ring++) {
+    hs_scenario sc;
+    const char *ring[] = {"sim.collectives=ring"};
+    if (hs_test_load_sets(two_h100, ring, forced_ring, &sc)) {
+      tap_ok(0, "two DGX H100s load");
+      return;
+    }
+    int n = hs_scenario_gpus(&sc), *members = malloc((size_t)n * sizeof *members);
+    for (int r = 0; r < n; r++) members[r] = r;
+    hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES | 1u << HS_ENGINE_TIMED, 0, 1}};
+    hs_plan *plan = malloc(sizeof *plan);
+    hs_select(&q, plan);
+    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
+    if (!forced_ring)
+      tap_ok(t.unmodelled == HS_UNMODELLED_NVLS_TREE && t.algo != HS_COLL_NVLS,
+             "2 x DGX H100, allreduce 1 GiB: NCCL's model picks its NVLS tree (%s), hearsay runs %s/%s",
+             hs_unmodelled_name((hs_unmodelled)t.unmodelled), algo(t.algo), hs_proto_name(t.proto));
+    else
+      tap_ok(t.unmodelled == HS_UNMODELLED_NONE, "the ring forced (NCCL_ALGO=RING): nothing unmodelled to tell");
+    free(plan);
+    free(members);
+    hs_scenario_free(&sc);
+  }
+  char dir[512], path[600], cmd[1600], out[4096] = "", json[16384] = "";
+  snprintf(dir, sizeof dir, "%s/unmodelled", hs_test_tmpdir());
+  snprintf(path, sizeof path, "%s.lua", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    tap_ok(0, "writes the scenario");
+    return;
+  }
+  fputs(two_h100, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s run %s --out %s 2>&1", HEARSAY_BIN, path, dir);
+  int rc = hs_test_output(cmd, out, sizeof out);
+  char summary[700];
+  snprintf(summary, sizeof summary, "%s/summary.json", dir);
+  hs_test_slurp(summary, json, sizeof json);
+  const char *key = strstr(json, "\"nccl_picks_not_modelled\": {\"nvls_tree\": ");
+  long told = key ? strtol(key + strlen("\"nccl_picks_not_modelled\": {\"nvls_tree\": "), NULL, 10) : 0;
+  tap_ok(rc == 0 && told > 0 && strstr(out, "not modelled NCCL's model picks nvls_tree for"),
+         "a run on them tells how many collectives NCCL would have run on its NVLS tree (%ld), in its summary and "
+         "summary.json", told);
+  remove(path);
+}
+
 int main(void) {
   picks_are_nccls();
   forced();
   the_run_follows();
+  unmodelled_picks_are_told();
   return tap_done(0);
 }

@@ -222,7 +222,7 @@ static void closed_forms(void) {
  * prints them; returns the first size (log2 B) at which it picks `watch`,
  * -1 if none. */
 static int print_crossovers_of(hs_plan *plan, hs_op_kind k, const char *where, hs_coll_algo watch) {
-  hs_tuned last = {0, 0, 0};
+  hs_tuned last = {0, 0, 0, 0};
   int first = -1;
   for (int c = 1; c <= 34; c++) {
     hs_tuned t = hs_plan_tuned(plan, k, c);

@@ -90,8 +90,9 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   if (p->tuned && q->members) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
   p->nccl_tuner = p->tuned && q->members && sc->sim.tuner == HS_TUNER_NCCL;
   if (p->nccl_tuner) hs_nccl_topo_of_group(sc, &p->topo, &p->nccl_topo);
-  hs_exec by_messages = {HS_ENGINE_MESSAGES, algo, proto, cost}, timed = {HS_ENGINE_TIMED, algo, proto, cost},
-          by_library = {HS_ENGINE_LIBRARY, algo, proto, cost};
+  hs_exec by_messages = {HS_ENGINE_MESSAGES, algo, proto, cost, HS_UNMODELLED_NONE},
+          timed = {HS_ENGINE_TIMED, algo, proto, cost, HS_UNMODELLED_NONE},
+          by_library = {HS_ENGINE_LIBRARY, algo, proto, cost, HS_UNMODELLED_NONE};
   /* The library's own collectives when it is the only way, or when the
    * scenario asks for them (real.lowering = "mpi"; "auto" outside
    * emulation, where hearsay's schedules are what the emulated links
@@ -135,20 +136,36 @@ static int schedule_of_nccl(hs_nccl_algo a) {
  * model) among the schedules and protocols allowed; 0 if it would run
  * none of them (kinds NCCL does not tune, protocol "none", a schedule
  * forced that NCCL does not have): the caller falls back to hearsay's. */
-static int nccl_pick(const hs_plan *p, hs_op_kind k, double bytes, unsigned algos, hs_coll_algo *a, int *proto) {
+static int nccl_pick(const hs_plan *p, hs_op_kind k, double bytes, unsigned algos, hs_coll_algo *a, int *proto,
+                     hs_unmodelled *unmodelled) {
   hs_nccl_model m;
   hs_nccl_model_init(&m, &p->nccl_topo);
-  double best = -1;
+  double best = -1, beyond = -1; /* beyond: the fastest of what hearsay does not run */
+  hs_unmodelled which = HS_UNMODELLED_NONE;
   for (int x = 0; x < HS_NCCL_ALGOS; x++) {
     int s = schedule_of_nccl((hs_nccl_algo)x);
-    if (s < 0 || !(algos & (1u << s))) continue;
+    if (s >= 0 && !(algos & (1u << s))) continue;
     for (int y = 0; y < HS_PROTOS; y++) {
       if (!(p->protos & (1u << y))) continue;
       double t = hs_nccl_time(&m, k, (hs_nccl_algo)x, (hs_proto)y, bytes);
-      if (t >= 0 && (best < 0 || t < best)) best = t, *a = (hs_coll_algo)s, *proto = y;
+      if (t < 0) continue;
+      if (s < 0) {
+        if (beyond < 0 || t < beyond)
+          beyond = t, which = x == HS_NCCL_NVLS_TREE ? HS_UNMODELLED_NVLS_TREE : HS_UNMODELLED_PAT;
+      } else if (best < 0 || t < best) {
+        best = t, *a = (hs_coll_algo)s, *proto = y;
+      }
     }
   }
+  /* only where NCCL chooses (every schedule allowed): a forced one is
+   * NCCL_ALGO, which leaves NCCL nothing else */
+  int choosing = (algos & (1u << HS_COLL_RING)) && (algos & (1u << HS_COLL_TREE));
+  *unmodelled = choosing && best >= 0 && beyond >= 0 && beyond < best ? which : HS_UNMODELLED_NONE;
   return best >= 0;
+}
+
+const char *hs_unmodelled_name(hs_unmodelled u) {
+  return u == HS_UNMODELLED_NVLS_TREE ? "nvls_tree" : u == HS_UNMODELLED_PAT ? "pat" : "";
 }
 
 hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
@@ -160,10 +177,11 @@ hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
   if (!algos) algos = 1u << HS_COLL_RING; /* a forced schedule that does not change k: k runs as the ring family */
   hs_coll_algo a;
   int proto;
-  if (!p->nccl_tuner || !nccl_pick(p, k, bytes, algos, &a, &proto))
+  hs_unmodelled unmodelled = HS_UNMODELLED_NONE;
+  if (!p->nccl_tuner || !nccl_pick(p, k, bytes, algos, &a, &proto, &unmodelled))
     hs_tuner_pick(&p->topo, k, bytes, algos, p->protos, &a, &proto);
   /* the forced schedule, where k does not depend on it, still names the run */
   if (!(p->algos & hs_tuner_algos_for(k)) || (p->algos & (p->algos - 1)) == 0) a = p->exec[k].algo;
-  *t = (hs_tuned){1, (unsigned char)a, (unsigned char)proto};
+  *t = (hs_tuned){1, (unsigned char)a, (unsigned char)proto, (unsigned char)unmodelled};
   return *t;
 }

@@ -38,6 +38,8 @@ typedef struct {
   hs_coll_algo algo; /* the schedule of MESSAGES and TIMED; LIBRARY picks its own */
   int proto;         /* hs_proto or HS_PROTO_NONE: how MESSAGES and TIMED carry it */
   hs_proto_cost cost; /* what that protocol costs on this communicator (protocol.h) */
+  hs_unmodelled unmodelled; /* NCCL's model would run this algorithm, which hearsay does not: algo is the fastest
+                               one it runs by that model (sim.tuner = "nccl", sim.collectives = "auto") */
 } hs_exec;
 
 /* What a backend can run, told to the selector for each communicator. */
@@ -68,6 +70,7 @@ enum { HS_SIZE_CLASSES = 64 };
 
 typedef struct {
   unsigned char known, algo, proto;
+  unsigned char unmodelled; /* hs_unmodelled: NCCL's own pick, where hearsay does not run it */
 } hs_tuned;
 
 typedef struct {
@@ -141,6 +144,7 @@ static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
     hs_tuned t = hs_plan_tuned(p, o->kind, hs_size_class((double)count * (double)hs_dtype_size(o->send.dtype)));
     x.algo = (hs_coll_algo)t.algo;
     x.proto = t.proto;
+    x.unmodelled = (hs_unmodelled)t.unmodelled;
     x.cost = p->cost[hs_plan_family(o->kind, x.algo)][t.proto];
     if (hs_coll_by_rounds(x.algo) && p->doubling_by_messages && x.engine == HS_ENGINE_TIMED)
       x.engine = p->fallback[o->kind].engine;
@@ -157,5 +161,8 @@ const char *hs_coll_algo_name(hs_coll_algo a);
 
 /* "messages", "timed", "library": for summaries and messages. */
 const char *hs_engine_name(hs_engine e);
+
+/* "nvls_tree", "pat" (NCCL's names); "" for none. */
+const char *hs_unmodelled_name(hs_unmodelled u);
 
 #endif

@@ -12,6 +12,10 @@
 #include "scenarios/net_transport.h"
 #include "scenarios/units.h"
 
+/* hs_unmodelled's names, NCCL's (algos/comm/select.h names them too: the
+ * report room does not include the selector) */
+static const char *const unmodelled_names[HS_UNMODELLED_KINDS] = {"", "nvls_tree", "pat"};
+
 int hs_report_mkdir(const char *path) {
   char buf[4096];
   if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) return -1;
@@ -199,6 +203,12 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
       fprintf(f, "%s\"%s\": %ld", p ? ", " : "", hs_proto_name(p), info->protocols[p]);
     fprintf(f, "},\n");
   }
+  /* Of them, those where NCCL's model picks an algorithm hearsay does not
+   * run (the fastest it runs by that model ran instead). */
+  if (info->nccl_unmodelled)
+    fprintf(f, "  \"nccl_picks_not_modelled\": {\"%s\": %ld, \"%s\": %ld},\n", unmodelled_names[HS_UNMODELLED_NVLS_TREE],
+            info->nccl_unmodelled[HS_UNMODELLED_NVLS_TREE], unmodelled_names[HS_UNMODELLED_PAT],
+            info->nccl_unmodelled[HS_UNMODELLED_PAT]);
   const struct {
     const char *key;
     double value;
@@ -372,6 +382,14 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
       }
       fputc('\n', out);
     }
+  }
+  if (info->nccl_unmodelled && (info->nccl_unmodelled[HS_UNMODELLED_NVLS_TREE] || info->nccl_unmodelled[HS_UNMODELLED_PAT])) {
+    fprintf(out, "  not modelled");
+    for (int u = HS_UNMODELLED_NVLS_TREE, k = 0; u < HS_UNMODELLED_KINDS; u++)
+      if (info->nccl_unmodelled[u])
+        fprintf(out, "%s NCCL's model picks %s for %ld of them", k++ ? "," : "", unmodelled_names[u], info->nccl_unmodelled[u]);
+    fprintf(out, ", which hearsay does not run: the fastest it runs by that model ran instead (docs/fidelity.md, "
+                 "\"The tuner\")\n");
   }
   if (simulated)
     fprintf(out, "  simulation  %ld messages, %ld actors, %.2f s wall\n", info->messages, info->actors, info->wall_time);

@@ -22,6 +22,8 @@ typedef struct {
   long actors;          /* simulated: SimGrid actors started (0 if n/a) */
   const long *collectives; /* collectives run per schedule (hs_coll_algo), or NULL if not counted */
   const long *protocols;   /* and per protocol (hs_proto, HS_PROTO_NONE last), or NULL */
+  const long *nccl_unmodelled; /* of them, where NCCL's model picks an algorithm hearsay does not run: [1] NVLS tree,
+                                  [2] PAT ([0] unused), or NULL */
   /* failures { } that struck (simulated runs) */
   int n_failures;            /* all of them; the first `listed` are described */
   int listed;
