@@ -25,7 +25,10 @@
  *    per second, whatever its links could give it: NCCL's channels (one
  *    CUDA block each) copy at a measured maximum per GPU generation
  *    (nccl_model.h, hs_nccl_bus_cap), and a connection carries all of a
- *    collective's channels between its two GPUs. 0: its links alone.
+ *    collective's channels between its two GPUs. 0: its links alone;
+ *  - tree_bus: the same maximum for an allreduce's double binary tree,
+ *    which bounds all of its flows together: the lowering shares it as
+ *    each GPU's budget (lowering.h, hs_lower_tree_flow_rate).
  * HS_PROTO_NONE costs nothing: the links alone. */
 #ifndef HS_PROTOCOL_H
 #define HS_PROTOCOL_H
