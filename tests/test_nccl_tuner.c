@@ -207,6 +207,11 @@ static void unmodelled_picks_are_told(void) {
   tap_ok(rc == 0 && told > 0 && strstr(out, "not modelled NCCL's model picks nvls_tree for"),
          "a run on them tells how many collectives NCCL would have run on its NVLS tree (%ld), in its summary and "
          "summary.json", told);
+  snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s collective %s --op allreduce --bytes 1GiB --model nccl 2>&1",
+           HEARSAY_BIN, path);
+  rc = hs_test_output(cmd, out, sizeof out);
+  tap_ok(rc == 0 && strstr(out, "nvls_tree is not modelled") && strstr(out, "nccl_algo=nvls_tree"),
+         "and hearsay collective --model nccl says it beside NCCL's prediction");
   remove(path);
 }
 
