@@ -283,6 +283,10 @@ typedef enum {
 /* NCCL algorithms hearsay does not run (docs/fidelity.md, "The tuner"),
  * which NCCL's model may still pick: a run counts those collectives. */
 typedef enum { HS_UNMODELLED_NONE, HS_UNMODELLED_NVLS_TREE, HS_UNMODELLED_PAT, HS_UNMODELLED_KINDS } hs_unmodelled;
+/* "nvls_tree", "pat" (NCCL's names); "" for none. */
+static inline const char *hs_unmodelled_name(hs_unmodelled u) {
+  return u == HS_UNMODELLED_NVLS_TREE ? "nvls_tree" : u == HS_UNMODELLED_PAT ? "pat" : "";
+}
 
 /* sim.protocol: how a collective's messages are carried, as NCCL's
  * protocols do (algos/comm/protocol.h): LL (8-byte lines, half of them

@@ -164,10 +164,6 @@ static int nccl_pick(const hs_plan *p, hs_op_kind k, double bytes, unsigned algo
   return best >= 0;
 }
 
-const char *hs_unmodelled_name(hs_unmodelled u) {
-  return u == HS_UNMODELLED_NVLS_TREE ? "nvls_tree" : u == HS_UNMODELLED_PAT ? "pat" : "";
-}
-
 hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
   hs_tuned *t = &p->pick[k][cls];
   if (t->known) return *t;

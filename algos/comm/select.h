@@ -162,7 +162,4 @@ const char *hs_coll_algo_name(hs_coll_algo a);
 /* "messages", "timed", "library": for summaries and messages. */
 const char *hs_engine_name(hs_engine e);
 
-/* "nvls_tree", "pat" (NCCL's names); "" for none. */
-const char *hs_unmodelled_name(hs_unmodelled u);
-
 #endif

@@ -12,10 +12,6 @@
 #include "scenarios/net_transport.h"
 #include "scenarios/units.h"
 
-/* hs_unmodelled's names, NCCL's (algos/comm/select.h names them too: the
- * report room does not include the selector) */
-static const char *const unmodelled_names[HS_UNMODELLED_KINDS] = {"", "nvls_tree", "pat"};
-
 int hs_report_mkdir(const char *path) {
   char buf[4096];
   if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) return -1;
@@ -205,10 +201,13 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
   }
   /* Of them, those where NCCL's model picks an algorithm hearsay does not
    * run (the fastest it runs by that model ran instead). */
-  if (info->nccl_unmodelled)
-    fprintf(f, "  \"nccl_picks_not_modelled\": {\"%s\": %ld, \"%s\": %ld},\n", unmodelled_names[HS_UNMODELLED_NVLS_TREE],
-            info->nccl_unmodelled[HS_UNMODELLED_NVLS_TREE], unmodelled_names[HS_UNMODELLED_PAT],
-            info->nccl_unmodelled[HS_UNMODELLED_PAT]);
+  if (info->nccl_unmodelled) {
+    fprintf(f, "  \"nccl_picks_not_modelled\": {");
+    for (int u = HS_UNMODELLED_NVLS_TREE; u < HS_UNMODELLED_KINDS; u++)
+      fprintf(f, "%s\"%s\": %ld", u > HS_UNMODELLED_NVLS_TREE ? ", " : "", hs_unmodelled_name((hs_unmodelled)u),
+              info->nccl_unmodelled[u]);
+    fprintf(f, "},\n");
+  }
   const struct {
     const char *key;
     double value;
@@ -387,7 +386,8 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     fprintf(out, "  not modelled");
     for (int u = HS_UNMODELLED_NVLS_TREE, k = 0; u < HS_UNMODELLED_KINDS; u++)
       if (info->nccl_unmodelled[u])
-        fprintf(out, "%s NCCL's model picks %s for %ld of them", k++ ? "," : "", unmodelled_names[u], info->nccl_unmodelled[u]);
+        fprintf(out, "%s NCCL's model picks %s for %ld of them", k++ ? "," : "", hs_unmodelled_name((hs_unmodelled)u),
+                info->nccl_unmodelled[u]);
     fprintf(out, ", which hearsay does not run: the fastest it runs by that model ran instead (docs/fidelity.md, "
                  "\"The tuner\")\n");
   }
