@@ -908,6 +908,11 @@ double hs_lower_tree_flow_rate(double rate, double tree_bus, int runs) {
   return rate > 0 && rate < share ? rate : share;
 }
 
+int hs_lower_tree_bounded(const hs_lower_group *g, int peer) {
+  int gpn = g->gpus_per_node > 0 ? g->gpus_per_node : 1;
+  return !(g->net_rate > 0) || g->members[peer] / gpn != g->members[g->me] / gpn;
+}
+
 /* The heads of this group's allreduce trees (hs_lower_tree_heads), one for
  * a vector too short to split among them. */
 static int tree_heads_of(const hs_lower_group *g, const node_layout *L, size_t count) {
@@ -995,14 +1000,13 @@ static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
   /* An allreduce's bound is this rank's budget, shared by the bounded
    * sends of each tick (tree_pipe.c, tree_budget): the group's bound of a
    * flow between nodes (net_rate), or of every flow on one node (rate). */
-  int net = g->net_rate > 0, gpn = g->gpus_per_node > 0 ? g->gpus_per_node : 1, total = 0;
+  int net = g->net_rate > 0, total = 0;
   double base = net ? g->net_rate : g->rate;
   int pooled = run.mode == HS_TREE_BOTH && base > 0;
-#define BOUNDED(peer) (!net || g->members[(peer)] / gpn != g->members[g->me] / gpn)
   for (int w = 0; pooled && w < run.trees; w++) {
     const hs_tree_role *t = &tr[w];
-    total += t->up >= 0 && BOUNDED(t->up);
-    for (int j = 0; j < t->n_down; j++) total += BOUNDED(t->down[j]);
+    total += t->up >= 0 && hs_lower_tree_bounded(g, t->up);
+    for (int j = 0; j < t->n_down; j++) total += hs_lower_tree_bounded(g, t->down[j]);
   }
   for (int x = 0; x < run.ticks; x++) {
     int ns = 0, nr = 0;
@@ -1029,7 +1033,7 @@ static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
     }
     if (pooled) {
       int active = 0;
-      for (int i = 0; i < ns; i++) active += BOUNDED(snd[i].peer);
+      for (int i = 0; i < ns; i++) active += hs_lower_tree_bounded(g, snd[i].peer);
       double share = active > 0 ? base * total / active : base;
       if (net) g->net_rate = share;
       else g->rate = share;
@@ -1047,7 +1051,6 @@ static void tree_exec(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over, 
       if (t->up < 0 && avg_over > 0) divide(buf, c.off, c.cnt, avg_over); /* the root holds the whole sum */
     }
   }
-#undef BOUNDED
   if (net) g->net_rate = base;
   else if (pooled) g->rate = base;
   for (int w = 0; w < run.trees; w++)

@@ -248,6 +248,10 @@ int hs_lower_tree_heads(int wanted, int shortest, int nodes);
  * holds the flows between nodes (net_rate), which set the pipeline's
  * pace; on one node it holds every flow (rate). */
 double hs_lower_tree_flow_rate(double rate, double tree_bus, int runs);
+/* Whether the send from g's member `me` to member `peer` is one that an
+ * allreduce tree's bound holds: between nodes where the bound is
+ * net_rate, every send where it is rate (one node). */
+int hs_lower_tree_bounded(const hs_lower_group *g, int peer);
 
 /* Part k of `parts` near-equal parts of count elements (the first
  * count % parts get one more): elements [*off, *off + *cnt). The slices of

@@ -130,13 +130,12 @@ static void budget_init(tree_pipe *p) {
   b->net = g->net_rate > 0;
   b->base = b->net ? g->net_rate : g->rate;
   b->on = t->mode == HS_TREE_BOTH && b->base > 0;
-  int gpn = g->gpus_per_node > 0 ? g->gpus_per_node : 1, me = g->members[g->me] / gpn;
   for (int w = 0; b->on && w < t->trees; w++) {
     const hs_tree_role *r = &t->role[w];
     const tree_side *s = &p->side[w];
-    if (s->send_up) b->bounded[w][0] = !b->net || g->members[r->up] / gpn != me;
+    if (s->send_up) b->bounded[w][0] = hs_lower_tree_bounded(g, r->up);
     for (int j = 0; (s->send_down || s->forwards_down) && j < r->n_down; j++)
-      b->bounded[w][1 + j] = !b->net || g->members[r->down[j]] / gpn != me;
+      b->bounded[w][1 + j] = hs_lower_tree_bounded(g, r->down[j]);
     for (int j = 0; j <= r->n_down; j++) b->total += b->bounded[w][j];
   }
 }
