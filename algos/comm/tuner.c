@@ -257,6 +257,8 @@ typedef struct {
   int heads;       /* each tree runs once from each of a node's heads, its chain rotated (lowering.c) */
   double b;        /* one slice's bytes */
   link_load *load; /* scratch: a node's g members' loads (slowest_of) */
+  const node_class *cls; /* the node classes, and pooled: each member's loads over the whole run, [class * g + q] */
+  link_load *steady;
 } tree_run_shape;
 
 /* The share of `total` each of n_free flows gets beside n_bound flows held
@@ -306,7 +308,7 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
     node_x[0] += r->load[q].out_inter, node_x[1] += r->load[q].in_inter;
   }
   for (int q = 0; q < r->g; q++) {
-    link_load l = r->load[q], all = r->pooled ? load_of(r, c, q, INT_MIN / 2, INT_MAX / 2) : l;
+    link_load l = r->load[q], all = r->pooled ? r->steady[(c - r->cls) * r->g + q] : l;
     int dir_intra[2] = {l.out_intra, l.in_intra}, dir_inter[2] = {l.out_inter, l.in_inter};
     int all_intra[2] = {all.out_intra, all.in_intra}, all_inter[2] = {all.out_inter, all.in_inter};
     for (int dir = 0; dir < 2; dir++) {
@@ -351,7 +353,7 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
   else if (trees == 2) shared.rate = net.rate = hs_lower_tree_flow_rate(pc->rate, pc->tree_bus, trees * heads);
   pc = &shared;
   tree_run_shape r = {t,     pc,       &net, trees, (mode & HS_TREE_UP) != 0, (mode & HS_TREE_DOWN) != 0, g, {0, 0},
-                      trees == 2, heads, part / S, malloc((size_t)g * sizeof(link_load))};
+                      trees == 2, heads, part / S, malloc((size_t)g * sizeof(link_load)), NULL, NULL};
   node_class *cls = malloc((size_t)N * sizeof *cls);
   int *depth = malloc((size_t)N * sizeof(int));
   memset(cls, 0, (size_t)N * sizeof *cls);
@@ -371,6 +373,12 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
   int classes = 0;
   for (int k = 0; k < N; k++)
     if (classes == 0 || memcmp(&cls[classes - 1], &cls[k], sizeof *cls)) cls[classes++] = cls[k];
+  /* a budget's share counts a member's bounded flows over the whole run:
+   * once per class and member, not per window */
+  r.cls = cls;
+  r.steady = r.pooled ? malloc((size_t)classes * (size_t)g * sizeof *r.steady) : NULL;
+  for (int c = 0; r.pooled && c < classes; c++)
+    for (int q = 0; q < g; q++) r.steady[c * g + q] = load_of(&r, &cls[c], q, INT_MIN / 2, INT_MAX / 2);
   int span = 0; /* the last offset any edge starts at, plus one */
   for (int w = 0; w < trees; w++) span = dmax(span, (r.up && r.down ? 2 : 1) * r.H[w]);
   /* Pipelined (a window of slices in flight, forwarding on arrival:
@@ -403,6 +411,7 @@ static double tree_ticks(const hs_tuner_topo *t, const hs_proto_cost *pc, double
   }
   free(cls);
   free(r.load);
+  free(r.steady);
   return total;
 }
 
