@@ -30,8 +30,10 @@ static const char *three_nodes =
     "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
     "sim { fidelity = 'fast' }\n";
 
-static hs_plan *plan_of(const char *const *sets, int n_sets, hs_scenario *sc) {
-  if (hs_test_load_sets(three_nodes, sets, n_sets, sc)) return NULL;
+/* The plan of a communicator of every GPU of the scenario `lua`; NULL if
+ * it does not load (sc is then not to be freed). */
+static hs_plan *plan_for(const char *lua, const char *const *sets, int n_sets, hs_scenario *sc) {
+  if (hs_test_load_sets(lua, sets, n_sets, sc)) return NULL;
   int n = hs_scenario_gpus(sc), *members = malloc((size_t)n * sizeof *members);
   for (int r = 0; r < n; r++) members[r] = r;
   hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES | 1u << HS_ENGINE_TIMED, 0, 1}};
@@ -39,6 +41,24 @@ static hs_plan *plan_of(const char *const *sets, int n_sets, hs_scenario *sc) {
   hs_select(&q, plan);
   free(members);
   return plan;
+}
+
+static hs_plan *plan_of(const char *const *sets, int n_sets, hs_scenario *sc) {
+  return plan_for(three_nodes, sets, n_sets, sc);
+}
+
+/* Writes `lua` to a scenario file `name` in the test's folder (path: its
+ * name); 0, or -1 (reported). */
+static int write_scenario(const char *name, const char *lua, char *path, size_t len) {
+  snprintf(path, len, "%s/%s", hs_test_tmpdir(), name);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    tap_ok(0, "writes the scenario %s", path);
+    return -1;
+  }
+  fputs(lua, f);
+  fclose(f);
+  return 0;
 }
 
 static const char *algo(int a) { return hs_coll_algo_name((hs_coll_algo)a); }
@@ -141,14 +161,7 @@ static void forced(void) {
 
 static void the_run_follows(void) {
   char path[512];
-  snprintf(path, sizeof path, "%s/nccl-tuner.lua", hs_test_tmpdir());
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    tap_ok(0, "writes the scenario");
-    return;
-  }
-  fputs(three_nodes, f);
-  fclose(f);
+  if (write_scenario("nccl-tuner.lua", three_nodes, path, sizeof path)) return;
   char result[2048] = "";
   int rc = hs_test_collective(path, "--op allreduce --bytes 1GiB", result, sizeof result, NULL);
   tap_ok(rc == 0 && strstr(result, "schedule=ring") && strstr(result, "nccl_algo=ring nccl_proto=simple"),
@@ -167,15 +180,11 @@ static void unmodelled_picks_are_told(void) {
   for (int forced_ring = 0; forced_ring < 2; forced_ring++) {
     hs_scenario sc;
     const char *ring[] = {"sim.collectives=ring"};
-    if (hs_test_load_sets(two_h100, ring, forced_ring, &sc)) {
+    hs_plan *plan = plan_for(two_h100, ring, forced_ring, &sc);
+    if (!plan) {
       tap_ok(0, "two DGX H100s load");
       return;
     }
-    int n = hs_scenario_gpus(&sc), *members = malloc((size_t)n * sizeof *members);
-    for (int r = 0; r < n; r++) members[r] = r;
-    hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES | 1u << HS_ENGINE_TIMED, 0, 1}};
-    hs_plan *plan = malloc(sizeof *plan);
-    hs_select(&q, plan);
     hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
     if (!forced_ring)
       tap_ok(t.unmodelled == HS_UNMODELLED_NVLS_TREE && t.algo != HS_COLL_NVLS,
@@ -184,26 +193,19 @@ static void unmodelled_picks_are_told(void) {
     else
       tap_ok(t.unmodelled == HS_UNMODELLED_NONE, "the ring forced (NCCL_ALGO=RING): nothing unmodelled to tell");
     free(plan);
-    free(members);
     hs_scenario_free(&sc);
   }
   char dir[512], path[600], cmd[1600], out[4096] = "", json[16384] = "";
   snprintf(dir, sizeof dir, "%s/unmodelled", hs_test_tmpdir());
-  snprintf(path, sizeof path, "%s.lua", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    tap_ok(0, "writes the scenario");
-    return;
-  }
-  fputs(two_h100, f);
-  fclose(f);
+  if (write_scenario("unmodelled.lua", two_h100, path, sizeof path)) return;
   snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s run %s --out %s 2>&1", HEARSAY_BIN, path, dir);
   int rc = hs_test_output(cmd, out, sizeof out);
   char summary[700];
   snprintf(summary, sizeof summary, "%s/summary.json", dir);
   hs_test_slurp(summary, json, sizeof json);
-  const char *key = strstr(json, "\"nccl_picks_not_modelled\": {\"nvls_tree\": ");
-  long told = key ? strtol(key + strlen("\"nccl_picks_not_modelled\": {\"nvls_tree\": "), NULL, 10) : 0;
+  static const char told_key[] = "\"nccl_picks_not_modelled\": {\"nvls_tree\": ";
+  const char *key = strstr(json, told_key);
+  long told = key ? strtol(key + strlen(told_key), NULL, 10) : 0;
   tap_ok(rc == 0 && told > 0 && strstr(out, "not modelled NCCL's model picks nvls_tree for"),
          "a run on them tells how many collectives NCCL would have run on its NVLS tree (%ld), in its summary and "
          "summary.json", told);
