@@ -274,6 +274,8 @@ typedef enum {
   HS_COLL_NVLS,               /* allreduce: the node's switch reduces (NVLink SHARP, cluster.nvls) */
   HS_COLL_COLLNET,            /* allreduce: hierarchical, the fabric reducing across nodes (SHARP,
                                  cluster.inter.in_network_reduction; NCCL's CollNet) */
+  HS_COLL_NVLS_TREE,          /* allreduce: each node's switch reduces, a double binary tree across nodes,
+                                 pipelined into each other (NCCL's NVLS tree; cluster.nvls, several nodes) */
   HS_COLL_ALGOS
 } hs_coll_algo;
 
@@ -282,11 +284,10 @@ typedef enum {
 
 /* NCCL algorithms hearsay does not run (docs/fidelity.md, "The tuner"),
  * which NCCL's model may still pick: a run counts those collectives. */
-typedef enum { HS_UNMODELLED_NONE, HS_UNMODELLED_NVLS_TREE, HS_UNMODELLED_PAT, HS_UNMODELLED_KINDS } hs_unmodelled;
-/* "nvls_tree", "pat" (NCCL's names); "" for none. */
-static inline const char *hs_unmodelled_name(hs_unmodelled u) {
-  return u == HS_UNMODELLED_NVLS_TREE ? "nvls_tree" : u == HS_UNMODELLED_PAT ? "pat" : "";
-}
+typedef enum { HS_UNMODELLED_NONE, HS_UNMODELLED_PAT, HS_UNMODELLED_KINDS } hs_unmodelled;
+#define HS_UNMODELLED_FIRST HS_UNMODELLED_PAT
+/* "pat" (NCCL's name); "" for none. */
+static inline const char *hs_unmodelled_name(hs_unmodelled u) { return u == HS_UNMODELLED_PAT ? "pat" : ""; }
 
 /* sim.protocol: how a collective's messages are carried, as NCCL's
  * protocols do (algos/comm/protocol.h): LL (8-byte lines, half of them

@@ -138,7 +138,7 @@ static const field sim_fields[] = {
     {"tcp_gamma", F_BYTES, OFF(sim.tcp_gamma), "0", MIN_ZERO_OR, 1, 1099511627776.0, NULL, NULL},
     {"latency_factor", F_NUM, OFF(sim.latency_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
     {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
-    {"collectives", F_ENUM, OFF(sim.collectives), "auto", MIN_NONE, 0, 0, "ring|hierarchical|halving_doubling|recursive_doubling|tree|nvls|collnet|auto", NULL},
+    {"collectives", F_ENUM, OFF(sim.collectives), "auto", MIN_NONE, 0, 0, "ring|hierarchical|halving_doubling|recursive_doubling|tree|nvls|collnet|nvls_tree|auto", NULL},
     {"tuner", F_ENUM, OFF(sim.tuner), "nccl", MIN_NONE, 0, 0, "nccl|hearsay", NULL},
     {"channels", F_INT, OFF(sim.channels), "0", MIN_GE, 0, 64, NULL, NULL},
     {"protocol", F_ENUM, OFF(sim.protocol), "auto", MIN_NONE, 0, 0, "ll|ll128|simple|none|auto", NULL},
@@ -921,6 +921,9 @@ int hs_schema_validate(hs_loader *ld) {
   if (!rc && s->sim.collectives == HS_COLL_NVLS && !s->cluster.nvls)
     rc = hs_loader_fail(ld, "sim.collectives", line,
                         "'nvls' needs a node switch that reduces: set cluster { nvls = true } (NVLink SHARP)");
+  if (!rc && s->sim.collectives == HS_COLL_NVLS_TREE && !s->cluster.nvls)
+    rc = hs_loader_fail(ld, "sim.collectives", line,
+                        "'nvls_tree' needs node switches that reduce: set cluster { nvls = true } (NVLink SHARP)");
   if (!rc && s->sim.collectives == HS_COLL_COLLNET && !s->cluster.in_network_reduction)
     rc = hs_loader_fail(ld, "sim.collectives", line,
                         "'collnet' needs a fabric that reduces: set cluster { inter = { in_network_reduction = true } } "

@@ -545,7 +545,7 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
       hs_format_time(nus * 1e-6, tn, sizeof tn);
       printf("  nccl model       %s with %s/%s (NCCL 2.30.7's tuning.cc, %d channels; simulated/model = %.4f)\n", tn,
              na, np, m->topo.channels, j.finish * 1e6 / nus);
-      if (!strcmp(na, "nvls_tree") || !strcmp(na, "pat")) /* docs/fidelity.md, "The tuner" */
+      if (!strcmp(na, "pat")) /* docs/fidelity.md, "The tuner" */
         printf("                   %s is not modelled: hearsay ran the fastest schedule it has by that model\n", na);
     }
   }

@@ -855,7 +855,9 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
       fast_rec *r = &s->recs[i][k];
       for (int j = 0; j < r->n_send; j++, q++) {
         fast_flow *fw = &r->flows[j];
-        fw->cost = scratch_lat[q] + (double)fw->bytes * wire / scratch_rate[q];
+        int by_switch = s->how.cost.switch_wire > 0 &&
+                        (hs_sim_is_node_switch(w, world_of[i]) || hs_sim_is_node_switch(w, world_of[fw->peer]));
+        fw->cost = scratch_lat[q] + (double)fw->bytes * (by_switch ? s->how.cost.switch_wire : wire) / scratch_rate[q];
         fw->hop = hop_cost(w, s, world_of[i], world_of[fw->peer]);
         fast_rec *other = &s->recs[fw->peer][fw->match];
         other->flows[other->n_send + fw->slot].cost = fw->cost; /* the same flow, seen from the receiver */
@@ -1252,11 +1254,20 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   /* the node's switch, or the fabric's participant per rail */
   int node_sw = c->g.run_switch && c->g.switch_id >= 0, rails = c->g.run_switch && c->g.fabric_switch_id >= 0
                                                                    ? (w->gpus_per_node > 0 ? w->gpus_per_node : 1) : 0;
-  s->n = s->members + node_sw + rails;
+  /* the NVLS tree's: every node's switch where the members are */
+  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1, first = c->g.members[0] / gpn, last = first;
+  if (algo == HS_COLL_NVLS_TREE && c->g.run_switch && c->g.node_switch_base > 0)
+    for (int i = 0; i < c->g.size; i++) {
+      int node = c->g.members[i] / gpn;
+      first = node < first ? node : first, last = node > last ? node : last;
+    }
+  int node_sws = algo == HS_COLL_NVLS_TREE && c->g.run_switch && c->g.node_switch_base > 0 ? last - first + 1 : 0;
+  s->n = s->members + node_sw + rails + node_sws;
   s->world_of = malloc((size_t)s->n * sizeof(int));
   memcpy(s->world_of, c->g.members, (size_t)s->members * sizeof(int));
   if (node_sw) s->world_of[s->members] = c->g.switch_id;
   for (int k = 0; k < rails; k++) s->world_of[s->members + node_sw + k] = c->g.fabric_switch_id + k;
+  for (int k = 0; k < node_sws; k++) s->world_of[s->members + node_sw + rails + k] = c->g.node_switch_base + first + k;
   if (s->n > s->members) {
     s->ext_arrival = malloc((size_t)s->n * sizeof(double));
     s->ext_finish = malloc((size_t)s->n * sizeof(double));

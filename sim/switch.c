@@ -43,16 +43,23 @@ sg_host_t hs_sim_host_of(const sim_world *w, int id) {
 void hs_sim_switch_of(const sim_world *w, hs_lower_group *g) {
   g->run_switch = NULL;
   g->switch_id = g->fabric_switch_id = -1;
+  g->node_switch_base = 0;
   if (!w->offer.switches || g->size < 2) return;
-  int node = hs_sim_node_of(w, g->members[0]), one_node = 1;
+  int node = hs_sim_node_of(w, g->members[0]), one_node = 1, gpus = 1;
   /* a CPU process reduces in no switch */
-  for (int i = 0; i < g->size && one_node; i++)
-    one_node = hs_sim_node_of(w, g->members[i]) == node && !hs_cluster_rank_is_cpu(&w->sc->cluster, g->members[i]);
+  for (int i = 0; i < g->size; i++) {
+    one_node &= hs_sim_node_of(w, g->members[i]) == node;
+    gpus &= !hs_cluster_rank_is_cpu(&w->sc->cluster, g->members[i]);
+  }
+  one_node &= gpus;
   const hs_cluster_spec *c = &w->sc->cluster;
   if (one_node && c->nvls) g->switch_id = w->n + node;
   if (!one_node && c->in_network_reduction) g->fabric_switch_id = w->n + nodes_of(w);
-  if (g->switch_id >= 0 || g->fabric_switch_id >= 0) g->run_switch = hs_sim_run_switch;
+  if (!one_node && gpus && c->nvls) g->node_switch_base = w->n;
+  if (g->switch_id >= 0 || g->fabric_switch_id >= 0 || g->node_switch_base > 0) g->run_switch = hs_sim_run_switch;
 }
+
+int hs_sim_is_node_switch(const sim_world *w, int id) { return id >= w->n && id - w->n < nodes_of(w); }
 
 typedef struct {
   hs_comm comm; /* the switch's view of the members' communicator */

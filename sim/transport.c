@@ -136,11 +136,15 @@ void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc) {
 
 /* ---- the protocol ------------------------------------------------------------------
  * A collective's protocol (protocol.h) puts `wire` bytes on the links per
- * payload byte, and its messages leave `hop` seconds after they are
- * posted: SimGrid has no per-message latency, so the send itself waits. */
+ * payload byte (`switch_wire` on a message to or from a node's switch),
+ * and its messages leave `hop` seconds after they are posted: SimGrid has
+ * no per-message latency, so the send itself waits. */
 
-static long wire_size(const hs_lower_group *g, size_t bytes) {
-  return g->wire > 1 ? (long)ceil((double)bytes * g->wire) : (long)bytes;
+static long wire_size(const sim_world *w, const hs_lower_group *g, int peer, size_t bytes) {
+  int by_switch = g->switch_wire > 0 &&
+                  (hs_sim_is_node_switch(w, g->members[g->me]) || hs_sim_is_node_switch(w, g->members[peer]));
+  double wire = by_switch ? g->switch_wire : g->wire;
+  return wire > 1 ? (long)ceil((double)bytes * wire) : (long)bytes;
 }
 
 /* ---- posting and completing ------------------------------------------------------ */
@@ -210,7 +214,7 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
     }
     p->mailbox[i] = mailbox(c, g, g->me, s[i].peer);
     p->is_recv[i] = 0;
-    p->comms[i] = hs_sg_put_async_at_most(p->mailbox[i], payload, wire_size(g, s[i].bytes), flow_rate(self->world, g, s[i].peer));
+    p->comms[i] = hs_sg_put_async_at_most(p->mailbox[i], payload, wire_size(self->world, g, s[i].peer, s[i].bytes), flow_rate(self->world, g, s[i].peer));
     self->w.bytes_sent += s[i].bytes;
     count_nic(self->world, g->members[g->me], g->members[s[i].peer], s[i].bytes);
     self->world->messages++;
@@ -540,7 +544,7 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
     }
     mb = a->mb = mailbox(c, g, g->me, s->peer);
     a->due = simgrid_get_clock() + hs_lower_hop(g, g->me, s->peer);
-    a->size = wire_size(g, s->bytes);
+    a->size = wire_size(world, g, s->peer, s->bytes);
     a->rate = flow_rate(world, g, s->peer);
     defer_send(set, a);
     move_sends(set, c);

@@ -6,7 +6,9 @@
  * hierarchical lowering (and every other schedule; "nvls" on a cluster whose
  * node switches reduce: communicators inside one node run allreduce,
  * reduce-scatter and allgather in the switch,
- * the others the ring; "collnet" on a fabric that reduces: communicators
+ * the others the ring; "nvls_tree" there too: communicators of equal
+ * counts on several nodes run allreduce through every node's switch and a
+ * tree across, the others the ring; "collnet" on a fabric that reduces: communicators
  * across nodes reduce there, per rail on uniform nodes, through the
  * leaders on ragged ones), on the world communicator and on a sub-communicator
  * (odd/even ranks, reversed order), for counts {1, m-1, m+1, 1000003}.
@@ -40,7 +42,7 @@ static void child(void *arg, FILE *report) {
       "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n";
   char set[64];
   snprintf(set, sizeof set, "sim.collectives=%s", j->algo);
-  int nvls = strcmp(j->algo, "nvls") == 0, collnet = strcmp(j->algo, "collnet") == 0;
+  int nvls = strncmp(j->algo, "nvls", 4) == 0, collnet = strcmp(j->algo, "collnet") == 0;
   const char *sets[] = {set,
                         nvls      ? "cluster.nvls=true"
                         : collnet ? "cluster.inter.in_network_reduction=true"
@@ -58,8 +60,12 @@ static void child(void *arg, FILE *report) {
   hs_test_simulate(&sc, j->n, rank_main, NULL, &st, NULL);
   /* The world of 2-4 ranks lies on node 0: its allreduces run in the
    * switch, not in the ring the others fall back to. */
-  if (nvls && j->n >= 2 && j->n <= 4)
+  if (nvls && strcmp(j->algo, "nvls") == 0 && j->n >= 2 && j->n <= 4)
     hs_report(report, st.collectives[HS_COLL_NVLS] > 0, "collectives ran in the switch (%ld)", st.collectives[HS_COLL_NVLS]);
+  /* 8 and 16 ranks fill 2 and 4 nodes of 4: the world's allreduces run the NVLS tree. */
+  if (strcmp(j->algo, "nvls_tree") == 0 && (j->n == 8 || j->n == 16))
+    hs_report(report, st.collectives[HS_COLL_NVLS_TREE] > 0, "allreduces ran as the NVLS tree (%ld)",
+              st.collectives[HS_COLL_NVLS_TREE]);
   /* From 5 ranks on the world spans nodes: its allreduces reduce in the fabric. */
   if (collnet && j->n >= 5)
     hs_report(report, st.collectives[HS_COLL_COLLNET] > 0, "allreduces ran in the fabric (%ld)",
@@ -72,9 +78,13 @@ static void child(void *arg, FILE *report) {
 
 int main(void) {
   const int ns[] = {1, 2, 3, 4, 5, 7, 8, 16, 17};
-  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree", "nvls", "collnet"};
-  for (int a = 0; a < 7; a++)
+  const char *algos[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree", "nvls", "collnet",
+                         "nvls_tree"};
+  for (int a = 0; a < 8; a++)
     for (int k = 0; k < 9; k++) {
+      /* the NVLS tree runs on uniform nodes (8, 16); the others fall back
+       * to the ring, as 2 (one node) and 17 (a last node of one) show */
+      if (a == 7 && ns[k] != 2 && ns[k] != 8 && ns[k] != 16 && ns[k] != 17) continue;
       job j = {NULL, ns[k], algos[a], 0, 0};
       char what[64];
       snprintf(what, sizeof what, "n=%d %s", ns[k], algos[a]);

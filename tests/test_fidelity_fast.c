@@ -430,6 +430,26 @@ int main(void) {
     compare_training("two-level (NVLink, 25 Gbps), 128 ranks, in-network allreduce training", path, sharp);
   }
 
+  /* The NVLS tree (sim.collectives = nvls_tree) across nodes whose
+   * switches reduce: every node's switch a participant beside the members,
+   * a tick's message to it and its rail's tree flows on one GPU link; on 2
+   * nodes (one tree level each way) and 3 (a node inner in one tree), and
+   * a training run. */
+  {
+    static const char nodes[] =
+        "cluster { nodes = 2, gpus_per_node = 8, nvls = true, gpu = { flops = '312TF', efficiency = 0.35 },\n"
+        "          intra = { bandwidth = '450GBps', latency = '2us' },\n"
+        "          inter = { bandwidth = '400Gbps', latency = '5us', nics_per_node = 8 } }\n"
+        "workload { model = 'resnet50', batch = 64 }\nalgorithm { name = 'gradient_allreduce' }\n"
+        "run { iterations = 3, seed = 1 }\nsim { collectives = 'nvls_tree' }\n";
+    const char *nt = write_lua("nvls-tree", nodes);
+    compare_collective("2 NVLS nodes, 16 ranks, NVLS tree allreduce 256 MiB", nt, "--op allreduce --bytes 256MiB", 0);
+    compare_collective("2 NVLS nodes, 16 ranks, NVLS tree allreduce 1 MiB", nt, "--op allreduce --bytes 1MiB", 0);
+    compare_collective("3 NVLS nodes, 24 ranks, NVLS tree allreduce 64 MiB", nt,
+                       "--op allreduce --bytes 64MiB --set cluster.nodes=3", 0);
+    compare_training("2 NVLS nodes, 16 ranks, NVLS tree allreduce training", nt, "");
+  }
+
   /* With the tuner (the default), a straggler and a fabric that reduces,
    * fast runs the round schedules it picks for some buckets (CollNet) by
    * messages and the rest (rings, trees) without: the summary says both. */

@@ -168,11 +168,9 @@ static void the_run_follows(void) {
          "hearsay collective at 1 GiB runs the ring, as NCCL's model picks: %s", result);
 }
 
-/* NCCL's NVLS tree is not modelled: on two DGX H100s NCCL's model picks
- * it for a large allreduce; the plan runs the fastest schedule hearsay has
- * by that model and says so, per collective and in the run's summary
- * (forcing a schedule, NCCL_ALGO, leaves nothing to say). */
-static void unmodelled_picks_are_told(void) {
+/* NCCL's NVLS tree is run as NCCL's model picks it: on two DGX H100s for
+ * a large allreduce (forcing the ring, NCCL_ALGO, runs the ring). */
+static void nvls_tree_picks_run(void) {
   static const char *two_h100 = "cluster { system = 'dgx-h100', nodes = 2 }\n"
                                 "workload { model = 'bert-large', batch = 16, precision = 'bf16' }\n"
                                 "algorithm { name = 'gradient_allreduce' }\nrun { iterations = 2 }\n"
@@ -187,8 +185,43 @@ static void unmodelled_picks_are_told(void) {
     }
     hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
     if (!forced_ring)
-      tap_ok(t.unmodelled == HS_UNMODELLED_NVLS_TREE && t.algo != HS_COLL_NVLS,
-             "2 x DGX H100, allreduce 1 GiB: NCCL's model picks its NVLS tree (%s), hearsay runs %s/%s",
+      tap_ok(t.algo == HS_COLL_NVLS_TREE && t.proto == HS_PROTO_SIMPLE && t.unmodelled == HS_UNMODELLED_NONE,
+             "2 x DGX H100, allreduce 1 GiB: NCCL's model picks its NVLS tree and hearsay runs it (%s/%s)",
+             algo(t.algo), hs_proto_name(t.proto));
+    else
+      tap_ok(t.algo == HS_COLL_RING, "the ring forced (NCCL_ALGO=RING): the ring (%s)", algo(t.algo));
+    free(plan);
+    hs_scenario_free(&sc);
+  }
+  char path[600], result[2048] = "";
+  if (write_scenario("nvls-tree.lua", two_h100, path, sizeof path)) return;
+  int rc = hs_test_collective(path, "--op allreduce --bytes 1GiB --model nccl", result, sizeof result, NULL);
+  tap_ok(rc == 0 && strstr(result, "schedule=nvls_tree") && strstr(result, "nccl_algo=nvls_tree"),
+         "hearsay collective at 1 GiB runs it: %s", result);
+  remove(path);
+}
+
+/* NCCL's PAT is not modelled: on 16 one-GPU H100 nodes NCCL's model picks
+ * it for small allgathers; the plan runs the fastest schedule hearsay has
+ * by that model and says so, per collective and in the run's summary
+ * (forcing a schedule, NCCL_ALGO, leaves nothing to say). */
+static void unmodelled_picks_are_told(void) {
+  static const char *one_gpu_nodes = "cluster { system = 'dgx-h100', nodes = 16, gpus_per_node = 1 }\n"
+                                     "workload { model = 'resnet50', batch = 64 }\n"
+                                     "algorithm { name = 'bytegrad' }\nrun { iterations = 2 }\n"
+                                     "sim { fidelity = 'fast' }\n";
+  for (int forced_ring = 0; forced_ring < 2; forced_ring++) {
+    hs_scenario sc;
+    const char *ring[] = {"sim.collectives=ring"};
+    hs_plan *plan = plan_for(one_gpu_nodes, ring, forced_ring, &sc);
+    if (!plan) {
+      tap_ok(0, "16 one-GPU H100 nodes load");
+      return;
+    }
+    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLGATHER, hs_size_class(1048576.0));
+    if (!forced_ring)
+      tap_ok(t.unmodelled == HS_UNMODELLED_PAT && t.algo == HS_COLL_RING,
+             "16 x 1 H100, allgather 1 MiB: NCCL's model picks PAT (%s), hearsay runs %s/%s",
              hs_unmodelled_name((hs_unmodelled)t.unmodelled), algo(t.algo), hs_proto_name(t.proto));
     else
       tap_ok(t.unmodelled == HS_UNMODELLED_NONE, "the ring forced (NCCL_ALGO=RING): nothing unmodelled to tell");
@@ -197,22 +230,22 @@ static void unmodelled_picks_are_told(void) {
   }
   char dir[512], path[600], cmd[1600], out[4096] = "", json[16384] = "";
   snprintf(dir, sizeof dir, "%s/unmodelled", hs_test_tmpdir());
-  if (write_scenario("unmodelled.lua", two_h100, path, sizeof path)) return;
+  if (write_scenario("unmodelled.lua", one_gpu_nodes, path, sizeof path)) return;
   snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s run %s --out %s 2>&1", HEARSAY_BIN, path, dir);
   int rc = hs_test_output(cmd, out, sizeof out);
   char summary[700];
   snprintf(summary, sizeof summary, "%s/summary.json", dir);
   hs_test_slurp(summary, json, sizeof json);
-  static const char told_key[] = "\"nccl_picks_not_modelled\": {\"nvls_tree\": ";
+  static const char told_key[] = "\"nccl_picks_not_modelled\": {\"pat\": ";
   const char *key = strstr(json, told_key);
   long told = key ? strtol(key + strlen(told_key), NULL, 10) : 0;
-  tap_ok(rc == 0 && told > 0 && strstr(out, "not modelled NCCL's model picks nvls_tree for"),
-         "a run on them tells how many collectives NCCL would have run on its NVLS tree (%ld), in its summary and "
+  tap_ok(rc == 0 && told > 0 && strstr(out, "not modelled NCCL's model picks pat for"),
+         "a run on them tells how many collectives NCCL would have run as PAT (%ld), in its summary and "
          "summary.json", told);
-  snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s collective %s --op allreduce --bytes 1GiB --model nccl 2>&1",
+  snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s collective %s --op allgather --bytes 1MiB --model nccl 2>&1",
            HEARSAY_BIN, path);
   rc = hs_test_output(cmd, out, sizeof out);
-  tap_ok(rc == 0 && strstr(out, "nvls_tree is not modelled") && strstr(out, "nccl_algo=nvls_tree"),
+  tap_ok(rc == 0 && strstr(out, "pat is not modelled") && strstr(out, "nccl_algo=pat"),
          "and hearsay collective --model nccl says it beside NCCL's prediction");
   remove(path);
 }
@@ -221,6 +254,7 @@ int main(void) {
   picks_are_nccls();
   forced();
   the_run_follows();
+  nvls_tree_picks_run();
   unmodelled_picks_are_told();
   return tap_done(0);
 }

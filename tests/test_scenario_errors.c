@@ -55,6 +55,8 @@ static const bad_case cases[] = {
     {"--set of an unknown key", 0, NULL, "cluster.gpu.speed=3", {"--set cluster.gpu.speed=3", "unknown key", NULL}},
     {"in-switch reduction without a reducing switch", 0, NULL, "sim.collectives=nvls",
      {"--set sim.collectives=nvls", "sim.collectives", "set cluster { nvls = true }"}},
+    {"NVLS tree without switches that reduce", 0, NULL, "sim.collectives=nvls_tree",
+     {"--set sim.collectives=nvls_tree", "sim.collectives", "set cluster { nvls = true }"}},
     {"NVLink SHARP over PCIe", 1, "cluster { nodes = 2, gpus_per_node = 2, nvls = true, intra = { link = \"pcie\" },",
      NULL, {"scenario.lua:1:", "cluster.nvls", "needs NVLink"}},
     {"in-network reduction without a fabric that reduces", 0, NULL, "sim.collectives=collnet",

@@ -124,8 +124,8 @@ static const char *cluster_16x8 =
     "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
     "sim { fidelity = 'fast', tuner = 'hearsay' }\n";
 
-static const char *const algo_names[] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling", "tree",
-                                         "nvls", "collnet"};
+static const char *const algo_names[HS_COLL_ALGOS] = {"ring", "hierarchical", "halving_doubling", "recursive_doubling",
+                                                      "tree",  "nvls",         "collnet",          "nvls_tree"};
 static const char *const proto_names[] = {"ll", "ll128", "simple"};
 
 static void closed_forms(void) {
@@ -266,13 +266,14 @@ static void check_pick(const char *lua, const char *where, hs_plan *plan, size_t
 /* Pairs that run on 16 x 8 GPUs whose switches do not reduce. */
 static int runs_on_16x8(int a, int p) {
   (void)p;
-  return a != HS_COLL_NVLS && a != HS_COLL_COLLNET;
+  return a != HS_COLL_NVLS && a != HS_COLL_COLLNET && a != HS_COLL_NVLS_TREE;
 }
 
 /* Pairs that run on one NVLS node: no nodes to be hierarchical or to
  * reduce across; NVLS carries Simple only. */
 static int runs_on_nvls_node(int a, int p) {
-  return a != HS_COLL_HIERARCHICAL && a != HS_COLL_COLLNET && (a != HS_COLL_NVLS || p == HS_PROTO_SIMPLE);
+  return a != HS_COLL_HIERARCHICAL && a != HS_COLL_COLLNET && a != HS_COLL_NVLS_TREE &&
+         (a != HS_COLL_NVLS || p == HS_PROTO_SIMPLE);
 }
 
 static void picks(void) {
@@ -513,6 +514,54 @@ static void collnet_picks(void) {
   free(plan);
 }
 
+/* The NVLS tree on two nodes of 8 whose switches reduce (H100-like: 450
+ * GB/s NVLink, 8 NICs of 400 Gb/s): the tuner's closed form against fast
+ * within 10% (it lets a tick's flows share the GPU's link as fast does,
+ * and pays the slowest route's latency each tick; measured 1-7% from 1
+ * MiB to 1 GiB, docs/fidelity.md); it runs nowhere else (16 x 8 without
+ * NVLS), and with it the tuner takes it for large allreduces, where its
+ * NICs carry half of the ring's bytes. */
+static void nvls_tree_picks(void) {
+  static const char *two_nodes =
+      "cluster { nodes = 2, gpus_per_node = 8, nvls = true, gpu = { flops = '100TF', arch = 'hopper' },\n"
+      "  intra = { bandwidth = '450GBps', latency = '1us' },\n"
+      "  inter = { bandwidth = '400Gbps', latency = '5us', nics_per_node = 8 } }\n"
+      "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
+      "sim { fidelity = 'fast', tuner = 'hearsay' }\n";
+  const char *forced[] = {"sim.collectives=nvls_tree", "sim.protocol=simple"};
+  hs_scenario sc;
+  if (hs_test_load_sets(two_nodes, forced, 2, &sc)) {
+    tap_ok(0, "two NVLS nodes load");
+    return;
+  }
+  const size_t sizes[] = {1u << 20, 64u << 20, 1u << 30};
+  for (int s = 0; s < 3; s++) {
+    double sim = simulate(two_nodes, forced[0], forced[1], NULL, sizes[s]);
+    double want = predict(&sc, HS_COLL_NVLS_TREE, HS_PROTO_SIMPLE, (double)sizes[s]), err = fabs(sim - want) / want;
+    tap_ok(err <= 0.10, "2 x 8 NVLS, nvls_tree/simple, %zu B: simulated %.6g s, tuner %.6g s, error %.3g%% (bound 10%%)",
+           sizes[s], sim, want, 100 * err);
+  }
+  hs_scenario_free(&sc);
+  const char *autos[] = {"sim.collectives=auto", "sim.protocol=auto"};
+  hs_plan *plan = plan_of(two_nodes, autos, 2, &sc);
+  if (!plan) {
+    tap_ok(0, "two NVLS nodes load (auto)");
+    return;
+  }
+  print_crossovers(plan, "2 x 8 NVLS", HS_COLL_NVLS_TREE);
+  hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
+  tap_ok(large.algo == HS_COLL_NVLS_TREE && large.proto == HS_PROTO_SIMPLE,
+         "2 x 8 NVLS, 1 GiB: the NVLS tree (%s/%s)", algo_names[large.algo], hs_proto_name(large.proto));
+  hs_scenario_free(&sc);
+  free(plan);
+  plan = plan_of(cluster_16x8, autos, 2, &sc);
+  int never = plan != NULL;
+  for (int cls = 1; cls <= 34 && plan; cls++) never &= hs_plan_tuned(plan, HS_OP_ALLREDUCE, cls).algo != HS_COLL_NVLS_TREE;
+  tap_ok(never, "16 x 8 without NVLS: never the NVLS tree");
+  if (plan) hs_scenario_free(&sc);
+  free(plan);
+}
+
 /* Reduce-scatter and allgather on 16 x 8: recursive halving / doubling
  * (log2 n latencies) for small vectors, the ring (bandwidth) for large
  * ones; and on 3 x 8, where 8 of the 24 fold into the 16-member core, the
@@ -625,6 +674,7 @@ int main(void) {
   nvls_picks();
   nvls_halves();
   collnet_picks();
+  nvls_tree_picks();
   halves_picks();
   pcie_picks();
   gpu_reach();

@@ -82,7 +82,7 @@ static void member_ticks(hs_lower_group *g, hs_switch_kind kind, char *whole, si
   int *members = malloc(((size_t)n + 1) * sizeof(int));
   hs_lower_group sg = with_switch(g, members);
   size_t es = hs_dtype_size(dtype);
-  hs_switch_job job = {kind, count, dtype, op, 0, whole == NULL};
+  hs_switch_job job = {kind, count, dtype, op, 0, whole == NULL, 0};
   size_t c = block_count(&job, n);
   job.units = hs_lower_switch_units((double)count * (double)es, unit, c, n);
   size_t U = job.units, most = c / U + (c % U != 0);
@@ -139,6 +139,10 @@ void hs_lower_switch_allgather(hs_lower_group *g, hs_buf r) {
 }
 
 void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job) {
+  if (job->kind == HS_SWITCH_NVLS_TREE) {
+    hs_lower_nvls_tree_serve(sw, job);
+    return;
+  }
   int n = sw->size - 1;
   hs_switch_kind kind = job->kind;
   size_t es = hs_dtype_size(job->dtype), U = job->units, c = block_count(job, n);

@@ -111,6 +111,7 @@ static int ring_chunk(int r, int s, int n) { return mod(r - 1 - s, n); }
 
 void hs_lower_use_protocol(hs_lower_group *g, const hs_proto_cost *c, double slice) {
   g->wire = c->wire;
+  g->switch_wire = c->switch_wire;
   g->hop_intra = c->hop_intra;
   g->hop_net = c->hop_net;
   g->rate = c->rate;
@@ -581,6 +582,9 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->spread = out->node_members;
   out->switch_slices = parent->switch_slices;
   out->wire = parent->wire;
+  out->switch_wire = parent->switch_wire;
+  out->net_latency = parent->net_latency;
+  out->rail_bandwidth = parent->rail_bandwidth;
   out->hop_intra = parent->hop_intra;
   out->hop_net = parent->hop_net;
   out->rate = parent->rate;
@@ -589,6 +593,7 @@ static void derive(hs_lower_group *out, const hs_lower_group *parent, const char
   out->tree_shrink = parent->tree_shrink;
   out->run_switch = NULL; /* a part of the group: the switch serves the whole (inswitch.c) */
   out->switch_id = out->fabric_switch_id = -1;
+  out->node_switch_base = 0;
   out->cache = NULL;      /* its members are not the communicator's */
   out->ctx = parent->ctx;
 }
@@ -1068,6 +1073,10 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
     else ring_allreduce_inplace(g, r, red, avg);
     return;
   }
+  if (algo == HS_COLL_NVLS_TREE) { /* not across nodes whose switches reduce: the ring */
+    if (!hs_lower_nvls_tree_allreduce(g, r, red, avg)) ring_allreduce_inplace(g, r, red, avg);
+    return;
+  }
   if (algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING || algo == HS_COLL_TREE) {
     if (g->size == 1) ring_allreduce_inplace(g, r, red, avg);
     else if (algo == HS_COLL_TREE) tree_run(g, r, red, avg, HS_TREE_BOTH, -1);
@@ -1258,7 +1267,8 @@ void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
    * its NICs; every other schedule's flow across nodes is one GPU's (a
    * hierarchical schedule's rails are groups of one member a node) */
   int per_gpu = o->kind == HS_OP_P2P || o->kind == HS_OP_ALLTOALL || o->kind == HS_OP_BARRIER ||
-                algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING;
+                algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING ||
+                algo == HS_COLL_NVLS_TREE; /* each GPU's own part of its node's sum, on its rail */
   g->spread = per_gpu ? 1 : g->node_members;
   switch (o->kind) {
   case HS_OP_ALLREDUCE: hs_lower_allreduce(g, o->send, o->recv, o->redop, algo); break;
@@ -1279,6 +1289,7 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
   case HS_OP_ALLREDUCE:
     return hier ? "hierarchical" : algo == HS_COLL_TREE ? "double_binary_tree" : algo == HS_COLL_NVLS ? "in_switch"
                  : algo == HS_COLL_COLLNET ? "in_network"
+                 : algo == HS_COLL_NVLS_TREE ? "nvls_tree"
                  : algo == HS_COLL_HALVING_DOUBLING ? "halving_doubling"
                                  : algo == HS_COLL_RECURSIVE_DOUBLING ? "recursive_doubling" : "ring";
   case HS_OP_REDUCE_SCATTER:

@@ -125,7 +125,9 @@ typedef int (*hs_complete_any_fn)(const hs_lower_group *g, void *const *posted, 
 typedef enum {
   HS_SWITCH_ALLREDUCE,      /* every member gets the whole reduced vector */
   HS_SWITCH_REDUCE_SCATTER, /* member i gets block i of it */
-  HS_SWITCH_ALLGATHER       /* every member gets every member's block */
+  HS_SWITCH_ALLGATHER,      /* every member gets every member's block */
+  HS_SWITCH_NVLS_TREE       /* a node's switch in the NVLS tree (nvls_tree.c): the scatter of each unit
+                               up, then, `lag` ticks later, the gather of its sum across nodes down */
 } hs_switch_kind;
 typedef struct {
   hs_switch_kind kind;
@@ -134,6 +136,7 @@ typedef struct {
   hs_redop op; /* SUM, MIN or MAX */
   size_t units;
   int timing_only;
+  int lag; /* HS_SWITCH_NVLS_TREE: ticks from a unit's scatter to its gather going up */
 } hs_switch_job;
 typedef void (*hs_switch_fn)(const hs_lower_group *sw, const hs_switch_job *job);
 
@@ -168,6 +171,11 @@ struct hs_lower_group {
    * after it is posted; each message's flow moves at most `rate` bytes on
    * the wire per second (NCCL's channels' maxima). 0: none. */
   double wire, hop_intra, hop_net, rate;
+  double switch_wire; /* wire bytes per byte of a message to or from a node's switch; 0: wire's */
+  /* What a message between nodes pays in latency on the links, and what
+   * one GPU's share of its node's NICs moves (bytes a second): how a
+   * lock-step schedule cuts its units (the NVLS tree's). 0: unknown. */
+  double net_latency, rail_bandwidth;
   double net_rate; /* what each flow between two nodes moves at most beside `rate`, bytes on the wire a second
                       (an allreduce tree's share of NCCL's tree maximum across nodes); 0: none */
   double tree_bus; /* what an allreduce's trees move at most all together (protocol.h); 0: no limit */
@@ -182,6 +190,10 @@ struct hs_lower_group {
    * per node) as participant fabric_switch_id + k: one reduction tree per
    * rail, as SHARP runs one per communicator. */
   int switch_id, fabric_switch_id;
+  /* node_switch_base: where members span nodes whose switches reduce
+   * (NVLS across nodes: the NVLS tree), the id of node 0's switch (node
+   * m's is node_switch_base + m, m = member / gpus_per_node); 0: none. */
+  int node_switch_base;
   hs_switch_fn run_switch;
   hs_lower_cache *cache; /* NULL: none (see hs_lower_cache) */
   void *ctx; /* the backend's per-rank state */
@@ -274,6 +286,26 @@ void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int a
 void hs_lower_switch_reduce_scatter(hs_lower_group *g, hs_buf whole, hs_buf r, hs_redop op);
 void hs_lower_switch_allgather(hs_lower_group *g, hs_buf r);
 void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job);
+
+/* NCCL's NVLS tree allreduce (nvls_tree.c) on g, whose members span
+ * several nodes of equal member counts whose switches reduce
+ * (node_switch_base); returns 0 (nothing run) where g is not such a
+ * group. And a node switch's part of it. */
+int hs_lower_nvls_tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over);
+/* Its units for `bytes` (count elements in the smallest block) over
+ * `participants` (members and switches) on `nodes` nodes: the fewest
+ * seconds of lock-step ticks that each pay `latency` and move a unit at
+ * `rate` (a member's, bytes a second), or where either is unknown (0)
+ * units of `unit` bytes, at least 4 fills of the pipeline; and the
+ * taller of its two trees. */
+size_t hs_lower_nvls_tree_units(double bytes, size_t unit, size_t count, int participants, int nodes, double rate,
+                                double latency);
+int hs_lower_nvls_tree_height(int nodes);
+/* Parts of its unit a tick moves each way through the busiest node's rail:
+ * half a part for each tree edge there (its parent's and its children's
+ * in both trees): 1 on 2 nodes, 2 where a node is inner in one tree. */
+double hs_lower_nvls_tree_parts(int nodes);
+void hs_lower_nvls_tree_serve(const hs_lower_group *sw, const hs_switch_job *job);
 
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);

@@ -55,7 +55,8 @@ hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes) {
 
 hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w) {
   int multi_node = w && w->nodes > 1, cpu_amd = w && w->cpu_amd;
-  hs_proto_cost c = {.wire = 1, .slice = f == HS_PROTO_FOR_SWITCH ? nvls_chunk : step_payload[HS_PROTO_SIMPLE]};
+  int via_switch = f == HS_PROTO_FOR_SWITCH || f == HS_PROTO_FOR_NVLS_TREE;
+  hs_proto_cost c = {.wire = 1, .slice = via_switch ? nvls_chunk : step_payload[HS_PROTO_SIMPLE]};
   if (p < 0 || p >= HS_PROTOS) return c; /* none: the links alone */
   if (f == HS_PROTO_FOR_SWITCH) {
     /* NVLS runs Simple only. NCCL's model charges its NVLink latency once
@@ -65,7 +66,22 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w)
      * efficiency, hs_nvls_efficiency_default): each byte to or from the
      * switch costs 1 / efficiency bytes of link time. */
     c.launch = hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, HS_NCCL_NVLS, HS_PROTO_SIMPLE);
-    if (w && w->nvls_efficiency > 0 && w->nvls_efficiency < 1) c.wire = 1 / w->nvls_efficiency;
+    if (w && w->nvls_efficiency > 0 && w->nvls_efficiency < 1) c.wire = c.switch_wire = 1 / w->nvls_efficiency;
+    return c;
+  }
+  if (f == HS_PROTO_FOR_NVLS_TREE) {
+    /* NCCL's NVLS tree, Simple only: its model charges base latency, the
+     * NVLink's once and the network's twice per tree level
+     * (tuning.cc: intraLat + 2 log2(nNodes) interLat), once per
+     * collective: the launch. Its hops are the links' own, as NVLS's.
+     * Bytes to or from a node's switch cost 1 / efficiency of link time
+     * (as NVLS's); the tree's between nodes cost their own. */
+    int levels = 0;
+    for (int x = w ? w->nodes : 1; x >= 2; x /= 2) levels++;
+    c.launch = hs_nccl_base_latency(HS_NCCL_NVLS_TREE, HS_PROTO_SIMPLE) +
+               hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, HS_NCCL_NVLS_TREE, HS_PROTO_SIMPLE) +
+               2.0 * levels * hs_nccl_hop_latency(HS_NCCL_HW_NET, HS_NCCL_NVLS_TREE, HS_PROTO_SIMPLE);
+    if (w && w->nvls_efficiency > 0 && w->nvls_efficiency < 1) c.switch_wire = 1 / w->nvls_efficiency;
     return c;
   }
   if (f == HS_PROTO_FOR_COLLNET) {

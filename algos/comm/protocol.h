@@ -37,6 +37,7 @@
 
 typedef struct {
   double wire;      /* >= 1 */
+  double switch_wire; /* >= 1 on a message to or from a node's switch; 0: wire's */
   double hop_intra; /* s, per message between GPUs of one node */
   double hop_net;   /* s, per message across nodes */
   double launch;    /* s, per collective */
@@ -92,6 +93,7 @@ typedef enum {
   HS_PROTO_FOR_TREE,
   HS_PROTO_FOR_SWITCH,  /* NVLS */
   HS_PROTO_FOR_COLLNET, /* the fabric's reduction (SHARP), between node rings */
+  HS_PROTO_FOR_NVLS_TREE, /* the nodes' switches, a tree across them */
   HS_PROTO_FAMILIES
 } hs_proto_family;
 
@@ -100,6 +102,7 @@ static inline hs_proto_family hs_proto_family_of(hs_coll_algo a) {
   return a == HS_COLL_TREE      ? HS_PROTO_FOR_TREE
          : a == HS_COLL_NVLS    ? HS_PROTO_FOR_SWITCH
          : a == HS_COLL_COLLNET ? HS_PROTO_FOR_COLLNET
+         : a == HS_COLL_NVLS_TREE ? HS_PROTO_FOR_NVLS_TREE
                                 : HS_PROTO_FOR_RING;
 }
 

@@ -15,7 +15,7 @@ const char *hs_engine_name(hs_engine e) {
 const char *hs_coll_algo_name(hs_coll_algo a) {
   static const char *const names[HS_COLL_ALGOS + 1] = {"ring", "hierarchical", "halving_doubling",
                                                        "recursive_doubling", "tree", "nvls", "collnet",
-                                                       "auto"};
+                                                       "nvls_tree", "auto"};
   return a <= HS_COLL_AUTO ? names[a] : "?";
 }
 
@@ -64,11 +64,13 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   for (int f = 0; f < HS_PROTO_FAMILIES; f++)
     for (int x = 0; x <= HS_PROTOS; x++) p->cost[f][x] = hs_proto_cost_of(x, (hs_proto_family)f, &site);
   /* The in-switch reduction needs the node's switch to reduce, the
-   * backend to run its part, and every member on that one node (NVLS
-   * across nodes is NCCL's NVLS tree or CollNet: not modelled here). It
-   * runs the ring where it cannot run. */
+   * backend to run its part, and every member on that one node; the NVLS
+   * tree, the nodes' switches and members on several. Each runs the ring
+   * where it cannot run. */
   int switch_here = sc->cluster.nvls && q->offer.switches && !multi_node && q->size > 1;
+  int switches_here = sc->cluster.nvls && q->offer.switches && multi_node;
   if (algo == HS_COLL_NVLS && !switch_here) algo = HS_COLL_RING;
+  if (algo == HS_COLL_NVLS_TREE && !switches_here) algo = HS_COLL_RING;
   /* The fabric's reduction, likewise, needs members on several nodes. */
   int fabric_here = sc->cluster.in_network_reduction && q->offer.switches && multi_node;
   if (algo == HS_COLL_COLLNET && !fabric_here) algo = HS_COLL_RING;
@@ -78,6 +80,7 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   p->tuned = sc->sim.collectives == HS_COLL_AUTO || sc->sim.protocol == HS_PROTO_AUTO;
   p->algos = sc->sim.collectives == HS_COLL_AUTO ? (1u << HS_COLL_ALGOS) - 1 : 1u << sc->sim.collectives;
   if (!switch_here) p->algos &= ~(1u << HS_COLL_NVLS);
+  if (!switches_here) p->algos &= ~(1u << HS_COLL_NVLS_TREE);
   if (!fabric_here) p->algos &= ~(1u << HS_COLL_COLLNET);
   if (!p->algos) p->algos = 1u << HS_COLL_RING;
   p->protos = sc->sim.protocol == HS_PROTO_AUTO ? (1u << HS_PROTOS) - 1 : 1u << sc->sim.protocol;
@@ -120,12 +123,13 @@ int hs_size_class(double bytes) {
 }
 
 /* The schedule that runs NCCL's algorithm a as NCCL does, or -1: NCCL's
- * NVLS tree and PAT are not modelled (docs/fidelity.md). */
+ * PAT is not modelled (docs/fidelity.md). */
 static int schedule_of_nccl(hs_nccl_algo a) {
   switch (a) {
   case HS_NCCL_RING: return HS_COLL_RING;
   case HS_NCCL_TREE: return HS_COLL_TREE;
   case HS_NCCL_NVLS: return HS_COLL_NVLS;
+  case HS_NCCL_NVLS_TREE: return HS_COLL_NVLS_TREE;
   case HS_NCCL_COLLNET_DIRECT:
   case HS_NCCL_COLLNET_CHAIN: return HS_COLL_COLLNET;
   default: return -1;
@@ -151,15 +155,15 @@ static int nccl_pick(const hs_plan *p, hs_op_kind k, double bytes, unsigned algo
       if (t < 0) continue;
       if (s < 0) {
         if (beyond < 0 || t < beyond)
-          beyond = t, which = x == HS_NCCL_NVLS_TREE ? HS_UNMODELLED_NVLS_TREE : HS_UNMODELLED_PAT;
+          beyond = t, which = HS_UNMODELLED_PAT;
       } else if (best < 0 || t < best) {
         best = t, *a = (hs_coll_algo)s, *proto = y;
       }
     }
   }
-  /* only where NCCL chooses (every schedule allowed): a forced one is
-   * NCCL_ALGO, which leaves NCCL nothing else */
-  int choosing = (algos & (1u << HS_COLL_RING)) && (algos & (1u << HS_COLL_TREE));
+  /* only where NCCL chooses (every schedule allowed, whatever k can run):
+   * a forced one is NCCL_ALGO, which leaves NCCL nothing else */
+  int choosing = (p->algos & (1u << HS_COLL_RING)) && (p->algos & (1u << HS_COLL_TREE));
   *unmodelled = choosing && best >= 0 && beyond >= 0 && beyond < best ? which : HS_UNMODELLED_NONE;
   return best >= 0;
 }

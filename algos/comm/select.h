@@ -113,7 +113,7 @@ int hs_size_class(double bytes);
  * noise it agrees with step within 0.2% (test_fidelity_fast). */
 static inline int hs_coll_by_rounds(hs_coll_algo a) {
   return a == HS_COLL_HALVING_DOUBLING || a == HS_COLL_RECURSIVE_DOUBLING || a == HS_COLL_NVLS ||
-         a == HS_COLL_COLLNET;
+         a == HS_COLL_COLLNET || a == HS_COLL_NVLS_TREE;
 }
 
 /* The protocol family kind k pays under schedule a: a's when a changes

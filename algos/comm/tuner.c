@@ -92,6 +92,11 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   }
   t->gpu_inter = dmin(t->gpu_inter, t->bw_inter); /* one GPU's flow crosses a hop across too */
   t->nvls = c->nvls && t->nodes == 1 && size > 1;
+  t->nvls_nodes = c->nvls && t->nodes > 1;
+  /* as the backend tells the lowering (sim/backend.c) */
+  t->net_latency = c->inter.latency + c->transport.message_cost;
+  t->rail_bandwidth =
+      c->inter.bandwidth * c->transport.efficiency * (c->nics_per_node > 0 ? c->nics_per_node : 1) / gpn;
   t->collnet = c->in_network_reduction && t->nodes > 1;
   t->site = hs_proto_site_of(sc, t->nodes);
   if (t->ring_intra == 0) { /* one GPU per node: node 0's own links stand for a node */
@@ -449,6 +454,34 @@ static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double
          (U + 1) * (t->lat_inter / 2 + pc->hop_net + move(pc, Mr / U, rail_bw));
 }
 
+/* NCCL's NVLS tree (nvls_tree.c): U units in U + 2H + 3 lock-step ticks
+ * (H: the taller of the two trees over the nodes), each the slower of a
+ * GPU's switch traffic (a unit up and its own block's part of the sum
+ * coming back, each way, at the switch's wire, beside its rail's flows on
+ * the GPU's link) and its rail's: the busiest tree rank sends a part of
+ * its block each way a tick on 2 nodes (the root of one tree, the leaf of
+ * the other), two where it is inner in one; the first two ticks and the last
+ * two have no rail traffic. Regular placements only, Simple only (NVLS
+ * carries Simple only). */
+static double nvls_tree(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, double M) {
+  if (!t->nvls_nodes || !t->regular || (p != HS_PROTO_SIMPLE && p != HS_PROTO_NONE)) return -1;
+  double g = t->per_node, rail_bw = dmin(t->gpu_inter, t->nic / g);
+  int heads = t->heads > 0 ? t->heads : 1, per_nic = t->site.channels > heads ? t->site.channels / heads : 1;
+  double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->switch_slices > 0 ? t->switch_slices : 1) *
+                (t->window > 0 ? t->window : 1) * per_nic; /* nvls_tree.c, unit_bytes */
+  double parts = hs_lower_nvls_tree_parts(t->nodes);
+  double U = (double)hs_lower_nvls_tree_units(M, (size_t)unit, (size_t)dmax(1, M / g), t->n + t->nodes, t->nodes,
+                                              t->rail_bandwidth * g / parts, t->net_latency);
+  int H = hs_lower_nvls_tree_height(t->nodes);
+  hs_proto_cost by_switch = *pc;
+  by_switch.wire = pc->switch_wire > 0 ? pc->switch_wire : pc->wire;
+  /* the rail's flows cross the GPU's link on their way to the NIC (platform.c) */
+  double sw = t->lat_intra / 2 + move(&by_switch, M / U * (1 + 1 / g), dmax(t->bw_intra - rail_bw, t->bw_intra / 2));
+  double net = t->lat_inter + pc->hop_net + move(pc, parts * M / U / g, rail_bw);
+  /* the first two ticks and the last two move through the switch alone */
+  return (U + 2 * H - 1) * dmax(sw, net) + 4 * sw;
+}
+
 static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double s = 0;
   for (int d = 1; d < t->n; d *= 2)
@@ -489,6 +522,7 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
     if (a == HS_COLL_RING) s = ring_time(t, &pc, 2 * (n - 1), M / n);
     else if (a == HS_COLL_TREE) s = tree_ticks(t, &pc, M, 2, HS_TREE_BOTH);
     else if (a == HS_COLL_NVLS) s = in_switch(t, &pc, p, M, 1);
+    else if (a == HS_COLL_NVLS_TREE) s = nvls_tree(t, &pc, p, M);
     else if (a == HS_COLL_COLLNET)
       s = t->collnet && t->regular && (p == HS_PROTO_SIMPLE || p == HS_PROTO_NONE) ? in_network(t, &pc, M) : -1;
     else if (a == HS_COLL_HIERARCHICAL)
@@ -531,7 +565,7 @@ unsigned hs_tuner_algos_for(hs_op_kind k) {
   unsigned ring = 1u << HS_COLL_RING, hier = 1u << HS_COLL_HIERARCHICAL;
   if (k == HS_OP_ALLREDUCE)
     return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE |
-           1u << HS_COLL_NVLS | 1u << HS_COLL_COLLNET;
+           1u << HS_COLL_NVLS | 1u << HS_COLL_COLLNET | 1u << HS_COLL_NVLS_TREE;
   if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE;
   if (k == HS_OP_REDUCE_SCATTER || k == HS_OP_ALLGATHER) return ring | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_NVLS;
   return ring;

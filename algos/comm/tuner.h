@@ -43,8 +43,10 @@ typedef struct {
   double slice;
   int switch_slices; /* the in-switch schedules' slices per tick (sim.switch_slices) */
   /* the node's switch reduces (cluster.nvls) and every member is on that
-   * node; the fabric reduces (in_network_reduction) and members span nodes */
-  int nvls, collnet;
+   * node; the nodes' switches reduce and members span nodes (the NVLS
+   * tree); the fabric reduces (in_network_reduction) and members span nodes */
+  int nvls, nvls_nodes, collnet;
+  double net_latency, rail_bandwidth; /* what the lowering is told of them (lowering.h) */
   hs_proto_site site; /* what its protocols cost (protocol.h): nodes, host, GPU, channels */
 } hs_tuner_topo;
 

@@ -203,8 +203,8 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
    * run (the fastest it runs by that model ran instead). */
   if (info->nccl_unmodelled) {
     fprintf(f, "  \"nccl_picks_not_modelled\": {");
-    for (int u = HS_UNMODELLED_NVLS_TREE; u < HS_UNMODELLED_KINDS; u++)
-      fprintf(f, "%s\"%s\": %ld", u > HS_UNMODELLED_NVLS_TREE ? ", " : "", hs_unmodelled_name((hs_unmodelled)u),
+    for (int u = HS_UNMODELLED_FIRST; u < HS_UNMODELLED_KINDS; u++)
+      fprintf(f, "%s\"%s\": %ld", u > HS_UNMODELLED_FIRST ? ", " : "", hs_unmodelled_name((hs_unmodelled)u),
               info->nccl_unmodelled[u]);
     fprintf(f, "},\n");
   }
@@ -382,9 +382,12 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
       fputc('\n', out);
     }
   }
-  if (info->nccl_unmodelled && (info->nccl_unmodelled[HS_UNMODELLED_NVLS_TREE] || info->nccl_unmodelled[HS_UNMODELLED_PAT])) {
+  long untold = 0;
+  for (int u = HS_UNMODELLED_FIRST; info->nccl_unmodelled && u < HS_UNMODELLED_KINDS; u++)
+    untold += info->nccl_unmodelled[u];
+  if (untold) {
     fprintf(out, "  not modelled");
-    for (int u = HS_UNMODELLED_NVLS_TREE, k = 0; u < HS_UNMODELLED_KINDS; u++)
+    for (int u = HS_UNMODELLED_FIRST, k = 0; u < HS_UNMODELLED_KINDS; u++)
       if (info->nccl_unmodelled[u])
         fprintf(out, "%s NCCL's model picks %s for %ld of them", k++ ? "," : "", hs_unmodelled_name((hs_unmodelled)u),
                 info->nccl_unmodelled[u]);
