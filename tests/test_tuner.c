@@ -560,6 +560,29 @@ static void nvls_tree_picks(void) {
   tap_ok(never, "16 x 8 without NVLS: never the NVLS tree");
   if (plan) hs_scenario_free(&sc);
   free(plan);
+  /* forced, on 4 + 4 + 1 GPUs of three NVLS nodes: the ring, at the
+   * ring's costs (nvls_tree.c runs equal nodes only); on 4 + 4 it */
+  const char *three[] = {"cluster.nodes=3", "cluster.gpus_per_node=4", "sim.collectives=nvls_tree"};
+  if (hs_test_load_sets(two_nodes, three, 3, &sc)) {
+    tap_ok(0, "three NVLS nodes of 4 load");
+    return;
+  }
+  int members[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  for (int size = 9; size >= 8; size--) {
+    hs_select_query q = {&sc, 12, size, members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+    hs_plan *p = malloc(sizeof *p);
+    hs_select(&q, p);
+    hs_exec x = p->exec[HS_OP_ALLREDUCE];
+    hs_proto_cost ring = p->cost[HS_PROTO_FOR_RING][x.proto];
+    if (size == 9)
+      tap_ok(x.algo == HS_COLL_RING && x.cost.launch == ring.launch && x.cost.hop_net == ring.hop_net,
+             "4 + 4 + 1 GPUs, nvls_tree forced: the ring at the ring's costs (%s, launch %.3g s)", algo_names[x.algo],
+             x.cost.launch);
+    else
+      tap_ok(x.algo == HS_COLL_NVLS_TREE, "4 + 4 GPUs, nvls_tree forced: the NVLS tree (%s)", algo_names[x.algo]);
+    free(p);
+  }
+  hs_scenario_free(&sc);
 }
 
 /* Reduce-scatter and allgather on 16 x 8: recursive halving / doubling

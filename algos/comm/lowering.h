@@ -303,7 +303,8 @@ size_t hs_lower_nvls_tree_units(double bytes, size_t unit, size_t count, int par
 int hs_lower_nvls_tree_height(int nodes);
 /* Parts of its unit a tick moves each way through the busiest node's rail:
  * half a part for each tree edge there (its parent's and its children's
- * in both trees): 1 on 2 nodes, 2 where a node is inner in one tree. */
+ * in both trees): 1 on 2 nodes, 1.5 on 3 (a chain), 2 where a node is
+ * inner in one tree and a leaf in the other. */
 double hs_lower_nvls_tree_parts(int nodes);
 void hs_lower_nvls_tree_serve(const hs_lower_group *sw, const hs_switch_job *job);
 

@@ -39,7 +39,8 @@
 #include "algos/comm/lowering.h"
 #include "kernels/kernels.h"
 
-/* Which members share a node, node after node in first appearance. */
+/* Which members share a node, node after node in first appearance, each
+ * node's by GPU (member i of every node: rail i). */
 typedef struct {
   int nodes, k;   /* nodes, members a node (every node the same) */
   int *member_of; /* [a * k + i]: group index of node a's i-th member */
@@ -71,9 +72,10 @@ static int layout_build(const hs_lower_group *g, int n, layout *L) {
   if (ok) {
     L->member_of = malloc((size_t)n * sizeof(int));
     memset(count, 0, (size_t)L->nodes * sizeof(int));
-    for (int j = 0; j < n; j++) {
-      int a = index[g->members[j] / gpn];
-      L->member_of[a * L->k + count[a]++] = j;
+    for (int j = 0; j < n; j++) { /* a node's members by GPU, so member i of every node is one rail */
+      int a = index[g->members[j] / gpn], *at = L->member_of + a * L->k, i = count[a]++;
+      for (; i > 0 && g->members[at[i - 1]] > g->members[j]; i--) at[i] = at[i - 1];
+      at[i] = j;
     }
   }
   free(index);

@@ -3,6 +3,7 @@
 #include "algos/comm/select.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static unsigned bit(hs_engine e) { return 1u << e; }
@@ -42,6 +43,28 @@ int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines) {
          (sc->sim.fidelity == HS_FIDELITY_AUTO && ranks > HS_FIDELITY_AUTO_STEP_MAX);
 }
 
+/* The nodes members[0, size) span, and whether they are GPUs only, as
+ * many on each of those nodes: what the NVLS tree runs on (nvls_tree.c).
+ * O(size + nodes). */
+static int span_of(const hs_cluster_spec *c, const int *members, int size, int *uniform) {
+  int top = 0, nodes = 0, k = -1;
+  *uniform = members != NULL;
+  for (int i = 0; members && i < size; i++) {
+    int node = hs_cluster_rank_node(c, members[i]);
+    top = node > top ? node : top;
+  }
+  int *count = calloc((size_t)top + 1, sizeof *count);
+  for (int i = 0; members && i < size; i++) {
+    if (hs_cluster_rank_is_cpu(c, members[i])) *uniform = 0;
+    if (count[hs_cluster_rank_node(c, members[i])]++ == 0) nodes++;
+  }
+  for (int x = 0; x <= top; x++)
+    if (count[x] && k < 0) k = count[x];
+    else if (count[x] && count[x] != k) *uniform = 0;
+  free(count);
+  return nodes > 0 ? nodes : 1;
+}
+
 void hs_select(const hs_select_query *q, hs_plan *p) {
   const hs_scenario *sc = q->sc;
   unsigned offered = q->offer.engines;
@@ -63,12 +86,19 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   hs_proto_site site = hs_proto_site_of(sc, nodes);
   for (int f = 0; f < HS_PROTO_FAMILIES; f++)
     for (int x = 0; x <= HS_PROTOS; x++) p->cost[f][x] = hs_proto_cost_of(x, (hs_proto_family)f, &site);
+  /* The NVLS tree's latency grows with the levels of its tree over every
+   * node it spans, not the one-two-more the other costs tell apart. */
+  int even;
+  hs_proto_site spanned = site;
+  spanned.nodes = span_of(&sc->cluster, q->members, q->size, &even);
+  for (int x = 0; x <= HS_PROTOS; x++)
+    p->cost[HS_PROTO_FOR_NVLS_TREE][x] = hs_proto_cost_of(x, HS_PROTO_FOR_NVLS_TREE, &spanned);
   /* The in-switch reduction needs the node's switch to reduce, the
    * backend to run its part, and every member on that one node; the NVLS
-   * tree, the nodes' switches and members on several. Each runs the ring
-   * where it cannot run. */
+   * tree, the nodes' switches and GPUs as many on each of several. Each
+   * runs the ring, at the ring's costs, where it cannot run. */
   int switch_here = sc->cluster.nvls && q->offer.switches && !multi_node && q->size > 1;
-  int switches_here = sc->cluster.nvls && q->offer.switches && multi_node;
+  int switches_here = sc->cluster.nvls && q->offer.switches && spanned.nodes > 1 && even;
   if (algo == HS_COLL_NVLS && !switch_here) algo = HS_COLL_RING;
   if (algo == HS_COLL_NVLS_TREE && !switches_here) algo = HS_COLL_RING;
   /* The fabric's reduction, likewise, needs members on several nodes. */
