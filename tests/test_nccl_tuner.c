@@ -168,6 +168,19 @@ static void the_run_follows(void) {
          "hearsay collective at 1 GiB runs the ring, as NCCL's model picks: %s", result);
 }
 
+/* What the plan of lua (with the ring forced, NCCL_ALGO=RING, or not)
+ * runs for kind k at `bytes`; 0, or -1 if lua does not load. */
+static int tuned_for(const char *lua, int forced_ring, hs_op_kind k, double bytes, hs_tuned *t) {
+  hs_scenario sc;
+  const char *ring[] = {"sim.collectives=ring"};
+  hs_plan *plan = plan_for(lua, ring, forced_ring, &sc);
+  if (!plan) return -1;
+  *t = hs_plan_tuned(plan, k, hs_size_class(bytes));
+  free(plan);
+  hs_scenario_free(&sc);
+  return 0;
+}
+
 /* NCCL's NVLS tree is run as NCCL's model picks it: on two DGX H100s for
  * a large allreduce (forcing the ring, NCCL_ALGO, runs the ring). */
 static void nvls_tree_picks_run(void) {
@@ -176,22 +189,17 @@ static void nvls_tree_picks_run(void) {
                                 "algorithm { name = 'gradient_allreduce' }\nrun { iterations = 2 }\n"
                                 "sim { fidelity = 'fast' }\n";
   for (int forced_ring = 0; forced_ring < 2; forced_ring++) {
-    hs_scenario sc;
-    const char *ring[] = {"sim.collectives=ring"};
-    hs_plan *plan = plan_for(two_h100, ring, forced_ring, &sc);
-    if (!plan) {
+    hs_tuned t;
+    if (tuned_for(two_h100, forced_ring, HS_OP_ALLREDUCE, 1073741824.0, &t)) {
       tap_ok(0, "two DGX H100s load");
       return;
     }
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
     if (!forced_ring)
       tap_ok(t.algo == HS_COLL_NVLS_TREE && t.proto == HS_PROTO_SIMPLE && t.unmodelled == HS_UNMODELLED_NONE,
              "2 x DGX H100, allreduce 1 GiB: NCCL's model picks its NVLS tree and hearsay runs it (%s/%s)",
              algo(t.algo), hs_proto_name(t.proto));
     else
       tap_ok(t.algo == HS_COLL_RING, "the ring forced (NCCL_ALGO=RING): the ring (%s)", algo(t.algo));
-    free(plan);
-    hs_scenario_free(&sc);
   }
   char path[600], result[2048] = "";
   if (write_scenario("nvls-tree.lua", two_h100, path, sizeof path)) return;
@@ -211,22 +219,17 @@ static void unmodelled_picks_are_told(void) {
                                      "algorithm { name = 'bytegrad' }\nrun { iterations = 2 }\n"
                                      "sim { fidelity = 'fast' }\n";
   for (int forced_ring = 0; forced_ring < 2; forced_ring++) {
-    hs_scenario sc;
-    const char *ring[] = {"sim.collectives=ring"};
-    hs_plan *plan = plan_for(one_gpu_nodes, ring, forced_ring, &sc);
-    if (!plan) {
+    hs_tuned t;
+    if (tuned_for(one_gpu_nodes, forced_ring, HS_OP_ALLGATHER, 1048576.0, &t)) {
       tap_ok(0, "16 one-GPU H100 nodes load");
       return;
     }
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLGATHER, hs_size_class(1048576.0));
     if (!forced_ring)
       tap_ok(t.unmodelled == HS_UNMODELLED_PAT && t.algo == HS_COLL_RING,
              "16 x 1 H100, allgather 1 MiB: NCCL's model picks PAT (%s), hearsay runs %s/%s",
              hs_unmodelled_name((hs_unmodelled)t.unmodelled), algo(t.algo), hs_proto_name(t.proto));
     else
       tap_ok(t.unmodelled == HS_UNMODELLED_NONE, "the ring forced (NCCL_ALGO=RING): nothing unmodelled to tell");
-    free(plan);
-    hs_scenario_free(&sc);
   }
   char dir[512], path[600], cmd[1600], out[4096] = "", json[16384] = "";
   snprintf(dir, sizeof dir, "%s/unmodelled", hs_test_tmpdir());

@@ -473,6 +473,19 @@ static void nvls_halves(void) {
   unlink(path);
 }
 
+/* Whether the tuner on 16 x 8 (no switch reduces) never picks `a` for
+ * an allreduce of any size class. */
+static int never_picked(hs_coll_algo a) {
+  const char *autos[] = {"sim.collectives=auto", "sim.protocol=auto"};
+  hs_scenario sc;
+  hs_plan *plan = plan_of(cluster_16x8, autos, 2, &sc);
+  int never = plan != NULL;
+  for (int cls = 1; cls <= 34 && plan; cls++) never &= hs_plan_tuned(plan, HS_OP_ALLREDUCE, cls).algo != a;
+  if (plan) hs_scenario_free(&sc);
+  free(plan);
+  return never;
+}
+
 static void collnet_picks(void) {
   /* the closed form, exact where every member is its own node */
   const char *sharp[] = {"cluster.inter.in_network_reduction=true", "sim.collectives=collnet", "sim.protocol=simple"};
@@ -506,12 +519,7 @@ static void collnet_picks(void) {
   }
   free(plan);
   hs_scenario_free(&sc);
-  plan = plan_of(cluster_16x8, autos, 2, &sc);
-  int never = plan != NULL;
-  for (int cls = 1; cls <= 34 && plan; cls++) never &= hs_plan_tuned(plan, HS_OP_ALLREDUCE, cls).algo != HS_COLL_COLLNET;
-  tap_ok(never, "16 x 8 without SHARP: never through the fabric");
-  if (plan) hs_scenario_free(&sc);
-  free(plan);
+  tap_ok(never_picked(HS_COLL_COLLNET), "16 x 8 without SHARP: never through the fabric");
 }
 
 /* The NVLS tree on two nodes of 8 whose switches reduce (H100-like: 450
@@ -554,12 +562,7 @@ static void nvls_tree_picks(void) {
          "2 x 8 NVLS, 1 GiB: the NVLS tree (%s/%s)", algo_names[large.algo], hs_proto_name(large.proto));
   hs_scenario_free(&sc);
   free(plan);
-  plan = plan_of(cluster_16x8, autos, 2, &sc);
-  int never = plan != NULL;
-  for (int cls = 1; cls <= 34 && plan; cls++) never &= hs_plan_tuned(plan, HS_OP_ALLREDUCE, cls).algo != HS_COLL_NVLS_TREE;
-  tap_ok(never, "16 x 8 without NVLS: never the NVLS tree");
-  if (plan) hs_scenario_free(&sc);
-  free(plan);
+  tap_ok(never_picked(HS_COLL_NVLS_TREE), "16 x 8 without NVLS: never the NVLS tree");
   /* forced, on 4 + 4 + 1 GPUs of three NVLS nodes: the ring, at the
    * ring's costs (nvls_tree.c runs equal nodes only); on 4 + 4 it */
   const char *three[] = {"cluster.nodes=3", "cluster.gpus_per_node=4", "sim.collectives=nvls_tree"};
