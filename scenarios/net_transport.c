@@ -179,3 +179,10 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
   }
   return cap;
 }
+
+double hs_net_message_latency(const hs_cluster_spec *c) { return c->inter.latency + c->transport.message_cost; }
+
+double hs_net_rail_bandwidth(const hs_cluster_spec *c) {
+  int nics = c->nics_per_node > 0 ? c->nics_per_node : 1, gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+  return c->inter.bandwidth * c->transport.efficiency * nics / gpn;
+}

@@ -64,4 +64,12 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
  * more than the node's NIC link; less for fewer GPUs than NICs. */
 double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus);
 
+/* What a message between nodes pays in latency on the links (the NIC's
+ * latency and the transport's message cost), and what one GPU's share of
+ * its node's NICs moves at the transport's efficiency (bytes a second):
+ * what the lowering is told to cut lock-step units by (lowering.h,
+ * net_latency and rail_bandwidth). */
+double hs_net_message_latency(const hs_cluster_spec *c);
+double hs_net_rail_bandwidth(const hs_cluster_spec *c);
+
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "algos/report/trace.h"
+#include "scenarios/net_transport.h"
 #include "scenarios/units.h"
 #include "sim/sim.h"
 #include "sim/sim_internal.h"
@@ -105,10 +106,8 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.gpus_per_node = self->world->gpus_per_node;
   /* NCCL's tree channels start a node's chain at the GPU next to their NIC */
   c->g.tree_heads = self->world->sc->cluster.nics_per_node;
-  const hs_cluster_spec *cl = &self->world->sc->cluster;
-  c->g.net_latency = cl->inter.latency + cl->transport.message_cost;
-  c->g.rail_bandwidth = cl->inter.bandwidth * cl->transport.efficiency * (cl->nics_per_node > 0 ? cl->nics_per_node : 1) /
-                        (c->g.gpus_per_node > 0 ? c->g.gpus_per_node : 1);
+  c->g.net_latency = hs_net_message_latency(&self->world->sc->cluster);
+  c->g.rail_bandwidth = hs_net_rail_bandwidth(&self->world->sc->cluster);
   c->g.node_members = c->g.spread = hs_lower_node_members(m->ranks, m->n, me, c->g.gpus_per_node);
   hs_sim_switch_of(self->world, &c->g);
   /* the members run in this one process: what each would compute alike from

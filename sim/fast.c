@@ -1254,20 +1254,24 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   /* the node's switch, or the fabric's participant per rail */
   int node_sw = c->g.run_switch && c->g.switch_id >= 0, rails = c->g.run_switch && c->g.fabric_switch_id >= 0
                                                                    ? (w->gpus_per_node > 0 ? w->gpus_per_node : 1) : 0;
-  /* the NVLS tree's: every node's switch where the members are */
-  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1, first = c->g.members[0] / gpn, last = first;
-  if (algo == HS_COLL_NVLS_TREE && c->g.run_switch && c->g.node_switch_base > 0)
+  /* the NVLS tree's: the switch of every node the members are on, in order of appearance */
+  int gpn = w->gpus_per_node > 0 ? w->gpus_per_node : 1, node_sws = 0;
+  int *sws = malloc((size_t)c->g.size * sizeof(int));
+  if (algo == HS_COLL_NVLS_TREE && c->g.run_switch && c->g.node_switch_base > 0) {
+    char *seen = calloc((size_t)w->n_switches + 1, 1);
     for (int i = 0; i < c->g.size; i++) {
       int node = c->g.members[i] / gpn;
-      first = node < first ? node : first, last = node > last ? node : last;
+      if (node < w->n_switches && !seen[node]) seen[node] = 1, sws[node_sws++] = c->g.node_switch_base + node;
     }
-  int node_sws = algo == HS_COLL_NVLS_TREE && c->g.run_switch && c->g.node_switch_base > 0 ? last - first + 1 : 0;
+    free(seen);
+  }
   s->n = s->members + node_sw + rails + node_sws;
   s->world_of = malloc((size_t)s->n * sizeof(int));
   memcpy(s->world_of, c->g.members, (size_t)s->members * sizeof(int));
   if (node_sw) s->world_of[s->members] = c->g.switch_id;
   for (int k = 0; k < rails; k++) s->world_of[s->members + node_sw + k] = c->g.fabric_switch_id + k;
-  for (int k = 0; k < node_sws; k++) s->world_of[s->members + node_sw + rails + k] = c->g.node_switch_base + first + k;
+  memcpy(s->world_of + s->members + node_sw + rails, sws, (size_t)node_sws * sizeof(int));
+  free(sws);
   if (s->n > s->members) {
     s->ext_arrival = malloc((size_t)s->n * sizeof(double));
     s->ext_finish = malloc((size_t)s->n * sizeof(double));

@@ -298,6 +298,10 @@ int hs_lower_nvls_tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int
  * `rate` (a member's, bytes a second), or where either is unknown (0)
  * units of `unit` bytes, at least 4 fills of the pipeline; and the
  * taller of its two trees. */
+/* The unit where latency and rate are unknown: `slice` (a round of NVLS
+ * chunks) times switch_slices, times the slots a connection holds in flight
+ * (window), times the channels a NIC carries (channels / nics). */
+size_t hs_lower_nvls_tree_unit(double slice, int switch_slices, int window, int channels, int nics);
 size_t hs_lower_nvls_tree_units(double bytes, size_t unit, size_t count, int participants, int nodes, double rate,
                                 double latency);
 int hs_lower_nvls_tree_height(int nodes);

@@ -154,10 +154,9 @@ static int valid(long p, size_t units) { return p >= 0 && (size_t)p < units; }
  * a hop's latency each, where NCCL's connections pay it once for all the
  * steps they hold in flight; across nodes that latency is as long as one
  * NVLS round's move on a NIC (5 us against 5.5 on NDR). */
-static size_t unit_bytes(const hs_lower_group *g) {
-  double u = (double)(g->slice ? g->slice : 1) * (g->switch_slices > 0 ? g->switch_slices : 1);
-  int heads = g->tree_heads > 0 ? g->tree_heads : 1, per_nic = g->channels > heads ? g->channels / heads : 1;
-  return (size_t)(u * (g->window > 0 ? g->window : 1) * per_nic);
+size_t hs_lower_nvls_tree_unit(double slice, int switch_slices, int window, int channels, int nics) {
+  int heads = nics > 0 ? nics : 1, per_nic = channels > heads ? channels / heads : 1;
+  return (size_t)((slice > 0 ? slice : 1) * (switch_slices > 0 ? switch_slices : 1) * (window > 0 ? window : 1) * per_nic);
 }
 
 size_t hs_lower_nvls_tree_units(double bytes, size_t unit, size_t count, int participants, int nodes, double rate,
@@ -185,11 +184,11 @@ int hs_lower_nvls_tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int
   for (int j = 0; j < n; j++)
     if (L.member_of[j] == g->me) a = j / k, i = j % k;
   size_t es = hs_dtype_size(buf.dtype), smallest = buf.count / (size_t)k;
-  double unit = (double)unit_bytes(g);
+  size_t unit = hs_lower_nvls_tree_unit((double)g->slice, g->switch_slices, g->window, g->channels, g->tree_heads);
   /* a tick moves each rail's part of a unit, once a tree edge each way (hs_lower_nvls_tree_parts) */
   double rate = g->rail_bandwidth * k / hs_lower_nvls_tree_parts(N);
   blocks B = {buf.count,
-              hs_lower_nvls_tree_units((double)buf.count * (double)es, (size_t)unit, smallest ? smallest : 1, n + N, N,
+              hs_lower_nvls_tree_units((double)buf.count * (double)es, unit, smallest ? smallest : 1, n + N, N,
                                        rate, g->net_latency),
               es, k};
   int H = hs_lower_nvls_tree_height(N), lag = 2 * H + 2, up[2], down[2][2], depth[2];

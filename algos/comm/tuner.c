@@ -94,9 +94,8 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   t->nvls = c->nvls && t->nodes == 1 && size > 1;
   t->nvls_nodes = c->nvls && t->nodes > 1;
   /* as the backend tells the lowering (sim/backend.c) */
-  t->net_latency = c->inter.latency + c->transport.message_cost;
-  t->rail_bandwidth =
-      c->inter.bandwidth * c->transport.efficiency * (c->nics_per_node > 0 ? c->nics_per_node : 1) / gpn;
+  t->net_latency = hs_net_message_latency(c);
+  t->rail_bandwidth = hs_net_rail_bandwidth(c);
   t->collnet = c->in_network_reduction && t->nodes > 1;
   t->site = hs_proto_site_of(sc, t->nodes);
   if (t->ring_intra == 0) { /* one GPU per node: node 0's own links stand for a node */
@@ -466,11 +465,10 @@ static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double
 static double nvls_tree(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, double M) {
   if (!t->nvls_nodes || !t->regular || (p != HS_PROTO_SIMPLE && p != HS_PROTO_NONE)) return -1;
   double g = t->per_node, rail_bw = dmin(t->gpu_inter, t->nic / g);
-  int heads = t->heads > 0 ? t->heads : 1, per_nic = t->site.channels > heads ? t->site.channels / heads : 1;
-  double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->switch_slices > 0 ? t->switch_slices : 1) *
-                (t->window > 0 ? t->window : 1) * per_nic; /* nvls_tree.c, unit_bytes */
+  size_t unit = hs_lower_nvls_tree_unit(t->slice > 0 ? t->slice : pc->slice, t->switch_slices, t->window,
+                                        t->site.channels, t->heads);
   double parts = hs_lower_nvls_tree_parts(t->nodes);
-  double U = (double)hs_lower_nvls_tree_units(M, (size_t)unit, (size_t)dmax(1, M / g), t->n + t->nodes, t->nodes,
+  double U = (double)hs_lower_nvls_tree_units(M, unit, (size_t)dmax(1, M / g), t->n + t->nodes, t->nodes,
                                               t->rail_bandwidth * g / parts, t->net_latency);
   int H = hs_lower_nvls_tree_height(t->nodes);
   hs_proto_cost by_switch = *pc;
