@@ -550,18 +550,29 @@ static int read_gpu_speed(hs_loader *ld, int line) {
 
 /* ---- model profiles ------------------------------------------------------------ */
 
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The shipped profiles' names, sorted (readdir's order is the file
+ * system's), after the numeric model. */
 static void list_models(char *buf, size_t len) {
   snprintf(buf, len, "softmax");
   DIR *d = opendir(hs_loader_models_dir());
   if (!d) return;
-  for (struct dirent *e; (e = readdir(d));) {
-    size_t n = strlen(e->d_name);
-    if (n > 4 && strcmp(e->d_name + n - 4, ".lua") == 0) {
-      strncat(buf, ", ", len - strlen(buf) - 1);
-      strncat(buf, e->d_name, n - 4 < len - strlen(buf) - 1 ? n - 4 : len - strlen(buf) - 1);
-    }
+  char *names[128];
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) && n < (int)(sizeof names / sizeof *names);) {
+    size_t k = strlen(e->d_name);
+    if (k > 4 && strcmp(e->d_name + k - 4, ".lua") == 0 && (names[n] = strndup(e->d_name, k - 4))) n++;
   }
   closedir(d);
+  qsort(names, n, sizeof *names, compare_names);
+  for (int i = 0; i < n; i++) {
+    strncat(buf, ", ", len - strlen(buf) - 1);
+    strncat(buf, names[i], len - strlen(buf) - 1);
+    free(names[i]);
+  }
 }
 
 static int find_profile(hs_loader *ld, const char *model, char *out, size_t len) {

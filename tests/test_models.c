@@ -34,14 +34,26 @@ int main(void) {
    * (96 BasicConv2d x 3, two fc x 2); Hugging Face's BertForPreTraining
    * without its next-sentence head (embeddings 5, 24 x 16, pooler 2, MLM
    * head 5) and GPT2LMHeadModel (2 + 48 x 12 + 2).
+   * Since: torchvision's resnet18 (11,689,512; 20 convs x 3 + fc 2),
+   * resnet152 (60,192,808; 155 x 3 + 2), vgg19 (143,667,240; 19 x 2),
+   * alexnet (61,100,840; 8 x 2), vit_b_16 (86,567,656: conv_proj 2,
+   * class token, position embedding, 12 layers x 12, final norm 2, head
+   * 2); the CIFAR ResNet-18 of kuangliu/pytorch-cifar (resnet18 less the
+   * 7x7 stem's and the 1000-way head's difference: 11,173,962) and He et
+   * al.'s ResNet-20 (0.27M, Table 6; 19 convs x 3 + fc 2, option-A
+   * shortcuts without parameters); BERT-Base 110M (Devlin et al.;
+   * 5 + 12 x 16 + 2 + 5 tensors); GPT-2 small, medium and large counted
+   * in full (openai/gpt-2's 124M, 355M, 774M; 2 + L x 12 + 2 tensors).
    * Buffers: torchvision's batch-norms, 3 each (running_mean and
    * running_var, fp32 of the layer's channels, num_batches_tracked, int64):
    * the state_dict's entries that are not parameters, 159 of resnet50's
    * 320. Their bytes: 8 x the channels of all batch-norms + 8 each;
    * channels summed from the architectures (resnet50 26,560: 64 + 1,408 +
    * 3,584 + 10,240 + 11,264 by stage; resnet101 52,672, its third stage 23
-   * blocks; inception_v3 18,112 over its 96 BasicConv2d). VGG-16 has no
-   * batch-norm; the transformers' buffers (position ids, attention masks)
+   * blocks; inception_v3 18,112 over its 96 BasicConv2d; resnet18 and its
+   * CIFAR form 4,800: 64 + 256 + 640 + 1,280 + 2,560; resnet152 75,712:
+   * 64 + 1,408 + 6,656 + 56,320 + 11,264; resnet20 688: 16 + 6 x (16 + 32
+   * + 64)). VGG and AlexNet have no batch-norm; the transformers' buffers (position ids, attention masks)
    * vary with the library's version and are not counted. */
   const struct {
     const char *model;
@@ -57,6 +69,17 @@ int main(void) {
       {"gpt2-xl", 1542e6, 3.2e12, 3.8e12, 580, 0, 0, 0},                      /* ~2 * params * 1024 tokens + attention */
       {"resnet101", 44.5e6, 15.2e9, 15.8e9, 314, 312, 8 * 52672 + 104 * 8, 104}, /* 7.6 GMACs (He et al.); torchvision 7.80 */
       {"inception_v3", 27.16e6, 11.2e9, 11.6e9, 292, 288, 8 * 18112 + 96 * 8, 96}, /* 5.71 GMACs a 299x299 image */
+      {"resnet18", 11689512, 3.5e9, 3.7e9, 62, 60, 8 * 4800 + 20 * 8, 20},        /* 1.81 GMACs */
+      {"resnet152", 60192808, 22.5e9, 23.5e9, 467, 465, 8 * 75712 + 155 * 8, 155}, /* 11.51 GMACs */
+      {"resnet18-cifar10", 11173962, 1.08e9, 1.14e9, 62, 60, 8 * 4800 + 20 * 8, 20}, /* 0.56 GMACs a 32x32 image */
+      {"resnet20-cifar10", 0.27e6, 7.8e7, 8.4e7, 59, 57, 8 * 688 + 19 * 8, 19},     /* 41M MACs */
+      {"vgg19", 143667240, 38.5e9, 40e9, 38, 0, 0, 0},                              /* 19.63 GMACs */
+      {"alexnet", 61100840, 1.40e9, 1.46e9, 16, 0, 0, 0},                           /* 0.714 GMACs */
+      {"bert-base", 110e6, 26e9, 31e9, 204, 0, 0, 0},       /* ~2 * params * 128 tokens + attention + MLM head */
+      {"gpt2", 124439808, 2.8e11, 3.0e11, 148, 0, 0, 0},    /* ~2 * params * 1024 tokens + attention */
+      {"gpt2-medium", 354823168, 8.0e11, 8.5e11, 292, 0, 0, 0},
+      {"gpt2-large", 774030080, 1.72e12, 1.83e12, 436, 0, 0, 0},
+      {"vit_b_16", 86567656, 34.5e9, 35.5e9, 152, 0, 0, 0}, /* 17.56 GMACs */
   };
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
     char lua[512];

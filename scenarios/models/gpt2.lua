@@ -1,0 +1,23 @@
+-- gpt2.lua — GPT-2 small (Radford et al. 2019): 12 layers, d_model 768,
+-- 12 heads, context 1024, vocabulary 50257, LM head tied to the token
+-- embedding. FLOPs per sample at sequence length `seq`. The paper's Table 2
+-- gives 117M parameters; counted in full (124,439,808) they are the
+-- 124M that openai/gpt-2's README names the model by.
+local seq, d, n_layers, vocab, ctx = 1024, 768, 12, 50257, 1024
+local layers = {}
+-- tensors: as Hugging Face's GPT2LMHeadModel holds them (148 in all).
+local function add(name, params, flops, tensors)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors }
+end
+add("wte+wpe", vocab * d + ctx * d, 0, 2)
+for l = 0, n_layers - 1 do
+  local p = "h." .. l .. "."
+  add(p .. "ln_1+attn.c_attn", 2 * d + 3 * d * d + 3 * d, 2 * 3 * d * d * seq, 4)
+  add(p .. "attn.scores", 0, 2 * 2 * seq * seq * d, 0)
+  add(p .. "attn.c_proj", d * d + d, 2 * d * d * seq, 2)
+  add(p .. "ln_2+mlp.c_fc", 2 * d + 4 * d * d + 4 * d, 2 * 4 * d * d * seq, 4)
+  add(p .. "mlp.c_proj", 4 * d * d + d, 2 * 4 * d * d * seq, 2)
+end
+-- Final layer norm; the LM head reuses wte (no new weights) but costs FLOPs.
+add("ln_f+lm_head", 2 * d, 2 * d * vocab * seq, 2)
+return { name = "gpt2", published_params = 124.44e6, layers = layers }
