@@ -141,6 +141,16 @@ typedef struct {
 
 typedef enum { HS_PARTITION_IID, HS_PARTITION_DIRICHLET } hs_partition;
 
+/* One of workload.model_options: a value the profile reads (a
+ * transformer's sequence length), as the profile resolved it. */
+#define HS_MODEL_OPTIONS_MAX 16
+typedef struct {
+  char name[32];
+  bool is_string;
+  double number;
+  char string[HS_NAME_MAX];
+} hs_model_option;
+
 typedef struct {
   char model[HS_NAME_MAX]; /* "softmax" (numeric) or a profile name */
   bool numeric;
@@ -155,6 +165,10 @@ typedef struct {
   /* timing-only profile */
   hs_layer_spec *layers;
   int n_layers;
+  /* the profile's options (its `options` table: defaults, then
+   * workload.model_options over them), for the record */
+  hs_model_option model_options[HS_MODEL_OPTIONS_MAX];
+  int n_model_options;
   int precision;   /* index in "fp32|fp16|bf16", as written */
   int dtype_bytes; /* bytes per parameter on the wire, from precision */
   /* training */

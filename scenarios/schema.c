@@ -22,7 +22,9 @@
 #include "scenarios/units.h"
 
 /* F_LATENCY: a time that is 0 or at least HS_LATENCY_MIN. */
-typedef enum { F_INT, F_LONG, F_NUM, F_BOOL, F_STR, F_ENUM, F_BYTES, F_TIME, F_LATENCY, F_BW, F_FLOPS, F_TABLE, F_LIST } ftype;
+/* F_MAP: a table whose keys something else names (a profile's options),
+ * checked where it is read. */
+typedef enum { F_INT, F_LONG, F_NUM, F_BOOL, F_STR, F_ENUM, F_BYTES, F_TIME, F_LATENCY, F_BW, F_FLOPS, F_TABLE, F_LIST, F_MAP } ftype;
 /* MIN_ZERO_OR: 0, or at least min. */
 typedef enum { MIN_NONE, MIN_GE, MIN_GT, MIN_ZERO_OR } min_rule;
 
@@ -112,6 +114,7 @@ static const field dataset_fields[] = {
 static const field workload_fields[] = {
     {"model", F_STR, OFF(workload.model), NULL, MIN_NONE, 0, 0, NULL, NULL},
     {"dataset", F_TABLE, 0, NULL, MIN_NONE, 0, 0, NULL, dataset_fields},
+    {"model_options", F_MAP, 0, NULL, MIN_NONE, 0, 0, NULL, NULL},
     {"batch", F_INT, OFF(workload.batch), "32", MIN_GE, 1, 1e7, NULL, NULL},
     {"accumulation_steps", F_INT, OFF(workload.accumulation_steps), "1", MIN_GE, 1, 4096, NULL, NULL},
     {"lr", F_NUM, OFF(workload.lr), "0.1", MIN_GE, 0, 1e6, NULL, NULL},
@@ -283,6 +286,7 @@ static int store_field(hs_loader *ld, const char *kp, int line, const field *f, 
     return 0;
   case F_TABLE:
   case F_LIST:
+  case F_MAP:
     return 0;
   }
   return 0;
@@ -344,6 +348,10 @@ static int walk_table(hs_loader *ld, const char *prefix, int line, const field *
       rc = lua_isnil(L, -1) || lua_istable(L, -1)
                ? 0
                : hs_loader_fail(ld, kp, line, "expected a list of tables, got %s", lua_kind(L, -1));
+    } else if (f->type == F_MAP) {
+      rc = lua_isnil(L, -1) || lua_istable(L, -1)
+               ? 0
+               : hs_loader_fail(ld, kp, line, "expected a table of name = value, got %s", lua_kind(L, -1));
     } else {
       rc = store_field(ld, kp, line, f, -1, base);
     }
@@ -579,22 +587,154 @@ static int find_profile(hs_loader *ld, const char *model, char *out, size_t len)
   return hs_loader_find_file(ld, model, "models", hs_loader_models_dir(), out, len);
 }
 
+static int is_identifier(const char *k) {
+  if (!(*k == '_' || (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z'))) return 0;
+  for (; *k; k++)
+    if (!(*k == '_' || (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9'))) return 0;
+  return 1;
+}
+
+/* Pushes a copy of workload.model_options (the workload table is at wl),
+ * each entry checked to be name = number or string: what the profile is
+ * called with. A copy, so that the profile cannot change the scenario. */
+static int push_model_options(hs_loader *ld, int line, int wl) {
+  lua_State *L = ld->L;
+  char kp[128];
+  lua_getfield(L, wl, "model_options");
+  int src = lua_gettop(L);
+  lua_newtable(L);
+  int copy = lua_gettop(L), n = 0, rc = 0;
+  if (lua_istable(L, src)) {
+    lua_pushnil(L);
+    while (!rc && lua_next(L, src)) {
+      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+      snprintf(kp, sizeof kp, "workload.model_options.%s", k ? k : "?");
+      int t = lua_type(L, -1);
+      if (!k || strlen(k) >= sizeof ((hs_model_option *)0)->name || !is_identifier(k))
+        rc = hs_loader_fail(ld, "workload.model_options", line, "keys are option names (a letter, then letters, "
+                            "digits or _; at most 31)");
+      else if (++n > HS_MODEL_OPTIONS_MAX)
+        rc = hs_loader_fail(ld, "workload.model_options", line, "at most %d options", HS_MODEL_OPTIONS_MAX);
+      else if (t == LUA_TNUMBER && !isfinite(lua_tonumber(L, -1)))
+        rc = hs_loader_fail(ld, kp, line, "must be a finite number");
+      else if (t == LUA_TSTRING && strlen(lua_tostring(L, -1)) >= HS_NAME_MAX)
+        rc = hs_loader_fail(ld, kp, line, "too long (max %d)", HS_NAME_MAX - 1);
+      else if (t != LUA_TNUMBER && t != LUA_TSTRING)
+        rc = hs_loader_fail(ld, kp, line, "expected a number or a string, got %s", lua_kind(L, -1));
+      if (rc) break;
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, copy);
+    }
+  }
+  if (rc) {
+    lua_settop(L, src - 1);
+    return rc;
+  }
+  lua_remove(L, src);
+  return 0;
+}
+
+static int compare_options(const void *a, const void *b) {
+  return strcmp(((const hs_model_option *)a)->name, ((const hs_model_option *)b)->name);
+}
+
+/* Checks the options the scenario gave (table at given) against the ones
+ * the profile (table at profile) declares in its `options` table, with
+ * their defaults, and records each, sorted by name. */
+static int resolve_model_options(hs_loader *ld, int line, const char *file, int given, int profile) {
+  lua_State *L = ld->L;
+  hs_workload_spec *w = &ld->out->workload;
+  lua_getfield(L, profile, "options");
+  int declared = lua_gettop(L), rc = 0;
+  if (!lua_isnil(L, declared) && !lua_istable(L, declared)) {
+    rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be a table of name = default", file);
+    goto out;
+  }
+  char names[256] = "";
+  if (lua_istable(L, declared)) {
+    lua_pushnil(L);
+    while (lua_next(L, declared)) {
+      int t = lua_type(L, -1);
+      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+      if (!k || !is_identifier(k) || strlen(k) >= sizeof w->model_options[0].name ||
+          w->n_model_options == HS_MODEL_OPTIONS_MAX || (t != LUA_TNUMBER && t != LUA_TSTRING) ||
+          (t == LUA_TSTRING && strlen(lua_tostring(L, -1)) >= HS_NAME_MAX)) {
+        lua_pop(L, 2);
+        rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be at most %d name = number or string",
+                            file, HS_MODEL_OPTIONS_MAX);
+        goto out;
+      }
+      hs_model_option *o = &w->model_options[w->n_model_options++];
+      snprintf(o->name, sizeof o->name, "%s", k);
+      lua_getfield(L, given, k); /* the scenario's value over the default */
+      int v = lua_isnil(L, -1) ? -2 : -1;
+      o->is_string = lua_type(L, v) == LUA_TSTRING;
+      if (o->is_string) snprintf(o->string, sizeof o->string, "%s", lua_tostring(L, v));
+      else o->number = lua_tonumber(L, v);
+      lua_pop(L, 2);
+    }
+  }
+  qsort(w->model_options, w->n_model_options, sizeof *w->model_options, compare_options);
+  for (int i = 0; i < w->n_model_options; i++) {
+    strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+    strncat(names, w->model_options[i].name, sizeof names - strlen(names) - 1);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, given)) {
+    const char *k = lua_tostring(L, -2);
+    int known = 0;
+    for (int i = 0; i < w->n_model_options; i++) known |= strcmp(w->model_options[i].name, k) == 0;
+    if (!known) {
+      char kp[128];
+      snprintf(kp, sizeof kp, "workload.model_options.%s", k);
+      lua_pop(L, 2);
+      rc = hs_loader_fail(ld, kp, line, "'%s' has no such option (%s%s)", w->model, names[0] ? "its options: " : "it takes none",
+                          names);
+      goto out;
+    }
+    lua_pop(L, 1);
+  }
+out:
+  lua_settop(L, declared - 1);
+  return rc;
+}
+
 /* Runs a profile file (which returns { layers = { {name=, params=,
- * fwd_flops=, bwd_flops=, tensors=, kernels=, bwd_kernels=}, ... } }) and
- * copies its layers. */
+ * fwd_flops=, bwd_flops=, tensors=, kernels=, bwd_kernels=}, ... },
+ * options = { name = default, ... } }) with workload.model_options as its
+ * argument, and copies its layers. The workload table is on top. */
 static int load_profile(hs_loader *ld, int line, const char *file) {
   lua_State *L = ld->L;
   hs_workload_spec *w = &ld->out->workload;
-  if (hs_sandbox_loadfile(L, file) != LUA_OK || hs_sandbox_pcall(L, 0, 1) != LUA_OK) {
-    int rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
-    lua_pop(L, 1);
+  int rc = push_model_options(ld, line, lua_gettop(L));
+  if (rc) return rc;
+  int given = lua_gettop(L);
+  if (hs_sandbox_loadfile(L, file) != LUA_OK) {
+    rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
+    lua_settop(L, given - 1);
     return rc;
   }
-  int rc = 0;
+  lua_pushvalue(L, given);
+  lua_newtable(L); /* the profile sees a copy of the copy: `given` stays the scenario's */
+  lua_pushnil(L);
+  while (lua_next(L, given)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);
+  }
+  lua_remove(L, -2);
+  if (hs_sandbox_pcall(L, 1, 1) != LUA_OK) {
+    rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
+    lua_settop(L, given - 1);
+    return rc;
+  }
   if (!lua_istable(L, -1)) {
     rc = hs_loader_fail(ld, "workload.model", line, "%s must return a table", file);
     goto out;
   }
+  rc = resolve_model_options(ld, line, file, given, lua_gettop(L));
+  if (rc) goto out;
   lua_getfield(L, -1, "layers");
   size_t raw = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
   int n = raw > 1000000 ? 0 : (int)raw; /* a profile of a million layers is not a model */
@@ -677,7 +817,7 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
   }
   lua_pop(L, 1);
 out:
-  lua_pop(L, 1);
+  lua_settop(L, given - 1);
   return rc;
 }
 
@@ -686,6 +826,11 @@ static int resolve_model(hs_loader *ld, int line) {
   static const int precision_bytes[] = {4, 2, 2};
   w->dtype_bytes = precision_bytes[w->precision];
   if (strcmp(w->model, "softmax") == 0) {
+    lua_getfield(ld->L, -1, "model_options");
+    int has_options = !lua_isnil(ld->L, -1);
+    lua_pop(ld->L, 1);
+    if (has_options)
+      return hs_loader_fail(ld, "workload.model_options", line, "the numeric model 'softmax' takes no options");
     w->numeric = true;
     /* Two layers, so buckets can split the model. The flat layout is in
      * reverse layer order, which puts the weight matrix first and the bias

@@ -4,23 +4,118 @@
  * reference implementation's, exactly (what a per-tensor framework
  * launches a kernel for: DDP's bucket copies, a per-tensor optimizer). */
 #include <stdio.h>
+#include <string.h>
 
 #include "tests/harness.h"
 #include "tests/tap.h"
 
+/* Loads a scenario that trains `model` with the workload keys `extra`
+ * (", model_options = {...}" or ""): 0 and sc filled, or the refusal. */
+static int load_model(const char *model, const char *extra, hs_scenario *sc) {
+  char lua[1024];
+  snprintf(lua, sizeof lua,
+           "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+           "workload { model = \"%s\"%s }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
+           model, extra);
+  return hs_test_load(lua, sc);
+}
+
 /* Writes a profile of the given text to the test's folder and loads a
  * scenario that trains it: 0 and sc filled, or the loader's refusal. */
-static int load_profile(const char *file, const char *text, hs_scenario *sc) {
-  char profile[600], lua[1024];
+static int load_profile_with(const char *file, const char *text, const char *extra, hs_scenario *sc) {
+  char profile[600];
   snprintf(profile, sizeof profile, "%s/%s", hs_test_tmpdir(), file);
   FILE *f = fopen(profile, "w");
   fputs(text, f);
   fclose(f);
-  snprintf(lua, sizeof lua,
-           "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
-           "workload { model = \"%s\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
-           profile);
-  return hs_test_load(lua, sc);
+  return load_model(profile, extra, sc);
+}
+
+static int load_profile(const char *file, const char *text, hs_scenario *sc) {
+  return load_profile_with(file, text, "", sc);
+}
+
+/* The fwd FLOPs of the profile's layer named `name`, or -1. */
+static double layer_flops(const hs_scenario *sc, const char *name) {
+  for (int l = 0; l < sc->workload.n_layers; l++)
+    if (strcmp(sc->workload.layers[l].name, name) == 0) return sc->workload.layers[l].fwd_flops;
+  return -1;
+}
+
+/* workload.model_options: what a profile declares in `options` it reads
+ * from its argument; anything else, and values of the wrong kind, are
+ * refused; the record is the declared options, sorted, the scenario's
+ * values over the defaults. */
+static void test_model_options(void) {
+  hs_scenario sc;
+  /* BERT-Large at pre-training's second phase: its layers' FLOPs at 512
+   * tokens, exactly (2 per weight per token; the attention scores 2 x 2 x
+   * seq^2 x hidden), the parameters unchanged. */
+  int rc = load_model("bert-large", ", model_options = { seq = 512 }", &sc);
+  tap_ok(rc == 0, "bert-large takes model_options.seq = 512");
+  if (rc == 0) {
+    tap_ok(layer_flops(&sc, "encoder.0.attention.scores") == 2.0 * 2 * 512 * 512 * 1024 &&
+               layer_flops(&sc, "encoder.0.attention.qkv") == 2.0 * 3 * 1024 * 1024 * 512,
+           "bert-large at seq 512: scores %.6g, qkv %.6g FLOPs a sample",
+           layer_flops(&sc, "encoder.0.attention.scores"), layer_flops(&sc, "encoder.0.attention.qkv"));
+    hs_scenario base;
+    double p = 0, p128 = -1;
+    for (int l = 0; l < sc.workload.n_layers; l++) p += sc.workload.layers[l].params;
+    if (load_model("bert-large", "", &base) == 0) {
+      p128 = 0;
+      for (int l = 0; l < base.workload.n_layers; l++) p128 += base.workload.layers[l].params;
+      hs_scenario_free(&base);
+    }
+    tap_ok(p == p128, "bert-large at seq 512 keeps the %.0f parameters it has at 128", p128);
+    tap_ok(sc.workload.n_model_options == 1 && strcmp(sc.workload.model_options[0].name, "seq") == 0 &&
+               !sc.workload.model_options[0].is_string && sc.workload.model_options[0].number == 512,
+           "the record: seq = 512");
+    hs_scenario_free(&sc);
+  }
+  rc = load_model("gpt2", "", &sc);
+  tap_ok(rc == 0 && sc.workload.n_model_options == 1 && sc.workload.model_options[0].number == 1024 &&
+             layer_flops(&sc, "h.0.attn.scores") == 2.0 * 2 * 1024 * 1024 * 768,
+         "gpt2 without options: seq 1024, recorded as its default");
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load_model("gpt2", ", model_options = { seq = 256 }", &sc);
+  tap_ok(rc == 0 && layer_flops(&sc, "h.0.attn.scores") == 2.0 * 2 * 256 * 256 * 768 &&
+             layer_flops(&sc, "h.0.mlp.c_proj") == 2.0 * 4 * 768 * 768 * 256,
+         "gpt2 at seq 256: its layers' FLOPs at 256 tokens");
+  if (rc == 0) hs_scenario_free(&sc);
+  const struct { const char *model, *extra, *why; } bad[] = {
+      {"bert-large", ", model_options = { seq = 1024 }", "beyond BERT's 512 positions"},
+      {"gpt2", ", model_options = { seq = 2048 }", "beyond GPT-2's 1024 positions"},
+      {"bert-base", ", model_options = { seq = 100.5 }", "a fraction of a token"},
+      {"bert-base", ", model_options = { seq = \"512\" }", "a string where the profile reads a number"},
+      {"bert-base", ", model_options = { sq = 512 }", "an option the profile does not declare"},
+      {"resnet50", ", model_options = { seq = 512 }", "a profile that declares none"},
+      {"softmax", ", model_options = { seq = 512 }", "the numeric model"},
+      {"bert-base", ", model_options = 512", "not a table"},
+      {"bert-base", ", model_options = { 512 }", "a key that is not a name"},
+      {"bert-base", ", model_options = { seq = {} }", "a value that is neither a number nor a string"},
+      {"bert-base", ", model_options = { seq = 1/0 }", "an infinite value"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    rc = load_model(bad[i].model, bad[i].extra, &sc);
+    tap_ok(rc != 0, "%s with%s refused: %s", bad[i].model, bad[i].extra, bad[i].why);
+    if (rc == 0) hs_scenario_free(&sc);
+  }
+  /* A profile of one's own: its argument is the options given, its
+   * `options` the defaults; the record is sorted by name. */
+  const char *own = "local o = ... or {}\n"
+                    "return { layers = { { name = 'l', params = 10, fwd_flops = o.width or 3 } },\n"
+                    "         options = { width = 3, act = 'relu' } }\n";
+  rc = load_profile_with("own.lua", own, ", model_options = { width = 7 }", &sc);
+  tap_ok(rc == 0 && sc.workload.layers[0].fwd_flops == 7 && sc.workload.n_model_options == 2 &&
+             strcmp(sc.workload.model_options[0].name, "act") == 0 && sc.workload.model_options[0].is_string &&
+             strcmp(sc.workload.model_options[0].string, "relu") == 0 &&
+             strcmp(sc.workload.model_options[1].name, "width") == 0 && sc.workload.model_options[1].number == 7,
+         "a profile of one's own reads width = 7; the record: act = relu (its default), width = 7");
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load_profile_with("own-bad.lua", "return { layers = { { name = 'l', params = 10, fwd_flops = 1 } }, options = 3 }\n",
+                         "", &sc);
+  tap_ok(rc != 0, "a profile whose options are not a table is refused");
+  if (rc == 0) hs_scenario_free(&sc);
 }
 
 int main(void) {
@@ -179,5 +274,6 @@ int main(void) {
     tap_ok(k[i].ok ? rc == 0 && fwd == k[i].fwd && bwd == k[i].bwd : rc != 0, "a layer {%s}: %s (%d and %d kernels)",
            k[i].layer, rc == 0 ? "loads" : "refused", fwd, bwd);
   }
+  test_model_options();
   return tap_done(0);
 }

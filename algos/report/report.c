@@ -130,6 +130,16 @@ static void json_config(FILE *f, const hs_scenario *sc) {
              "\"momentum\": %.9g, \"weight_decay\": %.9g, \"bytes_per_param\": %d",
           w->numeric ? "true" : "false", w->n_layers, w->batch, w->accumulation_steps, w->lr, w->momentum,
           w->weight_decay, w->dtype_bytes);
+  fprintf(f, ", \"model_options\": {");
+  for (int i = 0; i < w->n_model_options; i++) {
+    const hs_model_option *o = &w->model_options[i];
+    fprintf(f, "%s", i ? ", " : "");
+    json_str(f, o->name);
+    fprintf(f, ": ");
+    if (o->is_string) json_str(f, o->string);
+    else fprintf(f, "%.17g", o->number);
+  }
+  fprintf(f, "}");
   if (w->numeric)
     fprintf(f, ", \"dataset\": {\"classes\": %d, \"features\": %d, \"samples\": %ld, \"test_samples\": %ld, "
                "\"separation\": %.9g, \"noise\": %.9g, \"partition\": \"%s\", \"alpha\": %.9g}",
@@ -329,8 +339,15 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   char accum[48] = "";
   if (sc->workload.accumulation_steps > 1)
     snprintf(accum, sizeof accum, " x %d micro-batches", sc->workload.accumulation_steps);
-  fprintf(out, "  workload    %s%s, batch %d%s per worker; algorithm %s\n", sc->workload.model,
-          sc->workload.numeric ? " (numeric)" : " (timing-only)", sc->workload.batch, accum, sc->algorithm.name);
+  char options[256] = "";
+  for (int i = 0; i < sc->workload.n_model_options; i++) {
+    const hs_model_option *o = &sc->workload.model_options[i];
+    size_t at = strlen(options);
+    if (o->is_string) snprintf(options + at, sizeof options - at, ", %s %s", o->name, o->string);
+    else snprintf(options + at, sizeof options - at, ", %s %.6g", o->name, o->number);
+  }
+  fprintf(out, "  workload    %s (%s%s), batch %d%s per worker; algorithm %s\n", sc->workload.model,
+          sc->workload.numeric ? "numeric" : "timing-only", options, sc->workload.batch, accum, sc->algorithm.name);
   int simulated = strcmp(info->mode, "simulated") == 0;
   fprintf(out, "  iterations  %d in %s %s time\n", hs_metrics_rows(m), t3, simulated ? "simulated" : "wall-clock");
   fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%)\n", t1, t2, 100 * s.comm_share);

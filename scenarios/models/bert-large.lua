@@ -1,9 +1,16 @@
 -- bert-large.lua — BERT-Large (Devlin et al. 2019): 24 layers, hidden 1024,
 -- 16 heads, FFN 4096, WordPiece vocabulary 30522, pre-training head (MLM
--- transform, decoder tied to the embeddings) and pooler. FLOPs per sample
--- at sequence length `seq`: 2 per weight per token, plus attention scores
--- and weighted sums (2 * 2 * seq^2 * hidden per layer). Published: 340M.
-local seq, hidden, ffn, n_layers, vocab = 128, 1024, 4096, 24, 30522
+-- transform, decoder tied to the embeddings) and pooler. FLOPs per sample at
+-- sequence length `seq` (workload.model_options.seq; 128, pre-training's
+-- first phase, by default, 512 its second): 2 per weight per token, plus
+-- attention scores and weighted sums (2 * 2 * seq^2 * hidden per layer).
+-- Published: 340M.
+local options = { seq = 128 } -- workload.model_options
+local seq = (... or {}).seq or options.seq
+if type(seq) ~= "number" or seq ~= math.floor(seq) or seq < 1 or seq > 512 then
+  error("model_options.seq must be a whole number in 1..512 (its 512 position embeddings), got " .. tostring(seq), 0)
+end
+local hidden, ffn, n_layers, vocab = 1024, 4096, 24, 30522
 local layers = {}
 -- tensors: the parameter tensors as Hugging Face's BertForPreTraining holds
 -- them (a Linear's weight and bias, a LayerNorm's weight and bias).
@@ -24,4 +31,4 @@ add("pooler", hidden * hidden + hidden, 2 * hidden * hidden, 2)
 -- MLM head: transform + layer norm, decoder weights tied to the embeddings
 -- (only its bias is new), applied to every token.
 add("mlm_head", hidden * hidden + hidden + 2 * hidden + vocab, 2 * (hidden * hidden + hidden * vocab) * seq, 5)
-return { name = "bert-large", published_params = 340e6, layers = layers }
+return { name = "bert-large", published_params = 340e6, layers = layers, options = options }

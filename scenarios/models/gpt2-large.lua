@@ -1,9 +1,15 @@
--- gpt2-large.lua — GPT-2 large (Radford et al. 2019): 36 layers, d_model 1280,
--- 20 heads, context 1024, vocabulary 50257, LM head tied to the token
--- embedding. FLOPs per sample at sequence length `seq`. The paper's Table 2
--- gives 762M parameters; counted in full (774,030,080) they are the
--- 774M that openai/gpt-2's README names the model by.
-local seq, d, n_layers, vocab, ctx = 1024, 1280, 36, 50257, 1024
+-- gpt2-large.lua — GPT-2 large (Radford et al. 2019): 36 layers, d_model
+-- 1280, 20 heads, context 1024, vocabulary 50257, LM head tied to the token
+-- embedding. FLOPs per sample at sequence length `seq`
+-- (workload.model_options.seq, at most the 1024 positions; default 1024). The
+-- paper's Table 2 gives 762M parameters; counted in full (774,030,080) they
+-- are the 774M that openai/gpt-2's README names the model by.
+local options = { seq = 1024 } -- workload.model_options
+local seq = (... or {}).seq or options.seq
+if type(seq) ~= "number" or seq ~= math.floor(seq) or seq < 1 or seq > 1024 then
+  error("model_options.seq must be a whole number in 1..1024 (its 1024 position embeddings), got " .. tostring(seq), 0)
+end
+local d, n_layers, vocab, ctx = 1280, 36, 50257, 1024
 local layers = {}
 -- tensors: as Hugging Face's GPT2LMHeadModel holds them (436 in all).
 local function add(name, params, flops, tensors)
@@ -20,4 +26,4 @@ for l = 0, n_layers - 1 do
 end
 -- Final layer norm; the LM head reuses wte (no new weights) but costs FLOPs.
 add("ln_f+lm_head", 2 * d, 2 * d * vocab * seq, 2)
-return { name = "gpt2-large", published_params = 774.03e6, layers = layers }
+return { name = "gpt2-large", published_params = 774.03e6, layers = layers, options = options }

@@ -1,9 +1,15 @@
--- gpt2-medium.lua — GPT-2 medium (Radford et al. 2019): 24 layers, d_model 1024,
--- 16 heads, context 1024, vocabulary 50257, LM head tied to the token
--- embedding. FLOPs per sample at sequence length `seq`. The paper's Table 2
--- gives 345M parameters; counted in full (354,823,168) they are the
--- 355M that openai/gpt-2's README names the model by.
-local seq, d, n_layers, vocab, ctx = 1024, 1024, 24, 50257, 1024
+-- gpt2-medium.lua — GPT-2 medium (Radford et al. 2019): 24 layers, d_model
+-- 1024, 16 heads, context 1024, vocabulary 50257, LM head tied to the token
+-- embedding. FLOPs per sample at sequence length `seq`
+-- (workload.model_options.seq, at most the 1024 positions; default 1024). The
+-- paper's Table 2 gives 345M parameters; counted in full (354,823,168) they
+-- are the 355M that openai/gpt-2's README names the model by.
+local options = { seq = 1024 } -- workload.model_options
+local seq = (... or {}).seq or options.seq
+if type(seq) ~= "number" or seq ~= math.floor(seq) or seq < 1 or seq > 1024 then
+  error("model_options.seq must be a whole number in 1..1024 (its 1024 position embeddings), got " .. tostring(seq), 0)
+end
+local d, n_layers, vocab, ctx = 1024, 24, 50257, 1024
 local layers = {}
 -- tensors: as Hugging Face's GPT2LMHeadModel holds them (292 in all).
 local function add(name, params, flops, tensors)
@@ -20,4 +26,4 @@ for l = 0, n_layers - 1 do
 end
 -- Final layer norm; the LM head reuses wte (no new weights) but costs FLOPs.
 add("ln_f+lm_head", 2 * d, 2 * d * vocab * seq, 2)
-return { name = "gpt2-medium", published_params = 354.82e6, layers = layers }
+return { name = "gpt2-medium", published_params = 354.82e6, layers = layers, options = options }
