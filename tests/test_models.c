@@ -138,7 +138,9 @@ int main(void) {
    * al.'s ResNet-20 (0.27M, Table 6; 19 convs x 3 + fc 2, option-A
    * shortcuts without parameters); BERT-Base 110M (Devlin et al.;
    * 5 + 12 x 16 + 2 + 5 tensors); GPT-2 small, medium and large counted
-   * in full (openai/gpt-2's 124M, 355M, 774M; 2 + L x 12 + 2 tensors).
+   * in full (openai/gpt-2's 124M, 355M, 774M; 2 + L x 12 + 2 tensors);
+   * PowerSGD's LSTM (28,949,319 in the paper's table of its tasks: tied
+   * embedding 1, 3 layers x 4, decoder bias 1).
    * Buffers: torchvision's batch-norms, 3 each (running_mean and
    * running_var, fp32 of the layer's channels, num_batches_tracked, int64):
    * the state_dict's entries that are not parameters, 159 of resnet50's
@@ -175,6 +177,7 @@ int main(void) {
       {"gpt2-medium", 354823168, 8.0e11, 8.5e11, 292, 0, 0, 0},
       {"gpt2-large", 774030080, 1.72e12, 1.83e12, 436, 0, 0, 0},
       {"vit_b_16", 86567656, 34.5e9, 35.5e9, 152, 0, 0, 0}, /* 17.56 GMACs */
+      {"lstm-wikitext2", 28949319, 1.70e9, 1.77e9, 14, 0, 0, 0}, /* 30 tokens x (3 layers + decoder) */
   };
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
     char lua[512];
