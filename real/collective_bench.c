@@ -31,6 +31,7 @@ static const struct {
     {"allreduce", "all_reduce_perf", HS_OP_ALLREDUCE},     {"reduce_scatter", "reduce_scatter_perf", HS_OP_REDUCE_SCATTER},
     {"allgather", "all_gather_perf", HS_OP_ALLGATHER},     {"broadcast", "broadcast_perf", HS_OP_BROADCAST},
     {"reduce", "reduce_perf", HS_OP_REDUCE},               {"alltoall", "alltoall_perf", HS_OP_ALLTOALL},
+    {"sendrecv", "sendrecv_perf", HS_OP_P2P},
 };
 enum { OPS = sizeof ops / sizeof ops[0] };
 
@@ -45,6 +46,10 @@ static int post(hs_worker *w, hs_op_kind k, size_t count, hs_request **q) {
   case HS_OP_ALLGATHER: return hs_allgather(w, w->world, share, whole, q);
   case HS_OP_BROADCAST: return hs_broadcast(w, w->world, whole, whole, 0, q);
   case HS_OP_REDUCE: return hs_reduce(w, w->world, whole, whole, HS_SUM, 0, q);
+  case HS_OP_P2P: { /* sendrecv_perf: the vector to the next rank, as much from the previous */
+    hs_p2p pair[2] = {{HS_P2P_SEND, (w->rank + 1) % n, whole}, {HS_P2P_RECV, (w->rank + n - 1) % n, whole}};
+    return hs_group_p2p(w, w->world, pair, 2, q);
+  }
   default: return hs_alltoall(w, w->world, whole, whole, q);
   }
 }
@@ -66,7 +71,7 @@ static double timed(hs_worker *w, hs_op_kind k, size_t count, int iters) {
 }
 
 static double bus_factor(hs_op_kind k, int n) {
-  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return 1;
+  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE || k == HS_OP_P2P) return 1;
   return (k == HS_OP_ALLREDUCE ? 2.0 : 1.0) * (n - 1) / n;
 }
 
@@ -102,7 +107,7 @@ int hs_real_collective(const hs_real_collective_options *o) {
   if (first < 0) {
     if (rank == 0)
       fprintf(stderr, "hearsay-real collective: unknown --op '%s' (allreduce, reduce_scatter, allgather, broadcast, "
-                      "reduce, alltoall, all)\n", o->op);
+                      "reduce, alltoall, sendrecv, all)\n", o->op);
     return 2;
   }
   hs_scenario sc;

@@ -16,7 +16,11 @@
  * one per process: a child per row), and --csv FILE the same rows for a
  * machine.
  *
- * Sizes are timed as asked for allreduce, broadcast and reduce, however
+ * sendrecv is nccl-tests' sendrecv_perf: every rank sends the size to the
+ * next rank and receives as much from the previous one, one point-to-point
+ * group (hs_group_p2p), busbw = algbw.
+ *
+ * Sizes are timed as asked for allreduce, broadcast, reduce and sendrecv, however
  * small (8 B over 128 ranks is 8 B, most chunks empty); the collectives that
  * split the vector into one share per rank take it rounded down to a
  * multiple of the ranks, say so, and refuse (one size) or skip (a sweep)
@@ -41,10 +45,10 @@
 #include "sim/platform.h"
 #include "sim/sim.h"
 
-enum { OPS = 6 };
-static const char *const ops[OPS] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall"};
+enum { OPS = 7 };
+static const char *const ops[OPS] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall", "sendrecv"};
 static const hs_op_kind kinds[OPS] = {HS_OP_ALLREDUCE, HS_OP_REDUCE_SCATTER, HS_OP_ALLGATHER,
-                                      HS_OP_BROADCAST, HS_OP_REDUCE,         HS_OP_ALLTOALL};
+                                      HS_OP_BROADCAST, HS_OP_REDUCE,         HS_OP_ALLTOALL, HS_OP_P2P};
 
 typedef struct {
   int op;
@@ -108,7 +112,11 @@ static void rank_main(hs_worker *w, void *arg) {
   case 2: hs_allgather(w, w->world, part, full, &q); break;
   case 3: hs_broadcast(w, w->world, full, full, 0, &q); break;
   case 4: hs_reduce(w, w->world, full, full, HS_SUM, 0, &q); break;
-  default: hs_alltoall(w, w->world, full, full, &q); break;
+  case 5: hs_alltoall(w, w->world, full, full, &q); break;
+  default: {
+    hs_p2p pair[2] = {{HS_P2P_SEND, (w->rank + 1) % w->size, full}, {HS_P2P_RECV, (w->rank + w->size - 1) % w->size, full}};
+    hs_group_p2p(w, w->world, pair, 2, &q);
+  } break;
   }
   hs_wait(w, &q);
   if (hs_now(w) > j->finish) j->finish = hs_now(w);
@@ -148,7 +156,7 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   hs_plan *p = world_plan(sc, n);
   j->proto = p->exec[kinds[j->op]].proto;
   hs_coll_algo algo = p->exec[kinds[j->op]].algo;
-  if (p->tuned) {
+  if (p->tuned && kinds[j->op] != HS_OP_P2P) { /* point-to-point has no schedule to tune */
     hs_tuned t = hs_plan_tuned(p, kinds[j->op], hs_size_class(j->bytes));
     j->proto = t.proto;
     algo = (hs_coll_algo)t.algo;
@@ -219,13 +227,14 @@ int hs_collective_simulate(const hs_scenario *sc, const char *platform, hs_op_ki
 
 /* nccl-tests' bus bandwidth factor (its doc/PERFORMANCE.md). */
 static double bus_factor(int op, int n) {
-  if (op == 3 || op == 4) return 1;
+  if (op == 3 || op == 4 || op == 6) return 1;
   return (op == 0 ? 2.0 : 1.0) * (n - 1) / n;
 }
 
 /* The schedule that ran: the lowering of this operation under the family
  * the selector chose (the one with a count). */
 static const char *schedule(const coll_job *j) {
+  if (kinds[j->op] == HS_OP_P2P) return "p2p";
   for (int a = 0; a < HS_COLL_ALGOS; a++)
     if (j->collectives[a]) return hs_lower_schedule_name(kinds[j->op], (hs_coll_algo)a);
   return "-";
@@ -295,6 +304,7 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
 /* "ring/simple": the schedule and the protocol that ran. */
 static const char *how_ran(const coll_job *j) {
   static char buf[64];
+  if (kinds[j->op] == HS_OP_P2P) return "p2p";
   snprintf(buf, sizeof buf, "%s/%s", schedule(j), hs_proto_name(j->proto));
   return buf;
 }
@@ -303,6 +313,7 @@ static const char *how_ran(const coll_job *j) {
  * 8 GiB: where they change (the crossover sizes). Nothing when the
  * scenario forces both the schedule and the protocol. */
 static void print_tuner(const hs_scenario *sc, int op, int n, const char *prefix) {
+  if (kinds[op] == HS_OP_P2P) return;
   hs_plan *p = world_plan(sc, n);
   if (!p->tuned) {
     free(p);
@@ -324,7 +335,7 @@ static void print_tuner(const hs_scenario *sc, int op, int n, const char *prefix
 }
 
 static const char *type_name(const coll_job *j) { return j->dtype == HS_F32 ? "float" : "uint8"; }
-static const char *redop_name(int op) { return op == 0 || op == 1 || op == 4 ? "sum" : "none"; }
+static const char *redop_name(int op) { return op == 0 || op == 1 || op == 4 || op == 6 ? "sum" : "none"; } /* sendrecv_perf prints sum */
 static int root_of(int op) { return op == 3 || op == 4 ? 0 : -1; }
 
 /* One CSV row; count: elements of the full vector. */
@@ -343,7 +354,7 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
   if (strcmp(o->op, "all") == 0) first = 0, last = OPS - 1;
   if (first < 0) {
     fprintf(stderr, "hearsay collective: unknown --op '%s' (allreduce, reduce_scatter, allgather, broadcast, "
-                    "reduce, alltoall, all)\n", o->op);
+                    "reduce, alltoall, sendrecv, all)\n", o->op);
     return 2;
   }
   int n = hs_scenario_gpus(sc);
@@ -492,9 +503,13 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   /* Below 1 KiB the byte count itself (hs_format_bytes keeps 3 digits). */
   if (M < 1024) snprintf(mb, sizeof mb, "%.0f B", M);
   else hs_format_bytes(M, mb, sizeof mb);
-  printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s schedule, %s protocol, %s fidelity\n", ops[op], mb,
-         n, sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j), hs_proto_name(j.proto),
-         hs_sim_fidelity(sc, n));
+  if (kinds[op] == HS_OP_P2P)
+    printf("hearsay collective: %s of %s over %d ranks (%d x %d), point-to-point, %s fidelity\n", ops[op], mb, n,
+           sc->cluster.nodes, sc->cluster.gpus_per_node, hs_sim_fidelity(sc, n));
+  else
+    printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s schedule, %s protocol, %s fidelity\n", ops[op],
+           mb, n, sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j), hs_proto_name(j.proto),
+           hs_sim_fidelity(sc, n));
   if (M != bytes)
     printf("  timed            %.0f B, not the %.0f B asked: %s splits its vector into %d equal shares of whole "
            "bytes\n", M, bytes, ops[op], n);
@@ -508,19 +523,23 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   else if (ring)
     printf("  ring closed form %s  (lock-step; slowest hop: %.3g us, %.4g GB/s; simulated/closed form = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
-  if (j.proto != HS_PROTO_NONE)
+  int p2p = kinds[op] == HS_OP_P2P;
+  if (p2p)
+    printf("  point-to-point   each rank sends the size to the next and receives as much from the previous, one "
+           "flow each; a point-to-point group pays its links alone, no launch or protocol hop (docs/fidelity.md)\n");
+  else if (j.proto != HS_PROTO_NONE)
     printf("  protocol         %s: launch %.3g us, hop %.3g us in a node / %.3g us across nodes, %.4g wire bytes per "
            "byte, %.0f B slices (NCCL 2.30.7's constants; docs/fidelity.md)\n",
            hs_proto_name(j.proto), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
            j.cost.wire, j.cost.slice);
-  if (j.cost.rate > 0)
+  if (j.cost.rate > 0 && !p2p)
     printf("  channels         %d; a flow moves at most %.4g GB/s on the wire (NCCL 2.30.7's maxima for %s GPUs, "
            "docs/fidelity.md)\n",
            hs_channels_of(sc), j.cost.rate / 1e9, hs_gpu_arch_name(sc->cluster.gpu_arch));
   /* The tuner's closed form for what ran (algos/comm/tuner.c). */
   double tuned = NAN;
   for (int a = 0; a < HS_COLL_ALGOS && isnan(tuned); a++)
-    if (j.collectives[a]) {
+    if (j.collectives[a] || (p2p && a == HS_COLL_RING)) {
       int *members = world_members(n);
       hs_tuner_topo t;
       hs_tuner_topo_of(sc, members, n, &t);
@@ -531,8 +550,8 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   if (!isnan(tuned)) {
     char tt[32];
     hs_format_time(tuned, tt, sizeof tt);
-    printf("  tuner predicts   %s  (its closed form for this schedule and protocol; simulated/predicted = %.4f)\n", tt,
-           j.finish / tuned);
+    printf("  tuner predicts   %s  (its closed form for this %s; simulated/predicted = %.4f)\n", tt,
+           p2p ? "exchange" : "schedule and protocol", j.finish / tuned);
   }
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
   double nus;

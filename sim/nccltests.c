@@ -18,6 +18,7 @@ static const struct {
     {"all_reduce_perf", HS_OP_ALLREDUCE}, {"reduce_scatter_perf", HS_OP_REDUCE_SCATTER},
     {"all_gather_perf", HS_OP_ALLGATHER}, {"broadcast_perf", HS_OP_BROADCAST},
     {"reduce_perf", HS_OP_REDUCE},        {"alltoall_perf", HS_OP_ALLTOALL},
+    {"sendrecv_perf", HS_OP_P2P}, /* each rank to the next, `hearsay collective --op sendrecv` */
 };
 enum { BINARIES = sizeof binaries / sizeof binaries[0] };
 
@@ -43,7 +44,8 @@ static int kind_from_path(const char *path, hs_op_kind *k) {
     hs_op_kind kind;
   } stems[] = {{"allreduce", HS_OP_ALLREDUCE}, {"reducescatter", HS_OP_REDUCE_SCATTER},
                {"allgather", HS_OP_ALLGATHER}, {"alltoall", HS_OP_ALLTOALL},
-               {"broadcast", HS_OP_BROADCAST}, {"reduce", HS_OP_REDUCE}};
+               {"sendrecv", HS_OP_P2P},        {"broadcast", HS_OP_BROADCAST},
+               {"reduce", HS_OP_REDUCE}};
   for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
     if (strstr(plain, stems[i].stem)) {
       *k = stems[i].kind;
@@ -258,9 +260,9 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
         int i = 0;
         while (i < BINARIES && strcmp(binaries[i].name, name) != 0) i++;
         if (i == BINARIES) {
-          rc = fail(err, len, path, at, "%s: hearsay times allreduce, reduce_scatter, allgather, broadcast, reduce "
-                    "and alltoall (all_reduce_perf, reduce_scatter_perf, all_gather_perf, broadcast_perf, "
-                    "reduce_perf, alltoall_perf)", name);
+          rc = fail(err, len, path, at, "%s: hearsay times allreduce, reduce_scatter, allgather, broadcast, reduce, "
+                    "alltoall and sendrecv (all_reduce_perf, reduce_scatter_perf, all_gather_perf, broadcast_perf, "
+                    "reduce_perf, alltoall_perf, sendrecv_perf)", name);
           break;
         }
         run->kind = binaries[i].kind;

@@ -232,6 +232,9 @@ static void post_p2p(sim_stream *st, hs_comm *c, const hs_op *op, hs_request *r)
   hs_lower_group g = c->g;
   g.exchange = post_exchange;
   g.ctx = &p;
+  /* one GPU's flows: what it reaches of its node's NICs, not the node's
+   * (a communicator's group spreads its node's members, for its ring) */
+  g.spread = hs_lower_spread(&g, HS_OP_P2P, HS_COLL_RING);
   hs_lower_group_p2p(&g, op->p2p, op->n_p2p);
 }
 

@@ -41,21 +41,25 @@ static void write_scenario(const char *name, const char *transport) {
   write_file(name, lua);
 }
 
-/* nccl-tests' output for what hearsay simulates on `scenario` with `sets`
- * on nodes x 8 GPUs: its header, rank lines and one row per size. */
-static int measure(const char *scenario, int nodes, const char *sets, const char *out_name) {
+/* nccl-tests' output of `binary` for what hearsay simulates of `op` on
+ * `scenario` with `sets` on nodes x 8 GPUs: its header, rank lines and one
+ * row per size. */
+static int measure_op(const char *scenario, int nodes, const char *sets, const char *out_name, const char *op,
+                      const char *binary) {
   char sc[1024], csv[1024], out[1024], cmd[4096], err[2048];
   path_of(sc, sizeof sc, scenario);
   path_of(csv, sizeof csv, "rows.csv");
   path_of(out, sizeof out, out_name);
-  snprintf(cmd, sizeof cmd, "%s collective %s --bytes 8:256MiB --factor 4 --set cluster.nodes=%d %s --csv %s >/dev/null",
-           HEARSAY_BIN, sc, nodes, sets, csv);
+  snprintf(cmd, sizeof cmd,
+           "%s collective %s --op %s --bytes 8:256MiB --factor 4 --set cluster.nodes=%d %s --csv %s >/dev/null",
+           HEARSAY_BIN, sc, op, nodes, sets, csv);
   if (hs_test_command(cmd, err, sizeof err)) return tap_diag("%s: %s", cmd, err), -1;
   FILE *in = fopen(csv, "r"), *f = fopen(out, "w");
   fprintf(f, "# nccl-tests version 2.13.8 nccl-headers=21805 nccl-library=21805\n"
-             "# Collective test starting: all_reduce_perf\n"
+             "# Collective test starting: %s\n"
              "# nThread 1 nGpus 1 minBytes 8 maxBytes 268435456 step: 4(factor) warmup iters: 5 iters: 20 agg "
-             "iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
+             "iters: 1 validation: 1 graph: 0\n#\n# Using devices\n",
+          binary);
   for (int r = 0; r < nodes * 8; r++)
     fprintf(f, "#  Rank %2d Group  0 Pid %6d on     node%02d device %2d [0000:%02x:00] Tesla V100-SXM2-32GB\n", r,
             4000 + r, r / 8, r % 8, 0x10 + r % 8);
@@ -78,6 +82,10 @@ static int measure(const char *scenario, int nodes, const char *sets, const char
   fclose(in);
   fclose(f);
   return rows;
+}
+
+static int measure(const char *scenario, int nodes, const char *sets, const char *out_name) {
+  return measure_op(scenario, nodes, sets, out_name, "allreduce", "all_reduce_perf");
 }
 
 /* Runs calibrate; returns its exit code, stdout+stderr in out. */
@@ -152,6 +160,25 @@ static void check_recovery_rdma(void) {
            HEARSAY_BIN, sc);
   rc = hs_test_output(cmd, out, sizeof out);
   tap_ok(rc == 0 && !strstr(out, "median 0.0%"), "--check: the unfitted machine does not (%d)", rc);
+}
+
+/* sendrecv_perf across two nodes: each GPU's flow to the next one; the
+ * two that cross nodes, one GPU's NIC each, fix the NIC's efficiency and
+ * the fabric's latency. */
+static void check_recovery_sendrecv(void) {
+  write_scenario("v100_p2p.lua", "rdma");
+  int b = measure_op("v100_p2p.lua", 2, "--set cluster.inter.efficiency=0.7 --set cluster.inter.latency=8us",
+                     "sendrecv.txt", "sendrecv", "sendrecv_perf");
+  tap_ok(b == 13, "a sendrecv_perf table across 2 nodes (%d rows)", b);
+  static char out[65536];
+  int rc = calibrate("sendrecv.txt", "v100_p2p.lua", "p2p.lua", out, sizeof out);
+  tap_ok(rc == 0 && strstr(out, "sendrecv_perf") != NULL, "calibrate reads sendrecv_perf and exits 0 (%d)", rc);
+  if (rc) tap_diag("%s", out);
+  hs_scenario s;
+  if (!tap_ok(load_fitted("v100_p2p.lua", "p2p.lua", &s) == 0, "the system file fitted on sendrecv loads")) return;
+  tap_close(s.cluster.transport.efficiency, 0.7, 0.01, "inter.efficiency fitted from sendrecv across nodes");
+  tap_close(s.cluster.inter.latency, 8e-6, 0.01, "inter.latency fitted from sendrecv across nodes");
+  hs_scenario_free(&s);
 }
 
 static void check_recovery_tcp(void) {
@@ -266,6 +293,25 @@ static void check_real_output(void) {
   tap_ok(r.n_rows == 4 && r.rows[0].bytes == 8 && r.rows[3].bytes == 4096 && r.rows[3].time_us > 0,
          "its sizes and times");
   hs_nccltests_free(&r);
+  /* sendrecv_perf: each rank to the next, busbw = algbw */
+  path_of(p, sizeof p, "real_sendrecv.txt");
+  snprintf(cmd, sizeof cmd, "%s %s collective %s/scenarios/emulated-4.lua --op sendrecv --bytes 1KiB:64KiB --factor 8 "
+           "--iters 3 --warmup 1 --set real.emulate=false --set real.transport=mpi > %s 2>&1", hs_test_mpirun(4),
+           HEARSAY_REAL_BIN, HS_SOURCE_DIR, p);
+  rc = hs_test_output(cmd, out, sizeof out);
+  read = rc == 0 ? hs_nccltests_read(p, 0, 0, &r, err, sizeof err) : -1;
+  if (!tap_ok(rc == 0 && read == 0 && r.kind == HS_OP_P2P && r.n_rows == 3,
+              "hearsay-real collective --op sendrecv reads back as sendrecv_perf, 3 sizes (%d, %s)", rc, err)) {
+    hs_test_slurp(p, out, sizeof out);
+    tap_diag("%s", out);
+    return;
+  }
+  /* busbw printed with 2 decimals: 1 KiB in 3 µs or more is under 0.4 GB/s */
+  double worst = 0;
+  for (int i = 0; i < r.n_rows; i++)
+    worst = fmax(worst, fabs(r.rows[i].busbw - r.rows[i].bytes / r.rows[i].time_us / 1e3));
+  tap_ok(worst <= 0.006, "its busbw is its algbw (bytes / time), within the printed rounding (%.4f GB/s)", worst);
+  hs_nccltests_free(&r);
 }
 
 static const char *const ranks2 = "#  Rank  0 Group  0 Pid  1 on a device  0 [0x01] GPU\n"
@@ -275,6 +321,7 @@ int main(void) {
   tmp = hs_test_tmpdir();
   check_recovery_rdma();
   check_recovery_tcp();
+  check_recovery_sendrecv();
   check_parser();
   char text[2048];
   check_refused("not_nccl.txt", "hello\nworld\n", "not_nccl.txt: no result rows");
@@ -283,9 +330,9 @@ int main(void) {
   snprintf(text, sizeof text, "%s        1024  256  float  sum  -1  10.0  0.1  0.2  0  10.0  0.1  0.2  0\n"
                               "        2048  512  float  sum  -1  ten  0.1  0.2  0  10.0  0.1  0.2  0\n", ranks2);
   check_refused("bad_row.txt", text, "bad_row.txt:4: cannot read this row");
-  snprintf(text, sizeof text, "# Collective test starting: sendrecv_perf\n%s        1024  256  float  sum  -1  10.0  "
+  snprintf(text, sizeof text, "# Collective test starting: gather_perf\n%s        1024  256  float  sum  -1  10.0  "
                               "0.1  0.2  0  10.0  0.1  0.2  0\n", ranks2);
-  check_refused("sendrecv.txt", text, "sendrecv.txt:1: sendrecv_perf: hearsay times");
+  check_refused("gather.txt", text, "gather.txt:1: gather_perf: hearsay times");
   check_refused("uneven.txt",
                 "#  Rank  0 Pid  1 on a device  0 [0x01] GPU\n#  Rank  1 Pid  1 on a device  1 [0x02] GPU\n"
                 "#  Rank  2 Pid  2 on b device  0 [0x01] GPU\n"

@@ -97,16 +97,16 @@ int main(void) {
   }
   tap_ok(agree == 4, "each row is the time of its size simulated alone, busbw = algbw x 2(n-1)/n (%d of 4)", agree);
 
-  /* 2. every operation: 6 ops x 2 sizes */
+  /* 2. every operation: 7 ops x 2 sizes */
   rc = collective("--op all --bytes 64B:128B", out, sizeof out);
   int all_ops = 1;
-  const char *names[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall"};
-  for (int i = 0; i < 6; i++) {
+  const char *names[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall", "sendrecv"};
+  for (int i = 0; i < 7; i++) {
     char tail[40];
     snprintf(tail, sizeof tail, "  %s\n", names[i]); /* the row's last column */
     all_ops &= hs_test_count(out, tail) == 2;
   }
-  tap_ok(rc == 0 && rows(out) == 12 && all_ops, "--op all: exit %d, %d rows (want 12), each operation twice", rc,
+  tap_ok(rc == 0 && rows(out) == 14 && all_ops, "--op all: exit %d, %d rows (want 14), each operation twice", rc,
          rows(out));
   /* a factor whose product rounds back down still advances: 1, 2, 3, 4 B */
   rc = collective("--bytes 1B:4B --factor 1.1", out, sizeof out);
@@ -199,11 +199,41 @@ int main(void) {
     tap_ok(strcmp(sched, forced[i].want) == 0, "%s: schedule=%s (want %s)", forced[i].args, sched, forced[i].want);
   }
 
+  /* 4b. sendrecv, nccl-tests' sendrecv_perf: each rank sends the size to
+   * the next and receives as much from the previous, one flow each; busbw
+   * = algbw; the time is the slowest flow's, the tuner's closed form to
+   * the printed digits (a flow's latency and bytes over its rate, nothing
+   * else: no launch). One GPU's flow across nodes gets what that GPU
+   * reaches, one NIC of a node's eight (25 GB/s of 8 x 200 Gb/s); it got
+   * the node's eight when a direct point-to-point kept its communicator's
+   * spread (the node's GPUs, for the ring). */
+  {
+    char word[64], tuner[64];
+    rc = collective("--op sendrecv --bytes 64MiB --set sim.fidelity=step", one, sizeof one);
+    result_word(one, "schedule", sched, sizeof sched);
+    result_word(one, "sim_s", word, sizeof word);
+    result_word(one, "tuner_s", tuner, sizeof tuner);
+    double t = atof(word), closed = atof(tuner);
+    tap_ok(rc == 0 && strcmp(sched, "p2p") == 0 && t > 0 && fabs(t / closed - 1) < 1e-6,
+           "sendrecv 64 MiB: p2p, %.9g s simulated, the closed form %.9g", t, closed);
+    const char *algbw = strstr(one, "algbw / busbw");
+    double a = 0, b = -1;
+    if (algbw) sscanf(algbw, "algbw / busbw %lf / %lf", &a, &b);
+    tap_ok(a > 0 && a == b, "sendrecv: busbw = algbw (%g, %g GB/s)", a, b);
+    rc = collective("--op sendrecv --bytes 64MiB --set sim.fidelity=step --set cluster.inter.nics_per_node=8", one,
+                    sizeof one);
+    result_word(one, "sim_s", word, sizeof word);
+    double bw = 67108864 / atof(word);
+    tap_ok(rc == 0 && bw <= 25e9 && bw > 20e9,
+           "sendrecv across nodes of 8 NICs: %.4g GB/s, one GPU's NIC (at most 25 GB/s, not the node's 200)",
+           bw / 1e9);
+  }
+
   /* 5. bad sweeps: exit 2, no CSV */
   char bad_csv[4200];
   snprintf(bad_csv, sizeof bad_csv, "%s/bad.csv", dir);
   const char *bad[] = {"--bytes 2KiB:1KiB", "--bytes 1KiB:2KiB --factor 1", "--bytes 1KiB --model astra",
-                       "--bytes 0B:1KiB", "--bytes 1.5B", "--op sendrecv --bytes 1KiB"};
+                       "--bytes 0B:1KiB", "--bytes 1.5B", "--op gather --bytes 1KiB"};
   for (int i = 0; i < 6; i++) {
     snprintf(args, sizeof args, "%s --csv %s", bad[i], bad_csv);
     rc = collective(args, out, sizeof out);

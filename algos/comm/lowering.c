@@ -1262,14 +1262,18 @@ void hs_lower_deliver(const hs_lower_recv *r, const void *payload) {
 
 /* ---- dispatch --------------------------------------------- */
 
-void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
+int hs_lower_spread(const hs_lower_group *g, hs_op_kind k, hs_coll_algo algo) {
   /* NCCL's ring and tree spread a node's channels over the GPUs next to
    * its NICs; every other schedule's flow across nodes is one GPU's (a
    * hierarchical schedule's rails are groups of one member a node) */
-  int per_gpu = o->kind == HS_OP_P2P || o->kind == HS_OP_ALLTOALL || o->kind == HS_OP_BARRIER ||
-                algo == HS_COLL_HALVING_DOUBLING || algo == HS_COLL_RECURSIVE_DOUBLING ||
+  int per_gpu = k == HS_OP_P2P || k == HS_OP_ALLTOALL || k == HS_OP_BARRIER || algo == HS_COLL_HALVING_DOUBLING ||
+                algo == HS_COLL_RECURSIVE_DOUBLING ||
                 algo == HS_COLL_NVLS_TREE; /* each GPU's own part of its node's sum, on its rail */
-  g->spread = per_gpu ? 1 : g->node_members;
+  return per_gpu ? 1 : g->node_members;
+}
+
+void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
+  g->spread = hs_lower_spread(g, o->kind, algo);
   switch (o->kind) {
   case HS_OP_ALLREDUCE: hs_lower_allreduce(g, o->send, o->recv, o->redop, algo); break;
   case HS_OP_REDUCE_SCATTER: hs_lower_reduce_scatter(g, o->send, o->recv, o->redop, algo); break;

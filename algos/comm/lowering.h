@@ -322,6 +322,11 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo);
 /* Runs o on g with the functions below. */
 void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo);
 
+/* g's spread (above) for an operation of kind k under algo: what
+ * hs_lower_run sets, for a backend that runs a point-to-point group
+ * itself. */
+int hs_lower_spread(const hs_lower_group *g, hs_op_kind k, hs_coll_algo algo);
+
 /* Bytes one rank sends when the ring/tree lowering above runs an operation
  * of kind k on `bytes` (the whole vector) over n members: what backends
  * that do not lower themselves (MPI's or NCCL's own collectives) count in

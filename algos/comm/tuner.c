@@ -508,6 +508,15 @@ static double chain_time(const hs_tuner_topo *t, const hs_proto_cost *pc, double
 
 double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, int p, double M) {
   if (t->n <= 1) return 0;
+  if (k == HS_OP_P2P) {
+    /* nccl-tests' sendrecv: every member sends M to the next one at once,
+     * one flow each, no launch (a point-to-point group pays its links
+     * alone, docs/fidelity.md); the slowest flow, inside a node or one
+     * GPU's across nodes, ends it */
+    double inside = t->per_node > 1 ? t->lat_intra + M / t->bw_intra : 0;
+    double across = t->nodes > 1 ? t->lat_inter + M / t->gpu_inter : 0;
+    return dmax(inside, across);
+  }
   if (!(hs_tuner_algos_for(k) & (1u << a))) return -1;
   hs_proto_cost pc = hs_proto_cost_of(p, hs_proto_family_of(a), &t->site);
   double n = t->n, g = t->per_node, N = t->nodes;
