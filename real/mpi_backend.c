@@ -48,12 +48,13 @@ static void *stream_main(void *arg) {
     if (o->how.engine == HS_ENGINE_LIBRARY) {
       hs_mpi_native_run(c, &o->op);
     } else if (self->emu) {
-      /* Emulated, the collective pays its protocol as the simulator's
-       * does (protocol.h): the launch here, each message's hop and wire
-       * bytes in the emulator (mpi_exchange.c). */
+      /* Emulated, the collective or point-to-point group pays its
+       * protocol as the simulator's does (protocol.h, select.h): the
+       * launch here, each message's hop and wire bytes in the emulator
+       * (mpi_exchange.c). */
       hs_lower_group g = c->g;
       hs_lower_use_protocol(&g, &o->how.cost, self->sc->sim.slice);
-      if (g.size > 1 && o->op.kind != HS_OP_P2P && o->how.cost.launch > 0)
+      if (g.size > 1 && o->how.cost.launch > 0)
         hs_clock_sleep_until(hs_clock_now() + o->how.cost.launch);
       hs_lower_run(&g, &o->op, o->how.algo);
     } else {

@@ -96,7 +96,8 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   c->g.post = failures ? NULL : hs_sim_post_one;
   c->g.complete = failures ? NULL : hs_sim_complete_one;
   c->g.complete_any = failures ? NULL : hs_sim_complete_any;
-  /* Point-to-point messages carry no protocol; each collective's group
+  /* The group carries no protocol: a point-to-point group takes its own
+   * (stream.c, select.h: hs_plan_p2p_cost), each collective's group
    * takes its own (hs_sim_group_for). */
   hs_proto_cost none = hs_proto_cost_of(HS_PROTO_NONE, HS_PROTO_FOR_RING, NULL);
   hs_lower_use_protocol(&c->g, &none, self->world->sc->sim.slice);

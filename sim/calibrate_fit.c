@@ -77,7 +77,8 @@ static double world_predict(world *w, hs_op_kind k, double bytes) {
   hs_plan *p = w->plan;
   hs_coll_algo algo = p->exec[k].algo;
   int proto = p->exec[k].proto;
-  if (p->tuned) {
+  if (k == HS_OP_P2P) proto = hs_plan_p2p_proto(p, bytes); /* NCCL's by size */
+  else if (p->tuned) {
     hs_tuned t = hs_plan_tuned(p, k, hs_size_class(bytes));
     algo = (hs_coll_algo)t.algo, proto = t.proto;
   }

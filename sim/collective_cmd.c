@@ -156,7 +156,8 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   hs_plan *p = world_plan(sc, n);
   j->proto = p->exec[kinds[j->op]].proto;
   hs_coll_algo algo = p->exec[kinds[j->op]].algo;
-  if (p->tuned && kinds[j->op] != HS_OP_P2P) { /* point-to-point has no schedule to tune */
+  if (kinds[j->op] == HS_OP_P2P) j->proto = hs_plan_p2p_proto(p, j->bytes); /* NCCL's by size */
+  else if (p->tuned) {
     hs_tuned t = hs_plan_tuned(p, kinds[j->op], hs_size_class(j->bytes));
     j->proto = t.proto;
     algo = (hs_coll_algo)t.algo;
@@ -164,7 +165,7 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   free(p);
   j->ring_hops = algo == HS_COLL_RING && j->op <= 2;
   hs_proto_site site = hs_proto_site_of(sc, sc->cluster.nodes);
-  j->cost = hs_proto_cost_of(j->proto, hs_proto_family_of(algo), &site);
+  j->cost = hs_proto_cost_of(j->proto, kinds[j->op] == HS_OP_P2P ? HS_PROTO_FOR_RING : hs_proto_family_of(algo), &site);
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
    * vector). */
@@ -526,8 +527,9 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   int p2p = kinds[op] == HS_OP_P2P;
   if (p2p)
     printf("  point-to-point   each rank sends the size to the next and receives as much from the previous, one "
-           "flow each; a point-to-point group pays its links alone, no launch or protocol hop (docs/fidelity.md)\n");
-  else if (j.proto != HS_PROTO_NONE)
+           "flow each, in one group on %s (NCCL's: LL up to %d B, then Simple; docs/fidelity.md)\n",
+           hs_proto_name(j.proto), HS_P2P_LL_THRESHOLD);
+  if (j.proto != HS_PROTO_NONE)
     printf("  protocol         %s: launch %.3g us, hop %.3g us in a node / %.3g us across nodes, %.4g wire bytes per "
            "byte, %.0f B slices (NCCL 2.30.7's constants; docs/fidelity.md)\n",
            hs_proto_name(j.proto), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,

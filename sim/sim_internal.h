@@ -148,6 +148,7 @@ void hs_sim_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
 enum { SIM_POSTED_INLINE = 4 };
 typedef struct sim_posted {
   int n, ns, nr;
+  double ended; /* when the last of its comms that ended did (simulated s) */
   sg_comm_t *comms; /* sends, then receives; NULL once a test saw it end */
   sg_mailbox_t *mailbox;
   char *is_recv;
@@ -164,7 +165,7 @@ typedef struct sim_posted {
 void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r, int nr,
                  sim_posted *p);
 /* Blocks until every comm of p ended. */
-void hs_sim_wait_posted(sim_posted *p);
+void hs_sim_wait_posted(sim_posted *p); /* and p->ended */
 /* Whether every comm of p ended, without blocking. */
 int hs_sim_test_posted(sim_posted *p);
 /* After the wait: delivers what arrived unless failed, frees p's arrays;

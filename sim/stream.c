@@ -65,6 +65,7 @@ struct hs_request {
   struct hs_request *succ; /* the stream's next fast call, waiting for this one's finish */
   /* p2p */
   int claimed; /* someone is completing its comms */
+  double cost; /* its protocol's launch and slowest hop: it ends that long after its last comm */
   sim_posted io;
 };
 
@@ -224,12 +225,28 @@ static void post_exchange(const hs_lower_group *g, const hs_lower_send *s, int n
   hs_sim_post(p->comm, g, s, ns, r, nr, &p->req->io);
 }
 
-static void post_p2p(sim_stream *st, hs_comm *c, const hs_op *op, hs_request *r) {
+/* A point-to-point group on c's group: its protocol's wire bytes in *g,
+ * and what the protocol charges beyond its flows (one launch, the slowest
+ * of its messages' hops) returned. The group's flows start when it is
+ * posted and the cost is paid after they end, whether the rank's own actor
+ * posted it (which must not wait) or the stream's: the same sum for one
+ * exchange on its own, and the same times on either path. */
+static double p2p_group(hs_comm *c, const hs_op *op, const hs_exec *how, hs_lower_group *g) {
+  *g = c->g;
+  hs_lower_use_protocol(g, &how->cost, c->self->world->sc->sim.slice);
+  double hop = 0;
+  for (int i = 0; i < op->n_p2p; i++) hop = dmax(hop, hs_lower_hop(g, g->me, op->p2p[i].peer));
+  g->hop_intra = g->hop_net = 0;
+  return (g->size > 1 ? how->cost.launch : 0) + hop;
+}
+
+static void post_p2p(sim_stream *st, hs_comm *c, const hs_op *op, const hs_exec *how, hs_request *r) {
   r->kind = REQ_P2P;
   r->st = st;
   st->p2p_open = r;
   posting p = {c, r};
-  hs_lower_group g = c->g;
+  hs_lower_group g;
+  r->cost = p2p_group(c, op, how, &g);
   g.exchange = post_exchange;
   g.ctx = &p;
   /* one GPU's flows: what it reaches of its node's NICs, not the node's
@@ -247,6 +264,7 @@ static void complete_p2p(sim_world *w, hs_request *r) {
   }
   r->claimed = 1;
   hs_sim_wait_posted(&r->io);
+  if (r->io.ended + r->cost > simgrid_get_clock()) sg_actor_sleep_until(r->io.ended + r->cost);
   hs_sim_finish_posted(&r->io, 0);
   r->done = 1;
   if (r->st->p2p_open == r) r->st->p2p_open = NULL;
@@ -287,7 +305,12 @@ static void stream_main(int argc, char **argv) {
     st->failed = 0;
     sms_at(st->comm, &o->op, t0, +1);
     if (o->how.engine == HS_ENGINE_TIMED) run_fast(w, st->comm, &o->op, &o->how);
-    else if (o->op.kind == HS_OP_P2P) hs_lower_run(&st->comm->g, &o->op, o->how.algo);
+    else if (o->op.kind == HS_OP_P2P) {
+      hs_lower_group g;
+      double cost = p2p_group(st->comm, &o->op, &o->how, &g);
+      hs_lower_run(&g, &o->op, o->how.algo); /* returns when its flows ended */
+      if (cost > 0) sg_actor_sleep_for(cost);
+    }
     else {
       /* A collective: its protocol's launch, then its messages. */
       hs_lower_group g = hs_sim_group_for(st->comm, &o->how);
@@ -351,7 +374,7 @@ int hs_sim_post_op(hs_comm *c, const hs_op *op, hs_request **req) {
     return HS_OK;
   }
   if (idle && op->kind == HS_OP_P2P && !r->traced && !st->fast_last && st->free_at <= simgrid_get_clock()) {
-    post_p2p(st, c, op, r);
+    post_p2p(st, c, op, &how, r);
     *req = r;
     return HS_OK;
   }
@@ -403,7 +426,7 @@ int hs_sim_test(hs_request **q) {
   case REQ_FAST: if (!r->done || r->finish > simgrid_get_clock()) return 0; break;
   case REQ_P2P:
     if (r->claimed && !r->done) return 0;
-    if (!r->done && !hs_sim_test_posted(&r->io)) return 0;
+    if (!r->done && (!hs_sim_test_posted(&r->io) || r->io.ended + r->cost > simgrid_get_clock())) return 0;
     break;
   }
   int rc = hs_sim_wait(q); /* a failed peer is reported, not dropped */

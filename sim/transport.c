@@ -174,6 +174,7 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
   sim_rank *self = c->self;
   int total = ns + nr;
   p->n = total;
+  p->ended = simgrid_get_clock();
   p->ns = ns;
   p->nr = nr;
   int small = total <= SIM_POSTED_INLINE;
@@ -226,15 +227,24 @@ void hs_sim_wait_posted(sim_posted *p) {
   int k = 0; /* a test may have seen (and released) some end already */
   for (int i = 0; i < p->n; i++)
     if (p->comms[i]) p->comms[k++] = p->comms[i];
-  sg_comm_wait_all(p->comms, (size_t)k);
+  if (k > 0) {
+    double ended = hs_sg_comm_wait_all_ended(p->comms, (size_t)k);
+    if (ended > p->ended) p->ended = ended;
+  }
   p->n = 0;
 }
 
 int hs_sim_test_posted(sim_posted *p) {
   int left = 0;
-  for (int i = 0; i < p->n; i++)
-    if (p->comms[i] && sg_comm_test(p->comms[i])) p->comms[i] = NULL; /* sg_comm_test released it */
-    else left += p->comms[i] != NULL;
+  for (int i = 0; i < p->n; i++) {
+    double ended;
+    if (p->comms[i] && hs_sg_comm_test_ended(p->comms[i], &ended)) { /* released */
+      p->comms[i] = NULL;
+      if (ended > p->ended) p->ended = ended;
+    } else {
+      left += p->comms[i] != NULL;
+    }
+  }
   return left == 0;
 }
 

@@ -229,6 +229,30 @@ int main(void) {
            bw / 1e9);
   }
 
+  /* 4c. what a point-to-point group pays beyond its links: NCCL runs it as
+   * one kernel, on LL up to 16 KiB and Simple above; hearsay charges the
+   * ring's launch and hop for that protocol (NCCL 2.30.7 tuning.cc: base
+   * latency LL 6.6 µs, Simple 8.4; NVLink hop LL 0.6, Simple 3.4), against
+   * sim.protocol = none (the links alone). Inside one node: 7.2 µs at 8 B,
+   * 11.8 µs at 32 KiB (the bytes' wire time differs by at most LL's 8 more
+   * bytes, under a picosecond at NVLink's rate). */
+  {
+    const struct { const char *bytes, *label; double want; } p2p[] = {{"8", "8 B", 7.2e-6}, {"32KiB", "32 KiB", 11.8e-6}};
+    for (int i = 0; i < 2; i++) {
+      char word[64], a[512];
+      double t[2];
+      for (int none = 0; none < 2; none++) {
+        snprintf(a, sizeof a, "--op sendrecv --bytes %s --set cluster.nodes=1 --set sim.fidelity=step%s", p2p[i].bytes,
+                 none ? " --set sim.protocol=none" : "");
+        collective(a, one, sizeof one);
+        t[none] = result_word(one, "sim_s", word, sizeof word) == 0 ? atof(word) : NAN;
+      }
+      tap_ok(fabs(t[0] - t[1] - p2p[i].want) < 1e-9, "sendrecv of %s inside a node: %.4g us with its protocol, %.4g "
+             "without: %.4g us more (want %.4g)", p2p[i].label, t[0] * 1e6, t[1] * 1e6, (t[0] - t[1]) * 1e6,
+             p2p[i].want * 1e6);
+    }
+  }
+
   /* 5. bad sweeps: exit 2, no CSV */
   char bad_csv[4200];
   snprintf(bad_csv, sizeof bad_csv, "%s/bad.csv", dir);

@@ -198,6 +198,26 @@ static int nccl_pick(const hs_plan *p, hs_op_kind k, double bytes, unsigned algo
   return best >= 0;
 }
 
+int hs_plan_p2p_proto(const hs_plan *p, double bytes) {
+  if (p->protos && !(p->protos & (p->protos - 1))) /* the scenario forces one */
+    for (int x = 0; x <= HS_PROTOS; x++)
+      if (p->protos == 1u << x) return x;
+  return bytes <= HS_P2P_LL_THRESHOLD ? HS_PROTO_LL : HS_PROTO_SIMPLE;
+}
+
+hs_proto_cost hs_plan_p2p_cost(const hs_plan *p, const hs_op *o, int *proto) {
+  double largest = 0;
+  for (int i = 0; i < o->n_p2p; i++) {
+    double b = (double)hs_buf_bytes(o->p2p[i].buf);
+    if (b > largest) largest = b;
+  }
+  *proto = hs_plan_p2p_proto(p, largest);
+  hs_proto_cost c = p->cost[HS_PROTO_FOR_RING][*proto];
+  c.rate = 0;
+  c.tree_bus = 0;
+  return c;
+}
+
 hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
   hs_tuned *t = &p->pick[k][cls];
   if (t->known) return *t;

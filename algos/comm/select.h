@@ -136,9 +136,26 @@ static inline int hs_op_exact_anywhere(const hs_op *o) {
          o->send.count == o->recv.count;
 }
 
+/* NCCL's point-to-point protocol: LL for messages up to
+ * NCCL_P2P_LL_THRESHOLD (16 KiB), Simple above (enqueue.cc, addP2pToPlan);
+ * the scenario's where it forces one (sim.protocol, "none" included). */
+enum { HS_P2P_LL_THRESHOLD = 16384 };
+int hs_plan_p2p_proto(const hs_plan *p, double bytes);
+
+/* What a point-to-point group of o's kind costs on plan p: its largest
+ * message's protocol, with the ring's launch, hop latencies and wire bytes
+ * (NCCL runs a group of sends and receives as one kernel, each message a
+ * hop); no flow cap beyond the links (the per-channel maxima are the
+ * collectives'). */
+hs_proto_cost hs_plan_p2p_cost(const hs_plan *p, const hs_op *o, int *proto);
+
 /* How o runs on a communicator with plan p (the tuner's pick cached in p). */
 static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
   hs_exec x = p->exec[o->kind];
+  if (o->kind == HS_OP_P2P) {
+    x.cost = hs_plan_p2p_cost(p, o, &x.proto);
+    return x;
+  }
   if (p->tuned && o->kind != HS_OP_P2P && x.engine != HS_ENGINE_LIBRARY) {
     size_t count = o->send.count > o->recv.count ? o->send.count : o->recv.count;
     hs_tuned t = hs_plan_tuned(p, o->kind, hs_size_class((double)count * (double)hs_dtype_size(o->send.dtype)));

@@ -510,12 +510,14 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   if (t->n <= 1) return 0;
   if (k == HS_OP_P2P) {
     /* nccl-tests' sendrecv: every member sends M to the next one at once,
-     * one flow each, no launch (a point-to-point group pays its links
-     * alone, docs/fidelity.md); the slowest flow, inside a node or one
-     * GPU's across nodes, ends it */
-    double inside = t->per_node > 1 ? t->lat_intra + M / t->bw_intra : 0;
-    double across = t->nodes > 1 ? t->lat_inter + M / t->gpu_inter : 0;
-    return dmax(inside, across);
+     * one flow each, in one group: its protocol's launch, then the slowest
+     * flow, inside a node or one GPU's across nodes, with its hop and its
+     * wire bytes (select.h, hs_plan_p2p_cost) */
+    hs_proto_cost pc = hs_proto_cost_of(p, HS_PROTO_FOR_RING, &t->site);
+    double wire = pc.wire > 1 ? pc.wire : 1;
+    double inside = t->per_node > 1 ? pc.hop_intra + t->lat_intra + M * wire / t->bw_intra : 0;
+    double across = t->nodes > 1 ? pc.hop_net + t->lat_inter + M * wire / t->gpu_inter : 0;
+    return pc.launch + dmax(inside, across);
   }
   if (!(hs_tuner_algos_for(k) & (1u << a))) return -1;
   hs_proto_cost pc = hs_proto_cost_of(p, hs_proto_family_of(a), &t->site);
