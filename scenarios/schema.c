@@ -700,38 +700,142 @@ out:
   return rc;
 }
 
-/* Runs a profile file (which returns { layers = { {name=, params=,
- * fwd_flops=, bwd_flops=, tensors=, kernels=, bwd_kernels=}, ... },
- * options = { name = default, ... } }) with workload.model_options as its
- * argument, and copies its layers. The workload table is on top. */
-static int load_profile(hs_loader *ld, int line, const char *file) {
-  lua_State *L = ld->L;
-  hs_workload_spec *w = &ld->out->workload;
-  int rc = push_model_options(ld, line, lua_gettop(L));
-  if (rc) return rc;
-  int given = lua_gettop(L);
-  if (hs_sandbox_loadfile(L, file) != LUA_OK) {
-    rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
-    lua_settop(L, given - 1);
-    return rc;
-  }
-  lua_pushvalue(L, given);
-  lua_newtable(L); /* the profile sees a copy of the copy: `given` stays the scenario's */
+/* Pushes a copy of the table at idx (a profile's argument must not change
+ * what the loader checks it against afterwards). */
+static void push_copy(lua_State *L, int idx) {
+  lua_newtable(L);
   lua_pushnil(L);
-  while (lua_next(L, given)) {
+  while (lua_next(L, idx)) {
     lua_pushvalue(L, -2);
     lua_insert(L, -2);
     lua_rawset(L, -4);
   }
-  lua_remove(L, -2);
-  if (hs_sandbox_pcall(L, 1, 1) != LUA_OK) {
+}
+
+/* Runs profile `file` with a copy of the table at `args` as its argument;
+ * leaves what it returned on top (a table), or fails with nothing pushed. */
+static int run_profile(hs_loader *ld, int line, const char *file, int args) {
+  lua_State *L = ld->L;
+  int top = lua_gettop(L), rc = 0;
+  if (hs_sandbox_loadfile(L, file) != LUA_OK) {
     rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
-    lua_settop(L, given - 1);
+  } else {
+    push_copy(L, args);
+    if (hs_sandbox_pcall(L, 1, 1) != LUA_OK)
+      rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
+    else if (!lua_istable(L, -1))
+      rc = hs_loader_fail(ld, "workload.model", line, "%s must return a table", file);
+  }
+  if (rc) lua_settop(L, top);
+  return rc;
+}
+
+/* A variant (a profile returning { variant_of = "FAMILY", options = {...} }:
+ * gpt2-medium is gpt2 with its sizes) is its family's profile run with the
+ * variant's options under the scenario's. Replaces the variant's table
+ * (on top) by the family's, and the table at *given by the options the
+ * family ran with; *file becomes the family's. Nothing to do for a
+ * profile of its own. */
+static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int *given) {
+  lua_State *L = ld->L;
+  for (int depth = 0;; depth++) {
+    int variant = lua_gettop(L);
+    lua_getfield(L, variant, "variant_of");
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      return 0;
+    }
+    char family[HS_PATH_MAX];
+    const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int rc = 0;
+    if (!name || depth == 4 || !find_profile(ld, name, family, sizeof family))
+      rc = hs_loader_fail(ld, "workload.model", line, "%s: variant_of must name a profile (of no more than 4 "
+                          "variants in a row)", file);
+    lua_pop(L, 1);
+    /* the variant's options, then the scenario's over them */
+    lua_getfield(L, variant, "options");
+    if (!rc && !lua_isnil(L, -1) && !lua_istable(L, -1))
+      rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be a table of name = value", file);
+    if (rc) {
+      lua_settop(L, variant - 1);
+      return rc;
+    }
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+    }
+    int merged = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, *given)) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, merged);
+    }
+    rc = run_profile(ld, line, family, merged);
+    if (rc) {
+      lua_settop(L, variant - 1);
+      return rc;
+    }
+    /* every option the variant sets is one its family declares */
+    lua_getfield(L, -1, "options");
+    int declared = lua_gettop(L);
+    lua_getfield(L, variant, "options");
+    if (lua_istable(L, -1)) {
+      lua_pushnil(L);
+      while (!rc && lua_next(L, -2)) {
+        lua_pop(L, 1);
+        int known = lua_istable(L, declared) && lua_type(L, -1) == LUA_TSTRING;
+        if (known) {
+          lua_pushvalue(L, -1);
+          lua_rawget(L, declared);
+          known = !lua_isnil(L, -1);
+          lua_pop(L, 1);
+        }
+        if (!known) {
+          rc = hs_loader_fail(ld, "workload.model", line, "%s: option '%s' is not one %s declares", file,
+                              lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?", family);
+          lua_pop(L, 1);
+        }
+      }
+    }
+    lua_pop(L, 2);
+    if (rc) {
+      lua_settop(L, variant - 1);
+      return rc;
+    }
+    /* the stack: ... given ... variant merged family -> ... merged family, given = merged */
+    lua_remove(L, variant);
+    merged--;
+    /* the scenario's table stays where it was (below the variant): the
+     * options the family ran with are now what is checked and recorded */
+    *given = merged;
+    snprintf(file, len, "%s", family);
+  }
+}
+
+/* Runs a profile file (which returns { layers = { {name=, params=,
+ * fwd_flops=, bwd_flops=, tensors=, kernels=, bwd_kernels=}, ... },
+ * options = { name = default, ... } }, or names the profile it is a
+ * variant of) with workload.model_options as its argument, and copies its
+ * layers. The workload table is on top. */
+static int load_profile(hs_loader *ld, int line, const char *path) {
+  lua_State *L = ld->L;
+  hs_workload_spec *w = &ld->out->workload;
+  char file[HS_PATH_MAX];
+  snprintf(file, sizeof file, "%s", path);
+  int base = lua_gettop(L);
+  int rc = push_model_options(ld, line, base);
+  if (rc) return rc;
+  int given = lua_gettop(L);
+  rc = run_profile(ld, line, file, given);
+  if (rc) {
+    lua_settop(L, base);
     return rc;
   }
-  if (!lua_istable(L, -1)) {
-    rc = hs_loader_fail(ld, "workload.model", line, "%s must return a table", file);
-    goto out;
+  rc = resolve_variant(ld, line, file, sizeof file, &given);
+  if (rc) {
+    lua_settop(L, base);
+    return rc;
   }
   rc = resolve_model_options(ld, line, file, given, lua_gettop(L));
   if (rc) goto out;
@@ -817,7 +921,7 @@ static int load_profile(hs_loader *ld, int line, const char *file) {
   }
   lua_pop(L, 1);
 out:
-  lua_settop(L, given - 1);
+  lua_settop(L, base);
   return rc;
 }
 

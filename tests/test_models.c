@@ -3,6 +3,7 @@
  * rounded), its FLOPs are plausible, and its parameter tensors are the
  * reference implementation's, exactly (what a per-tensor framework
  * launches a kernel for: DDP's bucket copies, a per-tensor optimizer). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,14 @@ static double layer_flops(const hs_scenario *sc, const char *name) {
   return -1;
 }
 
+/* The recorded value of option `name` (NAN if none, or a string). */
+static double option_of(const hs_scenario *sc, const char *name) {
+  for (int i = 0; i < sc->workload.n_model_options; i++)
+    if (strcmp(sc->workload.model_options[i].name, name) == 0 && !sc->workload.model_options[i].is_string)
+      return sc->workload.model_options[i].number;
+  return NAN;
+}
+
 /* workload.model_options: what a profile declares in `options` it reads
  * from its argument; anything else, and values of the wrong kind, are
  * refused; the record is the declared options, sorted, the scenario's
@@ -67,14 +76,13 @@ static void test_model_options(void) {
       hs_scenario_free(&base);
     }
     tap_ok(p == p128, "bert-large at seq 512 keeps the %.0f parameters it has at 128", p128);
-    tap_ok(sc.workload.n_model_options == 1 && strcmp(sc.workload.model_options[0].name, "seq") == 0 &&
-               !sc.workload.model_options[0].is_string && sc.workload.model_options[0].number == 512,
-           "the record: seq = 512");
+    tap_ok(sc.workload.n_model_options == 4 && option_of(&sc, "seq") == 512 && option_of(&sc, "layers") == 24 &&
+               option_of(&sc, "hidden") == 1024 && strcmp(sc.workload.model_options[0].name, "ffn") == 0,
+           "the record: every option of its family, sorted, seq = 512 and bert-large's sizes");
     hs_scenario_free(&sc);
   }
   rc = load_model("gpt2", "", &sc);
-  tap_ok(rc == 0 && sc.workload.n_model_options == 1 && sc.workload.model_options[0].number == 1024 &&
-             layer_flops(&sc, "h.0.attn.scores") == 2.0 * 2 * 1024 * 1024 * 768,
+  tap_ok(rc == 0 && option_of(&sc, "seq") == 1024 && layer_flops(&sc, "h.0.attn.scores") == 2.0 * 2 * 1024 * 1024 * 768,
          "gpt2 without options: seq 1024, recorded as its default");
   if (rc == 0) hs_scenario_free(&sc);
   rc = load_model("gpt2", ", model_options = { seq = 256 }", &sc);
@@ -88,7 +96,10 @@ static void test_model_options(void) {
       {"bert-base", ", model_options = { seq = 100.5 }", "a fraction of a token"},
       {"bert-base", ", model_options = { seq = \"512\" }", "a string where the profile reads a number"},
       {"bert-base", ", model_options = { sq = 512 }", "an option the profile does not declare"},
-      {"resnet50", ", model_options = { seq = 512 }", "a profile that declares none"},
+      {"resnet50", ", model_options = { seq = 512 }", "an option the family does not declare"},
+      {"inception_v3", ", model_options = { seq = 512 }", "a profile that declares none"},
+      {"resnet50", ", model_options = { depth = 42 }", "a depth ResNet has not"},
+      {"resnet50", ", model_options = { stem = \"tiny\" }", "a stem it has not"},
       {"softmax", ", model_options = { seq = 512 }", "the numeric model"},
       {"bert-base", ", model_options = 512", "not a table"},
       {"bert-base", ", model_options = { 512 }", "a key that is not a name"},
@@ -116,6 +127,43 @@ static void test_model_options(void) {
                          "", &sc);
   tap_ok(rc != 0, "a profile whose options are not a table is refused");
   if (rc == 0) hs_scenario_free(&sc);
+
+  /* Variants: a family's profile run with the variant's options, the
+   * scenario's over them; the record is the family's options as it ran. */
+  rc = load_model("gpt2-medium", "", &sc);
+  tap_ok(rc == 0 && option_of(&sc, "layers") == 24 && option_of(&sc, "d_model") == 1024 &&
+             option_of(&sc, "seq") == 1024 && sc.workload.n_layers == 2 + 24 * 5,
+         "gpt2-medium is gpt2 at 24 layers of 1024 (%d profile layers)", rc == 0 ? sc.workload.n_layers : -1);
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load_model("gpt2-medium", ", model_options = { layers = 2, seq = 64 }", &sc);
+  tap_ok(rc == 0 && option_of(&sc, "layers") == 2 && option_of(&sc, "d_model") == 1024 &&
+             layer_flops(&sc, "h.1.attn.scores") == 2.0 * 2 * 64 * 64 * 1024 && sc.workload.n_layers == 2 + 2 * 5,
+         "the scenario's options over the variant's: 2 layers of gpt2-medium's 1024 at seq 64");
+  if (rc == 0) hs_scenario_free(&sc);
+  rc = load_profile_with("mine.lua", "return { variant_of = 'gpt2', options = { layers = 3, d_model = 64 } }\n", "", &sc);
+  double p = 0;
+  for (int l = 0; rc == 0 && l < sc.workload.n_layers; l++) p += sc.workload.layers[l].params;
+  /* 50257 x 64 + 1024 x 64 (embeddings) + 3 x (12 x 64^2 + 13 x 64) + 2 x 64 */
+  tap_ok(rc == 0 && p == 50257.0 * 64 + 1024 * 64 + 3 * (12.0 * 64 * 64 + 13 * 64) + 2 * 64,
+         "a variant of one's own: gpt2 at 3 layers of 64, %.0f parameters", p);
+  if (rc == 0) hs_scenario_free(&sc);
+  const struct { const char *text, *why; } bad_variant[] = {
+      {"return { variant_of = 'no-such-model' }\n", "a family that is not there"},
+      {"return { variant_of = 'gpt2', options = { depth = 3 } }\n", "an option the family does not declare"},
+      {"return { variant_of = 'gpt2', options = 3 }\n", "options that are not a table"},
+      {"return { variant_of = 3 }\n", "a family that is not a name"},
+  };
+  for (size_t i = 0; i < sizeof bad_variant / sizeof *bad_variant; i++) {
+    rc = load_profile_with("variant.lua", bad_variant[i].text, "", &sc);
+    tap_ok(rc != 0, "a variant with %s is refused", bad_variant[i].why);
+    if (rc == 0) hs_scenario_free(&sc);
+  }
+  /* one that names itself: refused after 4 in a row, not looping */
+  char self[1200];
+  snprintf(self, sizeof self, "return { variant_of = '%s/loop.lua' }\n", hs_test_tmpdir());
+  rc = load_profile_with("loop.lua", self, "", &sc);
+  tap_ok(rc != 0, "a variant of itself is refused");
+  if (rc == 0) hs_scenario_free(&sc);
 }
 
 int main(void) {
@@ -133,8 +181,9 @@ int main(void) {
    * resnet152 (60,192,808; 155 x 3 + 2), vgg19 (143,667,240; 19 x 2),
    * alexnet (61,100,840; 8 x 2), vit_b_16 (86,567,656: conv_proj 2,
    * class token, position embedding, 12 layers x 12, final norm 2, head
-   * 2); the CIFAR ResNet-18 of kuangliu/pytorch-cifar (resnet18 less the
-   * 7x7 stem's and the 1000-way head's difference: 11,173,962) and He et
+   * 2) and vit_l_16 (304,326,632; 24 layers); the CIFAR ResNet-18 of
+   * kuangliu/pytorch-cifar (resnet18 less the 7x7 stem's and the 1000-way
+   * head's difference: 11,173,962) and He et
    * al.'s ResNet-20 (0.27M, Table 6; 19 convs x 3 + fc 2, option-A
    * shortcuts without parameters); BERT-Base 110M (Devlin et al.;
    * 5 + 12 x 16 + 2 + 5 tensors); GPT-2 small, medium and large counted
@@ -177,6 +226,7 @@ int main(void) {
       {"gpt2-medium", 354823168, 8.0e11, 8.5e11, 292, 0, 0, 0},
       {"gpt2-large", 774030080, 1.72e12, 1.83e12, 436, 0, 0, 0},
       {"vit_b_16", 86567656, 34.5e9, 35.5e9, 152, 0, 0, 0}, /* 17.56 GMACs */
+      {"vit_l_16", 304326632, 122e9, 124e9, 296, 0, 0, 0},  /* 61.55 GMACs */
       {"lstm-wikitext2", 28949319, 1.70e9, 1.77e9, 14, 0, 0, 0}, /* 30 tokens x (3 layers + decoder) */
   };
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {

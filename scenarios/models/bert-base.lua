@@ -1,16 +1,24 @@
--- bert-base.lua — BERT-Base (Devlin et al. 2019): 12 layers, hidden 768, 12
--- heads, FFN 3072, WordPiece vocabulary 30522, pre-training head (MLM
--- transform, decoder tied to the embeddings) and pooler. FLOPs per sample at
--- sequence length `seq` (workload.model_options.seq; 128, pre-training's
--- first phase, by default, 512 its second): 2 per weight per token, plus
--- attention scores and weighted sums (2 * 2 * seq^2 * hidden per layer).
--- Published: 110M.
-local options = { seq = 128 } -- workload.model_options
-local seq = (... or {}).seq or options.seq
-if type(seq) ~= "number" or seq ~= math.floor(seq) or seq < 1 or seq > 512 then
-  error("model_options.seq must be a whole number in 1..512 (its 512 position embeddings), got " .. tostring(seq), 0)
+-- bert-base.lua — BERT (Devlin et al. 2019): encoder layers of `hidden`
+-- with an FFN of `ffn`, WordPiece vocabulary 30522, 512 positions, the
+-- pre-training head (MLM transform, decoder tied to the embeddings) and
+-- the pooler; by default BERT-Base (12 layers of 768, FFN 3072, 12 heads;
+-- published 110M), BERT-Large as a variant (bert-large.lua). FLOPs per
+-- sample at sequence length `seq` (128, pre-training's first phase, by
+-- default; 512 its second): 2 per weight per token, plus attention scores
+-- and weighted sums (2 x 2 x seq^2 x hidden a layer); backward twice
+-- forward. workload.model_options: seq, layers, hidden, ffn.
+local options = { seq = 128, layers = 12, hidden = 768, ffn = 3072 }
+local given = ... or {}
+local function whole(name, lo, hi, why)
+  local v = given[name] or options[name]
+  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
+    error(string.format("model_options.%s must be a whole number in %d..%d%s, got %s", name, lo, hi, why, tostring(v)), 0)
+  end
+  return v
 end
-local hidden, ffn, n_layers, vocab = 768, 3072, 12, 30522
+local seq = whole("seq", 1, 512, " (its 512 position embeddings)")
+local n_layers, hidden, ffn = whole("layers", 1, 1000, ""), whole("hidden", 1, 100000, ""), whole("ffn", 1, 1000000, "")
+local vocab = 30522
 local layers = {}
 -- tensors: the parameter tensors as Hugging Face's BertForPreTraining holds
 -- them (a Linear's weight and bias, a LayerNorm's weight and bias).
@@ -31,4 +39,4 @@ add("pooler", hidden * hidden + hidden, 2 * hidden * hidden, 2)
 -- MLM head: transform + layer norm, decoder weights tied to the embeddings
 -- (only its bias is new), applied to every token.
 add("mlm_head", hidden * hidden + hidden + 2 * hidden + vocab, 2 * (hidden * hidden + hidden * vocab) * seq, 5)
-return { name = "bert-base", published_params = 110e6, layers = layers, options = options }
+return { name = "bert", layers = layers, options = options }

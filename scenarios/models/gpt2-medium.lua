@@ -1,29 +1,4 @@
--- gpt2-medium.lua — GPT-2 medium (Radford et al. 2019): 24 layers, d_model
--- 1024, 16 heads, context 1024, vocabulary 50257, LM head tied to the token
--- embedding. FLOPs per sample at sequence length `seq`
--- (workload.model_options.seq, at most the 1024 positions; default 1024). The
--- paper's Table 2 gives 345M parameters; counted in full (354,823,168) they
--- are the 355M that openai/gpt-2's README names the model by.
-local options = { seq = 1024 } -- workload.model_options
-local seq = (... or {}).seq or options.seq
-if type(seq) ~= "number" or seq ~= math.floor(seq) or seq < 1 or seq > 1024 then
-  error("model_options.seq must be a whole number in 1..1024 (its 1024 position embeddings), got " .. tostring(seq), 0)
-end
-local d, n_layers, vocab, ctx = 1024, 24, 50257, 1024
-local layers = {}
--- tensors: as Hugging Face's GPT2LMHeadModel holds them (292 in all).
-local function add(name, params, flops, tensors)
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors }
-end
-add("wte+wpe", vocab * d + ctx * d, 0, 2)
-for l = 0, n_layers - 1 do
-  local p = "h." .. l .. "."
-  add(p .. "ln_1+attn.c_attn", 2 * d + 3 * d * d + 3 * d, 2 * 3 * d * d * seq, 4)
-  add(p .. "attn.scores", 0, 2 * 2 * seq * seq * d, 0)
-  add(p .. "attn.c_proj", d * d + d, 2 * d * d * seq, 2)
-  add(p .. "ln_2+mlp.c_fc", 2 * d + 4 * d * d + 4 * d, 2 * 4 * d * d * seq, 4)
-  add(p .. "mlp.c_proj", 4 * d * d + d, 2 * 4 * d * d * seq, 2)
-end
--- Final layer norm; the LM head reuses wte (no new weights) but costs FLOPs.
-add("ln_f+lm_head", 2 * d, 2 * d * vocab * seq, 2)
-return { name = "gpt2-medium", published_params = 354.82e6, layers = layers, options = options }
+-- gpt2-medium.lua — GPT-2 medium: gpt2.lua at 24 layers of 1024 (16
+-- heads). The paper's Table 2 gives 345M parameters; counted in full
+-- (354,823,168) they are the 355M that openai/gpt-2's README names it by.
+return { variant_of = "gpt2", options = { layers = 24, d_model = 1024 } }

@@ -1,17 +1,26 @@
--- gpt2.lua — GPT-2 small (Radford et al. 2019): 12 layers, d_model 768, 12
--- heads, context 1024, vocabulary 50257, LM head tied to the token embedding.
--- FLOPs per sample at sequence length `seq` (workload.model_options.seq, at
--- most the 1024 positions; default 1024). The paper's Table 2 gives 117M
--- parameters; counted in full (124,439,808) they are the 124M that
--- openai/gpt-2's README names the model by.
-local options = { seq = 1024 } -- workload.model_options
-local seq = (... or {}).seq or options.seq
-if type(seq) ~= "number" or seq ~= math.floor(seq) or seq < 1 or seq > 1024 then
-  error("model_options.seq must be a whole number in 1..1024 (its 1024 position embeddings), got " .. tostring(seq), 0)
+-- gpt2.lua — GPT-2 (Radford et al. 2019): pre-norm decoder layers of
+-- d_model with an MLP of 4 x d_model, context 1024, vocabulary 50257, the
+-- LM head tied to the token embedding; by default GPT-2 small (12 layers of
+-- 768), and the other sizes as variants of it (gpt2-medium, gpt2-large,
+-- gpt2-xl: workload.model_options `layers` and `d_model`). FLOPs per sample
+-- at sequence length `seq` (at most the 1024 positions; default 1024): 2
+-- per weight per token, plus attention scores and weighted sums (2 x 2 x
+-- seq^2 x d_model a layer); backward twice forward. The paper's Table 2
+-- gives 117M parameters for the small one; counted in full (124,439,808)
+-- they are the 124M that openai/gpt-2's README names it by.
+local options = { seq = 1024, layers = 12, d_model = 768 } -- workload.model_options
+local given = ... or {}
+local function whole(name, lo, hi)
+  local v = given[name] or options[name]
+  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
+    error(string.format("model_options.%s must be a whole number in %d..%d, got %s", name, lo, hi, tostring(v)), 0)
+  end
+  return v
 end
-local d, n_layers, vocab, ctx = 768, 12, 50257, 1024
+local seq, n_layers, d = whole("seq", 1, 1024), whole("layers", 1, 1000), whole("d_model", 1, 100000)
+local vocab, ctx = 50257, 1024
 local layers = {}
--- tensors: as Hugging Face's GPT2LMHeadModel holds them (148 in all).
+-- tensors: as Hugging Face's GPT2LMHeadModel holds them (2 + 12 a layer + 2).
 local function add(name, params, flops, tensors)
   layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors }
 end
@@ -26,4 +35,4 @@ for l = 0, n_layers - 1 do
 end
 -- Final layer norm; the LM head reuses wte (no new weights) but costs FLOPs.
 add("ln_f+lm_head", 2 * d, 2 * d * vocab * seq, 2)
-return { name = "gpt2", published_params = 124.44e6, layers = layers, options = options }
+return { name = "gpt2", layers = layers, options = options }

@@ -1,8 +1,32 @@
--- resnet50.lua — ResNet-50 (He et al. 2016), ImageNet 224x224, as a layer list.
--- Built from the architecture, so the numbers can be audited: each conv is
--- k*k*cin*cout weights plus its batch-norm (2*cout); FLOPs count a
--- multiply-add as 2 and backward as twice forward. Published: 25.6M params;
--- torchvision's resnet50 has 161 parameter tensors (53 convs x 3, fc 2).
+-- resnet50.lua — ResNet (He et al. 2016, Table 1) as torchvision writes it
+-- (v1.5: a bottleneck's stride on its 3x3 conv), as a layer list; by
+-- default ResNet-50, ImageNet 224x224, and the others as variants of it:
+-- resnet18, resnet101, resnet152, and CIFAR-10's ResNet-18
+-- (resnet18-cifar10). workload.model_options: depth (18, 34: basic blocks
+-- of two 3x3 convs; 50, 101, 152: bottlenecks), image (pixels a side),
+-- classes, stem ("imagenet": a 7x7 conv at stride 2 and a max-pool;
+-- "cifar": a 3x3 conv at stride 1, no pool). Each conv is k*k*cin*cout
+-- weights plus its batch-norm (2*cout); FLOPs count a multiply-add as 2 and
+-- backward as twice forward. Published: 25.6M params; torchvision's
+-- resnet50 has 161 parameter tensors (53 convs x 3, fc 2).
+local options = { depth = 50, image = 224, classes = 1000, stem = "imagenet" }
+local given = ... or {}
+local function whole(name, lo, hi)
+  local v = given[name] or options[name]
+  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
+    error(string.format("model_options.%s must be a whole number in %d..%d, got %s", name, lo, hi, tostring(v)), 0)
+  end
+  return v
+end
+local depth, image, classes = whole("depth", 18, 152), whole("image", 8, 4096), whole("classes", 1, 1000000)
+local stem = given.stem or options.stem
+local stages = ({ [18] = { 2, 2, 2, 2 }, [34] = { 3, 4, 6, 3 }, [50] = { 3, 4, 6, 3 }, [101] = { 3, 4, 23, 3 },
+                  [152] = { 3, 8, 36, 3 } })[depth]
+if not stages then error("model_options.depth must be 18, 34, 50, 101 or 152, got " .. tostring(depth), 0) end
+if stem ~= "imagenet" and stem ~= "cifar" then
+  error("model_options.stem must be \"imagenet\" or \"cifar\", got " .. tostring(stem), 0)
+end
+local bottleneck = depth >= 50
 local layers = {}
 local function conv(name, k, cin, cout, hw_out)
   local params = k * k * cin * cout + 2 * cout
@@ -16,24 +40,39 @@ local function conv(name, k, cin, cout, hw_out)
                           buffers = 3, buffer_bytes = 2 * 4 * cout + 8, int64_buffers = 1,
                           kernels = 3, bwd_kernels = 4 }
 end
+-- a 3x3 (or 7x7) conv or pool at stride 2 with its padding: ceil(h / 2)
+local function halve(h) return (h - 1) // 2 + 1 end
 
-conv("conv1", 7, 3, 64, 112)
-local cin, hw = 64, 56
-local stages = { {64, 3, 56}, {128, 4, 28}, {256, 6, 14}, {512, 3, 7} }
-for s, st in ipairs(stages) do
-  local width, blocks, out_hw = st[1], st[2], st[3]
+local hw
+if stem == "imagenet" then
+  conv("conv1", 7, 3, 64, halve(image))
+  hw = halve(halve(image)) -- the max-pool
+else
+  conv("conv1", 3, 3, 64, image)
+  hw = image
+end
+local cin = 64
+for s, blocks in ipairs(stages) do
+  local width = 64 << (s - 1)
+  local out_hw = s == 1 and hw or halve(hw)
+  local out = bottleneck and 4 * width or width
   for b = 1, blocks do
     local p = string.format("layer%d.%d.", s, b - 1)
-    local in_hw = (b == 1 and s > 1) and hw or out_hw
-    conv(p .. "conv1", 1, cin, width, in_hw)
-    conv(p .. "conv2", 3, width, width, out_hw)
-    conv(p .. "conv3", 1, width, 4 * width, out_hw)
-    if b == 1 then conv(p .. "downsample", 1, cin, 4 * width, out_hw) end
-    cin = 4 * width
+    local in_hw = b == 1 and hw or out_hw
+    if bottleneck then
+      conv(p .. "conv1", 1, cin, width, in_hw)
+      conv(p .. "conv2", 3, width, width, out_hw)
+      conv(p .. "conv3", 1, width, out, out_hw)
+    else
+      conv(p .. "conv1", 3, cin, width, out_hw)
+      conv(p .. "conv2", 3, width, width, out_hw)
+    end
+    if b == 1 and cin ~= out then conv(p .. "downsample", 1, cin, out, out_hw) end
+    cin = out
   end
   hw = out_hw
 end
-local fc = 2 * 2048 * 1000
-layers[#layers + 1] = { name = "fc", params = 2048 * 1000 + 1000, fwd_flops = fc, bwd_flops = 2 * fc, tensors = 2 }
+local fc = 2 * cin * classes
+layers[#layers + 1] = { name = "fc", params = cin * classes + classes, fwd_flops = fc, bwd_flops = 2 * fc, tensors = 2 }
 
-return { name = "resnet50", published_params = 25.6e6, layers = layers }
+return { name = "resnet", layers = layers, options = options }

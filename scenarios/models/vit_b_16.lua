@@ -1,18 +1,35 @@
--- vit_b_16.lua — ViT-B/16 (Dosovitskiy et al. 2021), 224x224 as
--- torchvision's vit_b_16 writes it: 16x16 patches (a conv of stride 16)
--- into 196 tokens of 768 plus a class token, learned position embeddings,
--- 12 pre-norm encoder layers (12 heads, MLP 3072), a final layer norm and
--- a 768 -> 1000 head. FLOPs: 2 per weight per token, plus attention scores
--- and weighted sums (2 * 2 * tokens^2 * d a layer); backward twice
--- forward. Published: 86M params (Table 1); torchvision's vit_b_16:
--- 86,567,656 parameters in 152 tensors, 17.56 GFLOPS (multiply-adds).
-local tokens, d, mlp, n_layers, classes = 197, 768, 3072, 12, 1000
+-- vit_b_16.lua — ViT (Dosovitskiy et al. 2021) as torchvision writes it:
+-- patches of `patch` pixels (a conv of that stride) into (image / patch)^2
+-- tokens of d_model plus a class token, learned position embeddings,
+-- pre-norm encoder layers (MLP of `mlp`), a final layer norm and a
+-- d_model -> classes head; by default ViT-B/16 at 224x224 (12 layers of
+-- 768, MLP 3072, 12 heads), ViT-L/16 as a variant (vit_l_16.lua).
+-- workload.model_options: layers, d_model, mlp, patch, image, classes.
+-- FLOPs: 2 per weight per token, plus attention scores and weighted sums
+-- (2 x 2 x tokens^2 x d_model a layer); backward twice forward. Published:
+-- 86M params (Table 1); torchvision's vit_b_16: 86,567,656 parameters in
+-- 152 tensors, 17.56 GFLOPS (multiply-adds).
+local options = { layers = 12, d_model = 768, mlp = 3072, patch = 16, image = 224, classes = 1000 }
+local given = ... or {}
+local function whole(name, lo, hi)
+  local v = given[name] or options[name]
+  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
+    error(string.format("model_options.%s must be a whole number in %d..%d, got %s", name, lo, hi, tostring(v)), 0)
+  end
+  return v
+end
+local n_layers, d, mlp = whole("layers", 1, 1000), whole("d_model", 1, 100000), whole("mlp", 1, 1000000)
+local patch, image, classes = whole("patch", 1, 4096), whole("image", 1, 65536), whole("classes", 1, 1000000)
+if image % patch ~= 0 then error("model_options.image must be a multiple of patch", 0) end
+local side = image // patch
+local tokens = side * side + 1
 local layers = {}
 local function add(name, params, flops, tensors)
   layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors }
 end
 -- conv_proj's weight and bias, class_token, encoder.pos_embedding
-add("conv_proj+class_token+pos_embedding", 3 * 16 * 16 * d + d + d + tokens * d, 2 * 3 * 16 * 16 * d * (tokens - 1), 4)
+add("conv_proj+class_token+pos_embedding", 3 * patch * patch * d + d + d + tokens * d,
+    2 * 3 * patch * patch * d * (tokens - 1), 4)
 for l = 0, n_layers - 1 do
   local p = "encoder.layers." .. l .. "."
   add(p .. "ln_1+self_attention.in_proj", 2 * d + 3 * d * d + 3 * d, 2 * 3 * d * d * tokens, 4)
@@ -23,4 +40,4 @@ for l = 0, n_layers - 1 do
 end
 -- The head reads the class token alone.
 add("encoder.ln+heads.head", 2 * d + d * classes + classes, 2 * d * classes, 4)
-return { name = "vit_b_16", published_params = 86.57e6, layers = layers }
+return { name = "vit", layers = layers, options = options }
