@@ -1,0 +1,436 @@
+/* profile.c — workload.model: the numeric model, or a timing profile found
+ * by name or path, run in the sandbox with workload.model_options, a
+ * variant resolved to its family, its options checked and recorded, its
+ * layers copied into the scenario (profile.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "scenarios/profile.h"
+
+#include <dirent.h>
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/loader_internal.h"
+#include "scenarios/sandbox.h"
+
+static const char *lua_kind(lua_State *L, int idx) { return luaL_typename(L, idx); }
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The shipped profiles' names, sorted (readdir's order is the file
+ * system's), after the numeric model. */
+static void list_models(char *buf, size_t len) {
+  snprintf(buf, len, "softmax");
+  DIR *d = opendir(hs_loader_models_dir());
+  if (!d) return;
+  char *names[128];
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) && n < (int)(sizeof names / sizeof *names);) {
+    size_t k = strlen(e->d_name);
+    if (k > 4 && strcmp(e->d_name + k - 4, ".lua") == 0 && (names[n] = strndup(e->d_name, k - 4))) n++;
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, compare_names);
+  for (int i = 0; i < n; i++) {
+    strncat(buf, ", ", len - strlen(buf) - 1);
+    strncat(buf, names[i], len - strlen(buf) - 1);
+    free(names[i]);
+  }
+}
+
+static int find_profile(hs_loader *ld, const char *model, char *out, size_t len) {
+  return hs_loader_find_file(ld, model, "models", hs_loader_models_dir(), out, len);
+}
+
+static int is_identifier(const char *k) {
+  if (!(*k == '_' || (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z'))) return 0;
+  for (; *k; k++)
+    if (!(*k == '_' || (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9'))) return 0;
+  return 1;
+}
+
+/* Pushes a copy of workload.model_options (the workload table is at wl),
+ * each entry checked to be name = number or string: what the profile is
+ * called with. A copy, so that the profile cannot change the scenario. */
+static int push_model_options(hs_loader *ld, int line, int wl) {
+  lua_State *L = ld->L;
+  char kp[128];
+  lua_getfield(L, wl, "model_options");
+  int src = lua_gettop(L);
+  lua_newtable(L);
+  int copy = lua_gettop(L), n = 0, rc = 0;
+  if (lua_istable(L, src)) {
+    lua_pushnil(L);
+    while (!rc && lua_next(L, src)) {
+      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+      snprintf(kp, sizeof kp, "workload.model_options.%s", k ? k : "?");
+      int t = lua_type(L, -1);
+      if (!k || strlen(k) >= sizeof ((hs_model_option *)0)->name || !is_identifier(k))
+        rc = hs_loader_fail(ld, "workload.model_options", line, "keys are option names (a letter, then letters, "
+                            "digits or _; at most 31)");
+      else if (++n > HS_MODEL_OPTIONS_MAX)
+        rc = hs_loader_fail(ld, "workload.model_options", line, "at most %d options", HS_MODEL_OPTIONS_MAX);
+      else if (t == LUA_TNUMBER && !isfinite(lua_tonumber(L, -1)))
+        rc = hs_loader_fail(ld, kp, line, "must be a finite number");
+      else if (t == LUA_TSTRING && strlen(lua_tostring(L, -1)) >= HS_NAME_MAX)
+        rc = hs_loader_fail(ld, kp, line, "too long (max %d)", HS_NAME_MAX - 1);
+      else if (t != LUA_TNUMBER && t != LUA_TSTRING)
+        rc = hs_loader_fail(ld, kp, line, "expected a number or a string, got %s", lua_kind(L, -1));
+      if (rc) break;
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, copy);
+    }
+  }
+  if (rc) {
+    lua_settop(L, src - 1);
+    return rc;
+  }
+  lua_remove(L, src);
+  return 0;
+}
+
+static int compare_options(const void *a, const void *b) {
+  return strcmp(((const hs_model_option *)a)->name, ((const hs_model_option *)b)->name);
+}
+
+/* Checks the options the scenario gave (table at given) against the ones
+ * the profile (table at profile) declares in its `options` table, with
+ * their defaults, and records each, sorted by name. */
+static int resolve_model_options(hs_loader *ld, int line, const char *file, int given, int profile) {
+  lua_State *L = ld->L;
+  hs_workload_spec *w = &ld->out->workload;
+  lua_getfield(L, profile, "options");
+  int declared = lua_gettop(L), rc = 0;
+  if (!lua_isnil(L, declared) && !lua_istable(L, declared)) {
+    rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be a table of name = default", file);
+    goto out;
+  }
+  char names[256] = "";
+  if (lua_istable(L, declared)) {
+    lua_pushnil(L);
+    while (lua_next(L, declared)) {
+      int t = lua_type(L, -1);
+      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+      if (!k || !is_identifier(k) || strlen(k) >= sizeof w->model_options[0].name ||
+          w->n_model_options == HS_MODEL_OPTIONS_MAX || (t != LUA_TNUMBER && t != LUA_TSTRING) ||
+          (t == LUA_TSTRING && strlen(lua_tostring(L, -1)) >= HS_NAME_MAX)) {
+        lua_pop(L, 2);
+        rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be at most %d name = number or string",
+                            file, HS_MODEL_OPTIONS_MAX);
+        goto out;
+      }
+      hs_model_option *o = &w->model_options[w->n_model_options++];
+      snprintf(o->name, sizeof o->name, "%s", k);
+      lua_getfield(L, given, k); /* the scenario's value over the default */
+      int v = lua_isnil(L, -1) ? -2 : -1;
+      o->is_string = lua_type(L, v) == LUA_TSTRING;
+      if (o->is_string) snprintf(o->string, sizeof o->string, "%s", lua_tostring(L, v));
+      else o->number = lua_tonumber(L, v);
+      lua_pop(L, 2);
+    }
+  }
+  qsort(w->model_options, w->n_model_options, sizeof *w->model_options, compare_options);
+  for (int i = 0; i < w->n_model_options; i++) {
+    strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+    strncat(names, w->model_options[i].name, sizeof names - strlen(names) - 1);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, given)) {
+    const char *k = lua_tostring(L, -2);
+    int known = 0;
+    for (int i = 0; i < w->n_model_options; i++) known |= strcmp(w->model_options[i].name, k) == 0;
+    if (!known) {
+      char kp[128];
+      snprintf(kp, sizeof kp, "workload.model_options.%s", k);
+      lua_pop(L, 2);
+      rc = hs_loader_fail(ld, kp, line, "'%s' has no such option (%s%s)", w->model, names[0] ? "its options: " : "it takes none",
+                          names);
+      goto out;
+    }
+    lua_pop(L, 1);
+  }
+out:
+  lua_settop(L, declared - 1);
+  return rc;
+}
+
+/* Pushes a copy of the table at idx (a profile's argument must not change
+ * what the loader checks it against afterwards). */
+static void push_copy(lua_State *L, int idx) {
+  lua_newtable(L);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);
+  }
+}
+
+/* Runs profile `file` with a copy of the table at `args` as its argument;
+ * leaves what it returned on top (a table), or fails with nothing pushed. */
+static int run_profile(hs_loader *ld, int line, const char *file, int args) {
+  lua_State *L = ld->L;
+  int top = lua_gettop(L), rc = 0;
+  if (hs_sandbox_loadfile(L, file) != LUA_OK) {
+    rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
+  } else {
+    push_copy(L, args);
+    if (hs_sandbox_pcall(L, 1, 1) != LUA_OK)
+      rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
+    else if (!lua_istable(L, -1))
+      rc = hs_loader_fail(ld, "workload.model", line, "%s must return a table", file);
+  }
+  if (rc) lua_settop(L, top);
+  return rc;
+}
+
+/* A variant (a profile returning { variant_of = "FAMILY", options = {...} }:
+ * gpt2-medium is gpt2 with its sizes) is its family's profile run with the
+ * variant's options under the scenario's. Replaces the variant's table
+ * (on top) by the family's, and the table at *given by the options the
+ * family ran with; *file becomes the family's. Nothing to do for a
+ * profile of its own. */
+static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int *given) {
+  lua_State *L = ld->L;
+  for (int depth = 0;; depth++) {
+    int variant = lua_gettop(L);
+    lua_getfield(L, variant, "variant_of");
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      return 0;
+    }
+    char family[HS_PATH_MAX];
+    const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int rc = 0;
+    if (!name || depth == 4 || !find_profile(ld, name, family, sizeof family))
+      rc = hs_loader_fail(ld, "workload.model", line, "%s: variant_of must name a profile (of no more than 4 "
+                          "variants in a row)", file);
+    lua_pop(L, 1);
+    /* the variant's options, then the scenario's over them */
+    lua_getfield(L, variant, "options");
+    if (!rc && !lua_isnil(L, -1) && !lua_istable(L, -1))
+      rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be a table of name = value", file);
+    if (rc) {
+      lua_settop(L, variant - 1);
+      return rc;
+    }
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+    }
+    int merged = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, *given)) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, merged);
+    }
+    rc = run_profile(ld, line, family, merged);
+    if (rc) {
+      lua_settop(L, variant - 1);
+      return rc;
+    }
+    /* every option the variant sets is one its family declares */
+    lua_getfield(L, -1, "options");
+    int declared = lua_gettop(L);
+    lua_getfield(L, variant, "options");
+    if (lua_istable(L, -1)) {
+      lua_pushnil(L);
+      while (!rc && lua_next(L, -2)) {
+        lua_pop(L, 1);
+        int known = lua_istable(L, declared) && lua_type(L, -1) == LUA_TSTRING;
+        if (known) {
+          lua_pushvalue(L, -1);
+          lua_rawget(L, declared);
+          known = !lua_isnil(L, -1);
+          lua_pop(L, 1);
+        }
+        if (!known) {
+          rc = hs_loader_fail(ld, "workload.model", line, "%s: option '%s' is not one %s declares", file,
+                              lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?", family);
+          lua_pop(L, 1);
+        }
+      }
+    }
+    lua_pop(L, 2);
+    if (rc) {
+      lua_settop(L, variant - 1);
+      return rc;
+    }
+    /* the stack: ... given ... variant merged family -> ... merged family, given = merged */
+    lua_remove(L, variant);
+    merged--;
+    /* the scenario's table stays where it was (below the variant): the
+     * options the family ran with are now what is checked and recorded */
+    *given = merged;
+    snprintf(file, len, "%s", family);
+  }
+}
+
+/* Runs a profile file (which returns { layers = { {name=, params=,
+ * fwd_flops=, bwd_flops=, tensors=, kernels=, bwd_kernels=}, ... },
+ * options = { name = default, ... } }, or names the profile it is a
+ * variant of) with workload.model_options as its argument, and copies its
+ * layers. The workload table is on top. */
+static int load_profile(hs_loader *ld, int line, const char *path) {
+  lua_State *L = ld->L;
+  hs_workload_spec *w = &ld->out->workload;
+  char file[HS_PATH_MAX];
+  snprintf(file, sizeof file, "%s", path);
+  int base = lua_gettop(L);
+  int rc = push_model_options(ld, line, base);
+  if (rc) return rc;
+  int given = lua_gettop(L);
+  rc = run_profile(ld, line, file, given);
+  if (rc) {
+    lua_settop(L, base);
+    return rc;
+  }
+  rc = resolve_variant(ld, line, file, sizeof file, &given);
+  if (rc) {
+    lua_settop(L, base);
+    return rc;
+  }
+  rc = resolve_model_options(ld, line, file, given, lua_gettop(L));
+  if (rc) goto out;
+  lua_getfield(L, -1, "layers");
+  size_t raw = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
+  int n = raw > 1000000 ? 0 : (int)raw; /* a profile of a million layers is not a model */
+  if (n == 0) {
+    lua_pop(L, 1);
+    rc = hs_loader_fail(ld, "workload.model", line, "%s has no layers", file);
+    goto out;
+  }
+  w->layers = calloc(n, sizeof *w->layers);
+  w->n_layers = n;
+  for (int i = 1; i <= n && !rc; i++) {
+    hs_layer_spec *l = &w->layers[i - 1];
+    lua_rawgeti(L, -1, i);
+    lua_getfield(L, -1, "name");
+    snprintf(l->name, sizeof l->name, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "?");
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "params");
+    l->params = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "fwd_flops");
+    l->fwd_flops = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "bwd_flops");
+    l->bwd_flops = lua_isnil(L, -1) ? 2 * l->fwd_flops : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    /* one tensor unless the profile says; a layer without parameters has none */
+    lua_getfield(L, -1, "tensors");
+    double tensors = lua_isnil(L, -1) ? (l->params > 0) : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    /* buffers: none unless the profile says */
+    lua_getfield(L, -1, "buffers");
+    double buffers = lua_isnil(L, -1) ? 0 : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "buffer_bytes");
+    l->buffer_bytes = lua_isnil(L, -1) ? 0 : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "int64_buffers");
+    double int64_buffers = lua_isnil(L, -1) ? 0 : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    /* Kernels a pass launches, unless the profile says: a layer that
+     * computes launches one forward; backward one for its input's
+     * gradient and, with parameters, one for theirs. A lower bound: a
+     * convolution with its batch-norm and ReLU launches three forward. */
+    lua_getfield(L, -1, "kernels");
+    double fwd_kernels = lua_isnil(L, -1) ? (l->fwd_flops > 0) : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "bwd_kernels");
+    double bwd_kernels = lua_isnil(L, -1) ? (l->bwd_flops > 0) + (l->params > 0) : lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_pop(L, 1);
+    if (!(l->params >= 0) || !(l->fwd_flops >= 0) || !(l->bwd_flops >= 0))
+      rc = hs_loader_fail(ld, "workload.model", line, "%s: layer %d (%s) has a negative or missing size",
+                          file, i, l->name);
+    else if (!(tensors >= 0 && tensors <= 1000) || tensors != (int)tensors || (tensors == 0) != (l->params == 0))
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): tensors must be a whole number in 1..1000 (0 only without parameters)",
+                          file, i, l->name);
+    else if (!(buffers >= 0 && buffers <= 1000) || buffers != (int)buffers || !(l->buffer_bytes >= 0 && l->buffer_bytes < 1e15) ||
+             l->buffer_bytes != floor(l->buffer_bytes) || (buffers == 0) != (l->buffer_bytes == 0))
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): buffers must be a whole number in 0..1000 and buffer_bytes their whole "
+                          "bytes (both 0 or both positive)",
+                          file, i, l->name);
+    else if (!(int64_buffers >= 0 && int64_buffers <= buffers) || int64_buffers != (int)int64_buffers ||
+             8 * int64_buffers > l->buffer_bytes)
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): int64_buffers must be a whole number of the layer's buffers, their 8 "
+                          "bytes each within buffer_bytes",
+                          file, i, l->name);
+    else if (!(fwd_kernels >= 0 && fwd_kernels <= 1000) || fwd_kernels != (int)fwd_kernels ||
+             !(bwd_kernels >= 0 && bwd_kernels <= 1000) || bwd_kernels != (int)bwd_kernels ||
+             (l->fwd_flops > 0 && fwd_kernels == 0) || (l->bwd_flops > 0 && bwd_kernels == 0))
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): kernels and bwd_kernels must be whole numbers in 0..1000, at least 1 "
+                          "where the pass computes",
+                          file, i, l->name);
+    else
+      l->tensors = (int)tensors, l->buffers = (int)buffers, l->int64_buffers = (int)int64_buffers,
+      l->fwd_kernels = (int)fwd_kernels, l->bwd_kernels = (int)bwd_kernels;
+  }
+  lua_pop(L, 1);
+out:
+  lua_settop(L, base);
+  return rc;
+}
+
+int hs_profile_resolve(hs_loader *ld, int line) {
+  hs_workload_spec *w = &ld->out->workload;
+  static const int precision_bytes[] = {4, 2, 2};
+  w->dtype_bytes = precision_bytes[w->precision];
+  if (strcmp(w->model, "softmax") == 0) {
+    lua_getfield(ld->L, -1, "model_options");
+    int has_options = !lua_isnil(ld->L, -1);
+    lua_pop(ld->L, 1);
+    if (has_options)
+      return hs_loader_fail(ld, "workload.model_options", line, "the numeric model 'softmax' takes no options");
+    w->numeric = true;
+    /* Two layers, so buckets can split the model. The flat layout is in
+     * reverse layer order, which puts the weight matrix first and the bias
+     * after it: the layout algos/workloads/softmax.c computes on. */
+    w->n_layers = 2;
+    w->layers = calloc(2, sizeof *w->layers);
+    snprintf(w->layers[0].name, sizeof w->layers[0].name, "linear.bias");
+    w->layers[0].params = w->classes;
+    w->layers[0].tensors = w->layers[1].tensors = 1;
+    snprintf(w->layers[1].name, sizeof w->layers[1].name, "linear.weight");
+    w->layers[1].params = (double)w->classes * w->features;
+    w->layers[1].fwd_flops = 2.0 * w->classes * w->features;
+    w->layers[1].bwd_flops = 4.0 * w->classes * w->features;
+    /* PyTorch's nn.Linear and F.cross_entropy, op by op: forward addmm
+     * (bias fused), log_softmax, nll_loss; backward nll_loss's and
+     * log_softmax's, mm for the weight's gradient, a sum for the bias's
+     * (the input needs none). */
+    w->layers[1].fwd_kernels = 3;
+    w->layers[1].bwd_kernels = 3;
+    w->layers[0].bwd_kernels = 1;
+    if (w->dtype_bytes != 4)
+      return hs_loader_fail(ld, "workload.precision", line, "the numeric softmax workload runs in fp32");
+    return 0;
+  }
+  w->numeric = false;
+  lua_State *L = ld->L;
+  lua_getfield(L, -1, "dataset");
+  int has_dataset = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (has_dataset)
+    return hs_loader_fail(ld, "workload.dataset", line,
+                          "only the numeric model 'softmax' takes a dataset; '%s' is a timing-only profile", w->model);
+  char file[HS_PATH_MAX];
+  if (!find_profile(ld, w->model, file, sizeof file)) {
+    char models[1024];
+    list_models(models, sizeof models);
+    return hs_loader_fail(ld, "workload.model", line, "unknown model '%s' (known: %s)", w->model, models);
+  }
+  return load_profile(ld, line, file);
+}
