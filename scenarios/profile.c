@@ -171,19 +171,43 @@ static void push_copy(lua_State *L, int idx) {
   }
 }
 
+/* The key a profile's error is about: workload.model_options.NAME where
+ * its message names model_options.NAME and the scenario set NAME (the
+ * table at `scenario`), so that the message points at that line or that
+ * --set; workload.model otherwise. */
+static void blamed_key(lua_State *L, const char *msg, int scenario, char *kp, size_t len) {
+  snprintf(kp, len, "workload.model");
+  const char *at = msg ? strstr(msg, "model_options.") : NULL;
+  if (!at) return;
+  at += strlen("model_options.");
+  char name[32];
+  size_t n = 0;
+  while (n + 1 < sizeof name && (at[n] == '_' || (at[n] >= 'a' && at[n] <= 'z') || (at[n] >= 'A' && at[n] <= 'Z') ||
+                                 (at[n] >= '0' && at[n] <= '9')))
+    name[n] = at[n], n++;
+  name[n] = '\0';
+  lua_getfield(L, scenario, name);
+  if (n > 0 && !lua_isnil(L, -1)) snprintf(kp, len, "workload.model_options.%s", name);
+  lua_pop(L, 1);
+}
+
 /* Runs profile `file` with a copy of the table at `args` as its argument;
- * leaves what it returned on top (a table), or fails with nothing pushed. */
-static int run_profile(hs_loader *ld, int line, const char *file, int args) {
+ * leaves what it returned on top (a table), or fails with nothing pushed.
+ * `scenario`: the options the scenario gave, for the error's key. */
+static int run_profile(hs_loader *ld, int line, const char *file, int args, int scenario) {
   lua_State *L = ld->L;
   int top = lua_gettop(L), rc = 0;
   if (hs_sandbox_loadfile(L, file) != LUA_OK) {
     rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
   } else {
     push_copy(L, args);
-    if (hs_sandbox_pcall(L, 1, 1) != LUA_OK)
-      rc = hs_loader_fail(ld, "workload.model", line, "profile failed to load: %s", lua_tostring(L, -1));
-    else if (!lua_istable(L, -1))
+    if (hs_sandbox_pcall(L, 1, 1) != LUA_OK) {
+      char kp[96];
+      blamed_key(L, lua_tostring(L, -1), scenario, kp, sizeof kp);
+      rc = hs_loader_fail(ld, kp, line, "profile failed to load: %s", lua_tostring(L, -1));
+    } else if (!lua_istable(L, -1)) {
       rc = hs_loader_fail(ld, "workload.model", line, "%s must return a table", file);
+    }
   }
   if (rc) lua_settop(L, top);
   return rc;
@@ -195,7 +219,7 @@ static int run_profile(hs_loader *ld, int line, const char *file, int args) {
  * (on top) by the family's, and the table at *given by the options the
  * family ran with; *file becomes the family's. Nothing to do for a
  * profile of its own. */
-static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int *given) {
+static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int *given, int scenario) {
   lua_State *L = ld->L;
   for (int depth = 0;; depth++) {
     int variant = lua_gettop(L);
@@ -230,7 +254,7 @@ static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int 
       lua_insert(L, -2);
       lua_rawset(L, merged);
     }
-    rc = run_profile(ld, line, family, merged);
+    rc = run_profile(ld, line, family, merged, scenario);
     if (rc) {
       lua_settop(L, variant - 1);
       return rc;
@@ -286,12 +310,12 @@ static int load_profile(hs_loader *ld, int line, const char *path) {
   int rc = push_model_options(ld, line, base);
   if (rc) return rc;
   int given = lua_gettop(L);
-  rc = run_profile(ld, line, file, given);
+  rc = run_profile(ld, line, file, given, given);
   if (rc) {
     lua_settop(L, base);
     return rc;
   }
-  rc = resolve_variant(ld, line, file, sizeof file, &given);
+  rc = resolve_variant(ld, line, file, sizeof file, &given, given);
   if (rc) {
     lua_settop(L, base);
     return rc;
