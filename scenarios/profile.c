@@ -118,9 +118,10 @@ static int resolve_model_options(hs_loader *ld, int line, const char *file, int 
       const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
       if (!k || !is_identifier(k) || strlen(k) >= sizeof w->model_options[0].name ||
           w->n_model_options == HS_MODEL_OPTIONS_MAX || (t != LUA_TNUMBER && t != LUA_TSTRING) ||
+          (t == LUA_TNUMBER && !isfinite(lua_tonumber(L, -1))) ||
           (t == LUA_TSTRING && strlen(lua_tostring(L, -1)) >= HS_NAME_MAX)) {
         lua_pop(L, 2);
-        rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be at most %d name = number or string",
+        rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be at most %d name = a finite number or a string",
                             file, HS_MODEL_OPTIONS_MAX);
         goto out;
       }
@@ -213,41 +214,80 @@ static int run_profile(hs_loader *ld, int line, const char *file, int args, int 
   return rc;
 }
 
+/* Where a variant's family is: beside the shipped profiles for a shipped
+ * variant (a scenario's own models/ does not replace the family of
+ * resnet18), else as a scenario's model is found. */
+static int find_family(hs_loader *ld, const char *variant_file, const char *name, char *out, size_t len) {
+  const char *shipped = hs_loader_models_dir();
+  size_t n = strlen(shipped);
+  if (strncmp(variant_file, shipped, n) == 0 && variant_file[n] == '/') {
+    if (strchr(name, '/') || snprintf(out, len, "%s/%s.lua", shipped, name) >= (int)len) return 0;
+    FILE *f = fopen(out, "r");
+    if (f) fclose(f);
+    return f != NULL;
+  }
+  return find_profile(ld, name, out, len);
+}
+
 /* A variant (a profile returning { variant_of = "FAMILY", options = {...} }:
  * gpt2-medium is gpt2 with its sizes) is its family's profile run with the
- * variant's options under the scenario's. Replaces the variant's table
- * (on top) by the family's, and the table at *given by the options the
- * family ran with; *file becomes the family's. Nothing to do for a
- * profile of its own. */
+ * variant's options under the scenario's (and a variant's under those of
+ * the variant naming it, up to 4 in a row). Replaces the variant's table
+ * (on top) by the final profile's, and *given by the options that one ran
+ * with; *file becomes its. Every option a variant sets must be one the
+ * final profile declares. Nothing to do for a profile of its own. */
 static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int *given, int scenario) {
   lua_State *L = ld->L;
-  for (int depth = 0;; depth++) {
+  char first[HS_PATH_MAX];
+  snprintf(first, sizeof first, "%s", file);
+  lua_newtable(L); /* the names the variants set, below the variant */
+  lua_insert(L, -2);
+  int set = lua_gettop(L) - 1, rc = 0, variants = 0;
+  for (;; variants++) {
     int variant = lua_gettop(L);
     lua_getfield(L, variant, "variant_of");
     if (lua_isnil(L, -1)) {
       lua_pop(L, 1);
-      return 0;
+      break;
     }
     char family[HS_PATH_MAX];
     const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    int rc = 0;
-    if (!name || depth == 4 || !find_profile(ld, name, family, sizeof family))
+    if (!name || variants == 4 || !find_family(ld, file, name, family, sizeof family))
       rc = hs_loader_fail(ld, "workload.model", line, "%s: variant_of must name a profile (of no more than 4 "
                           "variants in a row)", file);
     lua_pop(L, 1);
-    /* the variant's options, then the scenario's over them */
+    /* the variant's options (each a name = a finite number or a string),
+     * then what is over them: the scenario's, or the variant's naming it */
     lua_getfield(L, variant, "options");
-    if (!rc && !lua_isnil(L, -1) && !lua_istable(L, -1))
+    int own = lua_gettop(L);
+    if (!rc && !lua_isnil(L, own) && !lua_istable(L, own))
       rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be a table of name = value", file);
+    lua_newtable(L);
+    int merged = lua_gettop(L);
+    if (!rc && lua_istable(L, own)) {
+      lua_pushnil(L);
+      while (!rc && lua_next(L, own)) {
+        int t = lua_type(L, -1);
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        if (!k || !is_identifier(k) || (t != LUA_TNUMBER && t != LUA_TSTRING) ||
+            (t == LUA_TNUMBER && !isfinite(lua_tonumber(L, -1)))) {
+          rc = hs_loader_fail(ld, "workload.model", line, "%s: options must be name = a finite number or a string",
+                              file);
+          lua_pop(L, 2);
+          break;
+        }
+        lua_pushvalue(L, -2);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, set);
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, merged);
+      }
+    }
     if (rc) {
-      lua_settop(L, variant - 1);
+      lua_settop(L, set - 1);
       return rc;
     }
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      lua_newtable(L);
-    }
-    int merged = lua_gettop(L);
     lua_pushnil(L);
     while (lua_next(L, *given)) {
       lua_pushvalue(L, -2);
@@ -256,44 +296,44 @@ static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int 
     }
     rc = run_profile(ld, line, family, merged, scenario);
     if (rc) {
-      lua_settop(L, variant - 1);
+      lua_settop(L, set - 1);
       return rc;
     }
-    /* every option the variant sets is one its family declares */
-    lua_getfield(L, -1, "options");
-    int declared = lua_gettop(L);
-    lua_getfield(L, variant, "options");
-    if (lua_istable(L, -1)) {
-      lua_pushnil(L);
-      while (!rc && lua_next(L, -2)) {
-        lua_pop(L, 1);
-        int known = lua_istable(L, declared) && lua_type(L, -1) == LUA_TSTRING;
-        if (known) {
-          lua_pushvalue(L, -1);
-          lua_rawget(L, declared);
-          known = !lua_isnil(L, -1);
-          lua_pop(L, 1);
-        }
-        if (!known) {
-          rc = hs_loader_fail(ld, "workload.model", line, "%s: option '%s' is not one %s declares", file,
-                              lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?", family);
-          lua_pop(L, 1);
-        }
-      }
-    }
-    lua_pop(L, 2);
-    if (rc) {
-      lua_settop(L, variant - 1);
-      return rc;
-    }
-    /* the stack: ... given ... variant merged family -> ... merged family, given = merged */
+    /* ... set variant own merged profile -> ... set merged profile */
+    lua_remove(L, own);
     lua_remove(L, variant);
-    merged--;
-    /* the scenario's table stays where it was (below the variant): the
-     * options the family ran with are now what is checked and recorded */
-    *given = merged;
+    *given = lua_gettop(L) - 1;
     snprintf(file, len, "%s", family);
   }
+  /* every option a variant set is one the profile at the end declares */
+  if (variants > 0) {
+    lua_getfield(L, -1, "options");
+    int declared = lua_gettop(L);
+    lua_pushnil(L);
+    while (!rc && lua_next(L, set)) {
+      lua_pop(L, 1);
+      int known = 0;
+      if (lua_istable(L, declared)) {
+        lua_pushvalue(L, -1);
+        lua_rawget(L, declared);
+        known = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+      }
+      if (!known) {
+        rc = hs_loader_fail(ld, "workload.model", line, "%s: option '%s' is not one %s declares", first,
+                            lua_tostring(L, -1), file);
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  if (rc) {
+    lua_settop(L, set - 1);
+    return rc;
+  }
+  lua_remove(L, set);
+  if (*given > set) (*given)--;
+  return 0;
 }
 
 /* Runs a profile file (which returns { layers = { {name=, params=,

@@ -235,9 +235,10 @@ static double p2p_group(hs_comm *c, const hs_op *op, const hs_exec *how, hs_lowe
   *g = c->g;
   hs_lower_use_protocol(g, &how->cost, c->self->world->sc->sim.slice);
   double hop = 0;
-  for (int i = 0; i < op->n_p2p; i++) hop = dmax(hop, hs_lower_hop(g, g->me, op->p2p[i].peer));
+  for (int i = 0; i < op->n_p2p; i++)
+    if (op->p2p[i].peer != g->me) hop = dmax(hop, hs_lower_hop(g, g->me, op->p2p[i].peer));
   g->hop_intra = g->hop_net = 0;
-  return (g->size > 1 ? how->cost.launch : 0) + hop;
+  return g->size > 1 ? how->cost.launch + hop : 0; /* a group of one moves nothing */
 }
 
 static void post_p2p(sim_stream *st, hs_comm *c, const hs_op *op, const hs_exec *how, hs_request *r) {
@@ -309,7 +310,7 @@ static void stream_main(int argc, char **argv) {
       hs_lower_group g;
       double cost = p2p_group(st->comm, &o->op, &o->how, &g);
       hs_lower_run(&g, &o->op, o->how.algo); /* returns when its flows ended */
-      if (cost > 0) sg_actor_sleep_for(cost);
+      if (cost > 0 && !st->failed) sg_actor_sleep_for(cost); /* a failure is reported at once */
     }
     else {
       /* A collective: its protocol's launch, then its messages. */

@@ -201,14 +201,14 @@ int main(void) {
 
   /* 4b. sendrecv, nccl-tests' sendrecv_perf: each rank sends the size to
    * the next and receives as much from the previous, one flow each; busbw
-   * = algbw; the time is the slowest flow's, the tuner's closed form to
-   * the printed digits (a flow's latency and bytes over its rate, nothing
-   * else: no launch). One GPU's flow across nodes gets what that GPU
+   * = algbw; the time is the group's launch and the slowest flow's hop,
+   * latency and bytes over its rate: the tuner's closed form to the
+   * printed digits. One GPU's flow across nodes gets what that GPU
    * reaches, one NIC of a node's eight (25 GB/s of 8 x 200 Gb/s); it got
    * the node's eight when a direct point-to-point kept its communicator's
    * spread (the node's GPUs, for the ring). */
   {
-    char word[64], tuner[64];
+    char word[64] = "", tuner[64] = "";
     rc = collective("--op sendrecv --bytes 64MiB --set sim.fidelity=step", one, sizeof one);
     result_word(one, "schedule", sched, sizeof sched);
     result_word(one, "sim_s", word, sizeof word);

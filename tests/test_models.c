@@ -6,7 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "scenarios/loader.h"
 #include "tests/harness.h"
 #include "tests/tap.h"
 
@@ -158,6 +160,37 @@ static void test_model_options(void) {
     tap_ok(rc != 0, "a variant with %s is refused", bad_variant[i].why);
     if (rc == 0) hs_scenario_free(&sc);
   }
+  /* a variant of a variant: its options checked against the family at the
+   * end (resnet50's), the scenario's over both */
+  rc = load_profile_with("r18-10.lua", "return { variant_of = 'resnet18', options = { classes = 10 } }\n",
+                         ", model_options = { image = 32 }", &sc);
+  tap_ok(rc == 0 && option_of(&sc, "depth") == 18 && option_of(&sc, "classes") == 10 &&
+             option_of(&sc, "image") == 32 && sc.workload.layers[sc.workload.n_layers - 1].params == 512 * 10 + 10,
+         "a variant of resnet18: depth 18 from resnet18, 10 classes from it, image 32 from the scenario");
+  if (rc == 0) hs_scenario_free(&sc);
+  /* a shipped variant's family is the shipped one: a scenario's own
+   * models/resnet50.lua does not turn resnet18 into it */
+  {
+    char dir[700], path[800];
+    snprintf(dir, sizeof dir, "%s/own-family", hs_test_tmpdir());
+    mkdir(dir, 0700);
+    snprintf(path, sizeof path, "%s/models", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/models/resnet50.lua", dir);
+    FILE *f = fopen(path, "w");
+    fputs("return { layers = { { name = 'one', params = 10, fwd_flops = 1 } }, options = { depth = 50 } }\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/s.lua", dir);
+    f = fopen(path, "w");
+    fputs("cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+          "workload { model = \"resnet18\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
+          f);
+    fclose(f);
+    rc = hs_scenario_load(path, NULL, 0, &sc);
+    tap_ok(rc == 0 && sc.workload.n_layers == 21, "resnet18 beside a models/resnet50.lua of one's own: %d layers "
+           "(want the shipped family's 21)", rc == 0 ? sc.workload.n_layers : -1);
+    if (rc == 0) hs_scenario_free(&sc);
+  }
   /* one that names itself: refused after 4 in a row, not looping */
   char self[1200];
   snprintf(self, sizeof self, "return { variant_of = '%s/loop.lua' }\n", hs_test_tmpdir());
@@ -167,7 +200,8 @@ static void test_model_options(void) {
 }
 
 int main(void) {
-  /* published: ResNet-50 25.6M (He et al.), VGG-16 138M, BERT-Large 340M
+  /* published: ResNet-50 25.6M (He et al.; torchvision 25,557,032), VGG-16
+   * 138M (torchvision 138,357,544), BERT-Large 340M
    * (Devlin et al.), GPT-2 XL 1542M (Radford et al. 2019, Table 2; "1.5B"),
    * ResNet-101 44.5M (torchvision: 44,549,160), Inception V3 with its
    * auxiliary head 27.16M (torchvision: 27,161,264).
@@ -209,12 +243,12 @@ int main(void) {
     double buffer_bytes;
     int int64_buffers; /* one num_batches_tracked a batch-norm */
   } m[] = {
-      {"resnet50", 25.6e6, 7.5e9, 8.5e9, 161, 159, 8 * 26560 + 53 * 8, 53},     /* 4.1 GMACs per 224x224 image */
-      {"vgg16", 138e6, 30e9, 32e9, 32, 0, 0, 0},                              /* 15.5 GMACs */
+      {"resnet50", 25557032, 7.5e9, 8.5e9, 161, 159, 8 * 26560 + 53 * 8, 53},     /* 4.1 GMACs per 224x224 image */
+      {"vgg16", 138357544, 30e9, 32e9, 32, 0, 0, 0},                              /* 15.5 GMACs */
       {"bert-large", 340e6, 80e9, 95e9, 396, 0, 0, 0},                        /* ~2 * params * 128 tokens + attention */
       {"gpt2-xl", 1542e6, 3.2e12, 3.8e12, 580, 0, 0, 0},                      /* ~2 * params * 1024 tokens + attention */
-      {"resnet101", 44.5e6, 15.2e9, 15.8e9, 314, 312, 8 * 52672 + 104 * 8, 104}, /* 7.6 GMACs (He et al.); torchvision 7.80 */
-      {"inception_v3", 27.16e6, 11.2e9, 11.6e9, 292, 288, 8 * 18112 + 96 * 8, 96}, /* 5.71 GMACs a 299x299 image */
+      {"resnet101", 44549160, 15.2e9, 15.8e9, 314, 312, 8 * 52672 + 104 * 8, 104}, /* 7.6 GMACs (He et al.); torchvision 7.80 */
+      {"inception_v3", 27161264, 11.2e9, 11.6e9, 292, 288, 8 * 18112 + 96 * 8, 96}, /* 5.71 GMACs a 299x299 image */
       {"resnet18", 11689512, 3.5e9, 3.7e9, 62, 60, 8 * 4800 + 20 * 8, 20},        /* 1.81 GMACs */
       {"resnet152", 60192808, 22.5e9, 23.5e9, 467, 465, 8 * 75712 + 155 * 8, 155}, /* 11.51 GMACs */
       {"resnet18-cifar10", 11173962, 1.08e9, 1.14e9, 62, 60, 8 * 4800 + 20 * 8, 20}, /* 0.56 GMACs a 32x32 image */
@@ -254,7 +288,12 @@ int main(void) {
     tap_ok(buffers == m[i].buffers && buffer_bytes == m[i].buffer_bytes && int64_buffers == m[i].int64_buffers,
            "%s: %d buffers of %.0f bytes, %d of them int64 (want %d, %.0f, %d)", m[i].model, buffers, buffer_bytes,
            int64_buffers, m[i].buffers, m[i].buffer_bytes, m[i].int64_buffers);
-    tap_close(p, m[i].params, 0.02, m[i].model);
+    /* a count given to the parameter (not a multiple of 10 000, as the
+     * published round figures are) is the reference's: exact */
+    if (fmod(m[i].params, 1e4) != 0)
+      tap_ok(p == m[i].params, "%s: %.0f parameters, the reference's %.0f exactly", m[i].model, p, m[i].params);
+    else
+      tap_close(p, m[i].params, 0.02, m[i].model);
     tap_ok(f >= m[i].fwd_lo && f <= m[i].fwd_hi, "%s forward %.3g FLOPs per sample in [%.2g, %.2g]", m[i].model, f,
            m[i].fwd_lo, m[i].fwd_hi);
     hs_scenario_free(&sc);
