@@ -53,6 +53,27 @@ static int is_identifier(const char *k) {
   return 1;
 }
 
+/* With lua_next's key and value on top: sets dst[key] = value and leaves
+ * the key for the next lua_next. */
+static void set_entry(lua_State *L, int dst) {
+  lua_pushvalue(L, -2);
+  lua_insert(L, -2);
+  lua_rawset(L, dst);
+}
+
+/* dst[k] = src[k] for every entry of the table at src (absolute indices). */
+static void copy_into(lua_State *L, int src, int dst) {
+  lua_pushnil(L);
+  while (lua_next(L, src)) set_entry(L, dst);
+}
+
+/* Pushes a copy of the table at idx (a profile's argument must not change
+ * what the loader checks it against afterwards). */
+static void push_copy(lua_State *L, int idx) {
+  lua_newtable(L);
+  copy_into(L, idx, lua_gettop(L));
+}
+
 /* Pushes a copy of workload.model_options (the workload table is at wl),
  * each entry checked to be name = number or string: what the profile is
  * called with. A copy, so that the profile cannot change the scenario. */
@@ -81,9 +102,7 @@ static int push_model_options(hs_loader *ld, int line, int wl) {
       else if (t != LUA_TNUMBER && t != LUA_TSTRING)
         rc = hs_loader_fail(ld, kp, line, "expected a number or a string, got %s", lua_kind(L, -1));
       if (rc) break;
-      lua_pushvalue(L, -2);
-      lua_insert(L, -2);
-      lua_rawset(L, copy);
+      set_entry(L, copy);
     }
   }
   if (rc) {
@@ -160,17 +179,6 @@ out:
   return rc;
 }
 
-/* Pushes a copy of the table at idx (a profile's argument must not change
- * what the loader checks it against afterwards). */
-static void push_copy(lua_State *L, int idx) {
-  lua_newtable(L);
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    lua_pushvalue(L, -2);
-    lua_insert(L, -2);
-    lua_rawset(L, -4);
-  }
-}
 
 /* The key a profile's error is about: workload.model_options.NAME where
  * its message names model_options.NAME and the scenario set NAME (the
@@ -279,21 +287,14 @@ static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int 
         lua_pushvalue(L, -2);
         lua_pushboolean(L, 1);
         lua_rawset(L, set);
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, merged);
+        set_entry(L, merged);
       }
     }
     if (rc) {
       lua_settop(L, set - 1);
       return rc;
     }
-    lua_pushnil(L);
-    while (lua_next(L, *given)) {
-      lua_pushvalue(L, -2);
-      lua_insert(L, -2);
-      lua_rawset(L, merged);
-    }
+    copy_into(L, *given, merged);
     rc = run_profile(ld, line, family, merged, scenario);
     if (rc) {
       lua_settop(L, set - 1);

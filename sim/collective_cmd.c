@@ -305,7 +305,6 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
 /* "ring/simple": the schedule and the protocol that ran. */
 static const char *how_ran(const coll_job *j) {
   static char buf[64];
-  if (kinds[j->op] == HS_OP_P2P) return "p2p";
   snprintf(buf, sizeof buf, "%s/%s", schedule(j), hs_proto_name(j->proto));
   return buf;
 }
