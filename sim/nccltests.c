@@ -190,6 +190,10 @@ static int kind_from_table(const parsed_row *best, int ranks, hs_op_kind *k) {
     return best->has_redop;
   }
   if (!(best->algbw > 0)) return 0;
+  /* sendrecv_perf prints busbw = algbw (and a redop): so does an
+   * allreduce on 2 ranks, and a reduce-scatter on many ranks once both
+   * are rounded to two decimals. Equal columns cannot name the test. */
+  if (fabs(best->busbw - best->algbw) < 0.006) return 0;
   double ratio = best->busbw / best->algbw, all = 2.0 * (ranks - 1) / ranks, split_ = (ranks - 1.0) / ranks;
   /* both printed with two decimals: a row of 1 GB/s or more is within 1% */
   if (fabs(ratio / all - 1) < 0.02 && (ranks > 2 || (best->has_redop && !best->redop_none))) {
@@ -329,7 +333,8 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
     run->gpus_per_node = t.per_host[0];
     if (!named && !kind_from_path(path, &run->kind) && !kind_from_table(&best_row, t.ranks, &run->kind))
       rc = fail(err, len, path, 0, "which collective is this? nccl-tests before 2.14 does not say, and the table "
-                "cannot tell allgather from alltoall: name the file after the binary (all_gather_perf.txt)");
+                "cannot tell allgather from alltoall, nor sendrecv (busbw = algbw) from an allreduce on 2 ranks: "
+                "name the file after the binary (all_gather_perf.txt, sendrecv_perf.txt)");
   }
   if (rc == 0) snprintf(run->name, sizeof run->name, "%s", hs_nccltests_name(run->kind));
   free_table(&t);

@@ -345,6 +345,34 @@ int main(void) {
                 "uneven.txt:1: host b has 1 ranks where a has 2");
   snprintf(text, sizeof text, "%s        1024  256  float  none  -1  10.0  0.1  0.05  0  10.0  0.1  0.05  0\n", ranks2);
   check_refused("which.txt", text, "which collective is this?");
+  /* sendrecv_perf before 2.14 names no binary and prints "sum": with
+   * busbw = algbw it reads like an allreduce on 2 ranks, and like a
+   * reduce-scatter on 64 ranks (63/64 is within the ratio's 2%) */
+  snprintf(text, sizeof text, "%s        1048576  262144  float  sum  -1  50.0  20.97  20.97  0  50.0  20.97  20.97  0\n",
+           ranks2);
+  check_refused("unnamed_p2p.txt", text, "nor sendrecv (busbw = algbw)");
+  {
+    static char many[16384];
+    size_t at = 0;
+    for (int r = 0; r < 64; r++)
+      at += (size_t)snprintf(many + at, sizeof many - at, "#  Rank %2d Group  0 Pid  1 on n%d device %2d [0x01] GPU\n",
+                             r, r / 8, r % 8);
+    snprintf(many + at, sizeof many - at,
+             "        1048576  262144  float  sum  -1  50.0  20.97  20.97  0  50.0  20.97  20.97  0\n");
+    check_refused("unnamed_p2p64.txt", many, "which collective is this?");
+    /* the same layout with a reduce-scatter's ratio is still read */
+    at = (size_t)(strstr(many, "        1048576") - many);
+    snprintf(many + at, sizeof many - at,
+             "        1048576  262144  float  sum  -1  50.0  20.97  20.64  0  50.0  20.97  20.64  0\n");
+    write_file("rs64.txt", many);
+    char p_rs[1024], perr[512];
+    path_of(p_rs, sizeof p_rs, "rs64.txt");
+    hs_nccltests_run run;
+    int rc_rs = hs_nccltests_read(p_rs, 0, 0, &run, perr, sizeof perr);
+    tap_ok(rc_rs == 0 && run.kind == HS_OP_REDUCE_SCATTER && run.ranks == 64,
+           "a reduce-scatter's busbw/algbw (63/64) on 64 ranks is still told apart (%s)", rc_rs ? perr : "");
+    if (rc_rs == 0) hs_nccltests_free(&run);
+  }
   snprintf(text, sizeof text, "%s        1024  256  float  sum  -1  0.00  0.1  0.2  0  10.0  0.1  0.2  0\n", ranks2);
   check_refused("zero_time.txt", text, "zero_time.txt:3: time 0 us");
   check_refused("empty.txt", "", "empty.txt: no result rows");
