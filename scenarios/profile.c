@@ -222,19 +222,26 @@ static int run_profile(hs_loader *ld, int line, const char *file, int args, int 
   return rc;
 }
 
+/* out = DIR/NAME.lua where it exists, DIR being the directory of file. */
+static int beside(const char *file, const char *name, char *out, size_t len) {
+  const char *slash = strrchr(file, '/');
+  int dir = slash ? (int)(slash - file) : 1;
+  if (strchr(name, '/') || snprintf(out, len, "%.*s/%s.lua", dir, slash ? file : ".", name) >= (int)len) return 0;
+  FILE *f = fopen(out, "r");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
 /* Where a variant's family is: beside the shipped profiles for a shipped
  * variant (a scenario's own models/ does not replace the family of
- * resnet18), else as a scenario's model is found. */
+ * resnet18); beside the variant's own file for one of a user's (a folder
+ * of profiles keeps its families with it), else as a scenario's model is
+ * found. */
 static int find_family(hs_loader *ld, const char *variant_file, const char *name, char *out, size_t len) {
   const char *shipped = hs_loader_models_dir();
   size_t n = strlen(shipped);
-  if (strncmp(variant_file, shipped, n) == 0 && variant_file[n] == '/') {
-    if (strchr(name, '/') || snprintf(out, len, "%s/%s.lua", shipped, name) >= (int)len) return 0;
-    FILE *f = fopen(out, "r");
-    if (f) fclose(f);
-    return f != NULL;
-  }
-  return find_profile(ld, name, out, len);
+  if (strncmp(variant_file, shipped, n) == 0 && variant_file[n] == '/') return beside(variant_file, name, out, len);
+  return beside(variant_file, name, out, len) || find_profile(ld, name, out, len);
 }
 
 /* A variant (a profile returning { variant_of = "FAMILY", options = {...} }:

@@ -191,6 +191,34 @@ static void test_model_options(void) {
            "(want the shipped family's 21)", rc == 0 ? sc.workload.n_layers : -1);
     if (rc == 0) hs_scenario_free(&sc);
   }
+  /* a user's variant finds its family beside it: a folder of profiles
+   * (lib/mine.lua, a variant of lib/base.lua) named by path */
+  {
+    char dir[700], path[800];
+    snprintf(dir, sizeof dir, "%s/beside", hs_test_tmpdir());
+    mkdir(dir, 0700);
+    snprintf(path, sizeof path, "%s/lib", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/lib/base.lua", dir);
+    FILE *f = fopen(path, "w");
+    fputs("local o = ... or {}\nreturn { options = { width = 4 }, layers = { { name = 'only', params = o.width, "
+          "fwd_flops = 1 } } }\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/lib/mine.lua", dir);
+    f = fopen(path, "w");
+    fputs("return { variant_of = 'base', options = { width = 7 } }\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/s.lua", dir);
+    f = fopen(path, "w");
+    fputs("cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+          "workload { model = \"lib/mine.lua\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
+          f);
+    fclose(f);
+    rc = hs_scenario_load(path, NULL, 0, &sc);
+    tap_ok(rc == 0 && sc.workload.n_layers == 1 && sc.workload.layers[0].params == 7,
+           "a variant named by path finds its family in its own folder (lib/base.lua, width 7)");
+    if (rc == 0) hs_scenario_free(&sc);
+  }
   /* one that names itself: refused after 4 in a row, not looping */
   char self[1200];
   snprintf(self, sizeof self, "return { variant_of = '%s/loop.lua' }\n", hs_test_tmpdir());
