@@ -78,6 +78,9 @@ int main(void) {
       {"p100-pcie", 9.3e12, 15.754e9, 25e9 / 8, 1, 4, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_PCIE},
       {"aws-p3-16xlarge", 125e12, 150e9, 25e9 / 8, 1, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
       {"aws-p3dn-24xlarge", 125e12, 150e9, 100e9 / 8, 1, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
+      {"dgx2", 125e12, 150e9, 100e9 / 8, 8, 16, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
+      {"azure-ndv4", 312e12, 300e9, 200e9 / 8, 8, 8, HS_GPU_AMPERE, HS_CPU_AMD, 0, HS_INTRA_NVLINK},
+      {"azure-nd-h100-v5", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
   };
   int n_shipped = (int)(sizeof shipped / sizeof shipped[0]);
   for (int i = 0; i < n_shipped; i++) {
@@ -93,6 +96,14 @@ int main(void) {
            shipped[i].name, c->gpus_per_node, c->gpu_flops, hs_gpu_arch_name(c->gpu_arch), c->intra.bandwidth,
            c->intra_link == HS_INTRA_PCIE ? "pcie" : "nvlink", c->nics_per_node, c->inter.bandwidth, c->nvls);
     if (rc == 0) hs_scenario_free(&sc);
+  }
+  /* the 80 GB A100's HBM2e (2039 GB/s) over the architecture's 40 GB default */
+  if (load("cluster { system = \"azure-ndv4\", nodes = 2 }", NULL, 0, &sc) == 0) {
+    tap_ok(sc.cluster.gpu_memory_bandwidth == 2039e9, "azure-ndv4: its A100 80GB's memory at 2039 GB/s (got %g)",
+           sc.cluster.gpu_memory_bandwidth);
+    hs_scenario_free(&sc);
+  } else {
+    tap_ok(0, "azure-ndv4 loads");
   }
   /* HGX B200's HBM3e is 7.7 TB/s, below the architecture's 8 TB/s default */
   if (load("cluster { system = \"dgx-b200\", nodes = 2 }", NULL, 0, &sc) == 0) {
@@ -165,9 +176,9 @@ int main(void) {
   /* Refusals: FILE:LINE: key: message, exit 2, nothing written. */
   refused("unknown system", "cluster { system = \"dgx-z100\", nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "unknown system 'dgx-z100' (known: "
-                                                                      "aws-p3-16xlarge, aws-p3dn-24xlarge, dgx-a100, "
-                                                                      "dgx-b200, dgx-h100, dgx1-p100, dgx1-v100, "
-                                                                      "p100-pcie"});
+                                                                      "aws-p3-16xlarge, aws-p3dn-24xlarge, azure-nd-h100-v5, "
+                                                                      "azure-ndv4, dgx-a100, dgx-b200, dgx-h100, dgx1-p100, "
+                                                                      "dgx1-v100, dgx2, p100-pcie"});
   refused("a system that is not a name", "cluster { system = 3, nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "expected a system's name"});
   refused("unknown system by --set", "cluster { nodes = 2, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }",
