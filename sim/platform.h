@@ -7,9 +7,11 @@
  *  - zones: one node alone is a "Cluster" zone; several nodes are grouped
  *    into pods of up to 16 nodes (never across a rack), each a
  *    "DijkstraCache" zone whose gateway reaches the leaf switch (or the
- *    flat fabric) through a trunk that constrains nothing (FATPIPE, 0 s):
- *    SimGrid 3.32 walks every zone to check each new name, so fewer zones
- *    load faster (docs/performance.md);
+ *    flat fabric) through a trunk that constrains nothing (FATPIPE, 0 s);
+ *    where a rack is one pod, the pod's gateway is the rack's leaf switch
+ *    itself. SimGrid 3.32 walks every zone to check each new name, and
+ *    every host to seal each zone, so fewer zones load and start faster
+ *    (docs/performance.md);
  *  - a node's NICs are one split-duplex link (inter.bandwidth *
  *    nics_per_node, inter.latency/2) from the node's switch to the fabric;
  *  - fabric "flat": one non-blocking switch; "fat_tree": leaf switches of
