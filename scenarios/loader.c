@@ -19,6 +19,7 @@
 
 #include "scenarios/loader_internal.h"
 #include "scenarios/peer_lua.h"
+#include "scenarios/profile.h"
 #include "scenarios/sandbox.h"
 
 static const char *const declaration_names[] = {"cluster", "workload", "algorithm", "run", "sim", "real",
@@ -531,6 +532,7 @@ static int unavailable(lua_State *L) {
 
 static int setup_state(lua_State *L) {
   hs_peer_lua_open(L, HS_DEFAULT_PEERS_DIR);
+  hs_profile_lua_open(L);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
   for (int i = 0; declaration_names[i]; i++) {

@@ -42,6 +42,44 @@ static void list_models(char *buf, size_t len) {
   }
 }
 
+/* hearsay.option(given, options, name [, lo, hi [, why]]): a profile's
+ * option, the scenario's (given) over the profile's default (options);
+ * with lo and hi it must be a whole number in lo..hi, else the profile
+ * stops with "model_options.NAME must be a whole number in LO..HI (WHY),
+ * got V", which the loader reports against the line or --set that set it.
+ * One check for every family (scenarios/models/) instead of one each. */
+static int l_option(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  const char *name = luaL_checkstring(L, 3);
+  int checked = !lua_isnoneornil(L, 4);
+  lua_Integer lo = checked ? luaL_checkinteger(L, 4) : 0, hi = checked ? luaL_checkinteger(L, 5) : 0;
+  const char *why = luaL_optstring(L, 6, NULL);
+  lua_settop(L, 6);
+  if (lua_getfield(L, 1, name) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_getfield(L, 2, name);
+  }
+  if (!checked) return 1;
+  int whole = 0;
+  lua_Integer v = lua_tointegerx(L, -1, &whole);
+  if (!whole || lua_type(L, -1) != LUA_TNUMBER || v < lo || v > hi) { /* no position: the option is to blame */
+    lua_pushfstring(L, "model_options.%s must be a whole number in %I..%I%s%s%s, got %s", name, lo, hi,
+                    why ? " (" : "", why ? why : "", why ? ")" : "", luaL_tolstring(L, -1, NULL));
+    return lua_error(L);
+  }
+  lua_pushinteger(L, v);
+  return 1;
+}
+
+void hs_profile_lua_open(lua_State *L) {
+  if (lua_getglobal(L, "hearsay") == LUA_TTABLE) {
+    lua_pushcfunction(L, l_option);
+    lua_setfield(L, -2, "option");
+  }
+  lua_pop(L, 1);
+}
+
 static int find_profile(hs_loader *ld, const char *model, char *out, size_t len) {
   return hs_loader_find_file(ld, model, "models", hs_loader_models_dir(), out, len);
 }

@@ -12,4 +12,8 @@
  * model options. 0, or the loader's failure. */
 int hs_profile_resolve(hs_loader *ld, int line);
 
+/* Adds hearsay.option, the profiles' reader of their options, to the
+ * state's hearsay table (after hs_peer_lua_open made it). */
+void hs_profile_lua_open(lua_State *L);
+
 #endif

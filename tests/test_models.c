@@ -219,6 +219,30 @@ static void test_model_options(void) {
            "a variant named by path finds its family in its own folder (lib/base.lua, width 7)");
     if (rc == 0) hs_scenario_free(&sc);
   }
+  /* hearsay.option: the scenario's value over the default, a whole number
+   * in its range where a range is given, a string as it is */
+  {
+    const char *text = "local o = ... or {}\nlocal options = { width = 4, kind = 'wide' }\n"
+                       "local w = hearsay.option(o, options, 'width', 1, 8, 'a test')\n"
+                       "local k = hearsay.option(o, options, 'kind')\n"
+                       "return { options = options, layers = { { name = k, params = w, fwd_flops = 1 } } }\n";
+    const struct { const char *extra; int ok; double params; } c[] = {
+        {"", 1, 4},
+        {", model_options = { width = 8, kind = 'narrow' }", 1, 8},
+        {", model_options = { width = 9 }", 0, 0},
+        {", model_options = { width = 2.5 }", 0, 0},
+        {", model_options = { width = 'four' }", 0, 0},
+        {", model_options = { width = 0 }", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+      rc = load_profile_with("opt.lua", text, c[i].extra, &sc);
+      tap_ok(c[i].ok ? rc == 0 && sc.workload.layers[0].params == c[i].params &&
+                           strcmp(sc.workload.layers[0].name, i == 1 ? "narrow" : "wide") == 0
+                     : rc != 0,
+             "hearsay.option, width in 1..8%s: %s", c[i].extra, c[i].ok ? "read" : "refused");
+      if (rc == 0) hs_scenario_free(&sc);
+    }
+  }
   /* one that names itself: refused after 4 in a row, not looping */
   char self[1200];
   snprintf(self, sizeof self, "return { variant_of = '%s/loop.lua' }\n", hs_test_tmpdir());

@@ -9,15 +9,9 @@
 -- forward. workload.model_options: seq, layers, hidden, ffn.
 local options = { seq = 128, layers = 12, hidden = 768, ffn = 3072 }
 local given = ... or {}
-local function whole(name, lo, hi, why)
-  local v = given[name] or options[name]
-  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
-    error(string.format("model_options.%s must be a whole number in %d..%d%s, got %s", name, lo, hi, why, tostring(v)), 0)
-  end
-  return v
-end
-local seq = whole("seq", 1, 512, " (its 512 position embeddings)")
-local n_layers, hidden, ffn = whole("layers", 1, 1000, ""), whole("hidden", 1, 100000, ""), whole("ffn", 1, 1000000, "")
+local function whole(name, lo, hi, why) return hearsay.option(given, options, name, lo, hi, why) end
+local seq = whole("seq", 1, 512, "its 512 position embeddings")
+local n_layers, hidden, ffn = whole("layers", 1, 1000), whole("hidden", 1, 100000), whole("ffn", 1, 1000000)
 local vocab = 30522
 local layers = {}
 -- tensors: the parameter tensors as Hugging Face's BertForPreTraining holds

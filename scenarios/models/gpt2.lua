@@ -10,13 +10,7 @@
 -- they are the 124M that openai/gpt-2's README names it by.
 local options = { seq = 1024, layers = 12, d_model = 768 } -- workload.model_options
 local given = ... or {}
-local function whole(name, lo, hi)
-  local v = given[name] or options[name]
-  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
-    error(string.format("model_options.%s must be a whole number in %d..%d, got %s", name, lo, hi, tostring(v)), 0)
-  end
-  return v
-end
+local function whole(name, lo, hi) return hearsay.option(given, options, name, lo, hi) end
 local seq, n_layers, d = whole("seq", 1, 1024), whole("layers", 1, 1000), whole("d_model", 1, 100000)
 local vocab, ctx = 50257, 1024
 local layers = {}

@@ -9,10 +9,7 @@
 -- 650 x 28,869 per token; backward twice forward. Published: 28,949,319
 -- parameters (the paper's table of its tasks), what this counts.
 local options = { seq = 30 } -- workload.model_options
-local seq = (... or {}).seq or options.seq
-if type(seq) ~= "number" or seq ~= math.floor(seq) or seq < 1 or seq > 100000 then
-  error("model_options.seq must be a whole number of tokens in 1..100000, got " .. tostring(seq), 0)
-end
+local seq = hearsay.option(... or {}, options, "seq", 1, 100000, "tokens")
 local vocab, h, n_layers = 28869, 650, 3
 local layers = {}
 local function add(name, params, flops, tensors)

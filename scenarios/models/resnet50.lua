@@ -11,15 +11,9 @@
 -- resnet50 has 161 parameter tensors (53 convs x 3, fc 2).
 local options = { depth = 50, image = 224, classes = 1000, stem = "imagenet" }
 local given = ... or {}
-local function whole(name, lo, hi)
-  local v = given[name] or options[name]
-  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
-    error(string.format("model_options.%s must be a whole number in %d..%d, got %s", name, lo, hi, tostring(v)), 0)
-  end
-  return v
-end
+local function whole(name, lo, hi) return hearsay.option(given, options, name, lo, hi) end
 local depth, image, classes = whole("depth", 18, 152), whole("image", 8, 4096), whole("classes", 1, 1000000)
-local stem = given.stem or options.stem
+local stem = hearsay.option(given, options, "stem")
 local stages = ({ [18] = { 2, 2, 2, 2 }, [34] = { 3, 4, 6, 3 }, [50] = { 3, 4, 6, 3 }, [101] = { 3, 4, 23, 3 },
                   [152] = { 3, 8, 36, 3 } })[depth]
 if not stages then error("model_options.depth must be 18, 34, 50, 101 or 152, got " .. tostring(depth), 0) end

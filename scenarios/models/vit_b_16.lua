@@ -11,13 +11,7 @@
 -- 152 tensors, 17.56 GFLOPS (multiply-adds).
 local options = { layers = 12, d_model = 768, mlp = 3072, patch = 16, image = 224, classes = 1000 }
 local given = ... or {}
-local function whole(name, lo, hi)
-  local v = given[name] or options[name]
-  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
-    error(string.format("model_options.%s must be a whole number in %d..%d, got %s", name, lo, hi, tostring(v)), 0)
-  end
-  return v
-end
+local function whole(name, lo, hi) return hearsay.option(given, options, name, lo, hi) end
 local n_layers, d, mlp = whole("layers", 1, 1000), whole("d_model", 1, 100000), whole("mlp", 1, 1000000)
 local patch, image, classes = whole("patch", 1, 4096), whole("image", 1, 65536), whole("classes", 1, 1000000)
 if image % patch ~= 0 then error("model_options.image must be a multiple of patch", 0) end
