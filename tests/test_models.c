@@ -38,6 +38,31 @@ static int load_profile(const char *file, const char *text, hs_scenario *sc) {
   return load_profile_with(file, text, "", sc);
 }
 
+/* Writes TMP/name/sub/file_a (and file_b where given) and TMP/name/s.lua,
+ * a scenario of `model`, and loads it. */
+static int load_folder(const char *name, const char *sub, const char *file_a, const char *text_a, const char *file_b,
+                       const char *text_b, const char *model, hs_scenario *sc) {
+  char dir[700], path[900];
+  snprintf(dir, sizeof dir, "%s/%s", hs_test_tmpdir(), name);
+  mkdir(dir, 0700);
+  snprintf(path, sizeof path, "%s/%s", dir, sub);
+  mkdir(path, 0700);
+  const char *files[2] = {file_a, file_b}, *texts[2] = {text_a, text_b};
+  for (int i = 0; i < 2 && files[i]; i++) {
+    snprintf(path, sizeof path, "%s/%s/%s", dir, sub, files[i]);
+    FILE *f = fopen(path, "w");
+    fputs(texts[i], f);
+    fclose(f);
+  }
+  snprintf(path, sizeof path, "%s/s.lua", dir);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+             "workload { model = \"%s\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
+          model);
+  fclose(f);
+  return hs_scenario_load(path, NULL, 0, sc);
+}
+
 /* The fwd FLOPs of the profile's layer named `name`, or -1. */
 static double layer_flops(const hs_scenario *sc, const char *name) {
   for (int l = 0; l < sc->workload.n_layers; l++)
@@ -170,55 +195,21 @@ static void test_model_options(void) {
   if (rc == 0) hs_scenario_free(&sc);
   /* a shipped variant's family is the shipped one: a scenario's own
    * models/resnet50.lua does not turn resnet18 into it */
-  {
-    char dir[700], path[800];
-    snprintf(dir, sizeof dir, "%s/own-family", hs_test_tmpdir());
-    mkdir(dir, 0700);
-    snprintf(path, sizeof path, "%s/models", dir);
-    mkdir(path, 0700);
-    snprintf(path, sizeof path, "%s/models/resnet50.lua", dir);
-    FILE *f = fopen(path, "w");
-    fputs("return { layers = { { name = 'one', params = 10, fwd_flops = 1 } }, options = { depth = 50 } }\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/s.lua", dir);
-    f = fopen(path, "w");
-    fputs("cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
-          "workload { model = \"resnet18\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
-          f);
-    fclose(f);
-    rc = hs_scenario_load(path, NULL, 0, &sc);
-    tap_ok(rc == 0 && sc.workload.n_layers == 21, "resnet18 beside a models/resnet50.lua of one's own: %d layers "
-           "(want the shipped family's 21)", rc == 0 ? sc.workload.n_layers : -1);
-    if (rc == 0) hs_scenario_free(&sc);
-  }
+  rc = load_folder("own-family", "models", "resnet50.lua",
+                   "return { layers = { { name = 'one', params = 10, fwd_flops = 1 } }, options = { depth = 50 } }\n",
+                   NULL, NULL, "resnet18", &sc);
+  tap_ok(rc == 0 && sc.workload.n_layers == 21, "resnet18 beside a models/resnet50.lua of one's own: %d layers "
+         "(want the shipped family's 21)", rc == 0 ? sc.workload.n_layers : -1);
+  if (rc == 0) hs_scenario_free(&sc);
   /* a user's variant finds its family beside it: a folder of profiles
    * (lib/mine.lua, a variant of lib/base.lua) named by path */
-  {
-    char dir[700], path[800];
-    snprintf(dir, sizeof dir, "%s/beside", hs_test_tmpdir());
-    mkdir(dir, 0700);
-    snprintf(path, sizeof path, "%s/lib", dir);
-    mkdir(path, 0700);
-    snprintf(path, sizeof path, "%s/lib/base.lua", dir);
-    FILE *f = fopen(path, "w");
-    fputs("local o = ... or {}\nreturn { options = { width = 4 }, layers = { { name = 'only', params = o.width, "
-          "fwd_flops = 1 } } }\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/lib/mine.lua", dir);
-    f = fopen(path, "w");
-    fputs("return { variant_of = 'base', options = { width = 7 } }\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/s.lua", dir);
-    f = fopen(path, "w");
-    fputs("cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
-          "workload { model = \"lib/mine.lua\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n",
-          f);
-    fclose(f);
-    rc = hs_scenario_load(path, NULL, 0, &sc);
-    tap_ok(rc == 0 && sc.workload.n_layers == 1 && sc.workload.layers[0].params == 7,
-           "a variant named by path finds its family in its own folder (lib/base.lua, width 7)");
-    if (rc == 0) hs_scenario_free(&sc);
-  }
+  rc = load_folder("beside", "lib", "base.lua",
+                   "local o = ... or {}\nreturn { options = { width = 4 }, layers = { { name = 'only', params = "
+                   "o.width, fwd_flops = 1 } } }\n",
+                   "mine.lua", "return { variant_of = 'base', options = { width = 7 } }\n", "lib/mine.lua", &sc);
+  tap_ok(rc == 0 && sc.workload.n_layers == 1 && sc.workload.layers[0].params == 7,
+         "a variant named by path finds its family in its own folder (lib/base.lua, width 7)");
+  if (rc == 0) hs_scenario_free(&sc);
   /* hearsay.option: the scenario's value over the default, a whole number
    * in its range where a range is given, a string as it is */
   {
