@@ -53,6 +53,7 @@ static int l_option(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   const char *name = luaL_checkstring(L, 3);
   int checked = !lua_isnoneornil(L, 4);
+  luaL_argcheck(L, checked || lua_isnoneornil(L, 5), 5, "a range needs its lower end");
   lua_Integer lo = checked ? luaL_checkinteger(L, 4) : 0, hi = checked ? luaL_checkinteger(L, 5) : 0;
   const char *why = luaL_optstring(L, 6, NULL);
   lua_settop(L, 6);
@@ -64,8 +65,10 @@ static int l_option(lua_State *L) {
   int whole = 0;
   lua_Integer v = lua_tointegerx(L, -1, &whole);
   if (!whole || lua_type(L, -1) != LUA_TNUMBER || v < lo || v > hi) { /* no position: the option is to blame */
-    lua_pushfstring(L, "model_options.%s must be a whole number in %I..%I%s%s%s, got %s", name, lo, hi,
-                    why ? " (" : "", why ? why : "", why ? ")" : "", luaL_tolstring(L, -1, NULL));
+    int text = lua_type(L, -1) == LUA_TSTRING; /* "12" is not 12: say it is a string */
+    lua_pushfstring(L, "model_options.%s must be a whole number in %I..%I%s%s%s, got %s%s%s", name, lo, hi,
+                    why ? " (" : "", why ? why : "", why ? ")" : "", text ? "\"" : "", luaL_tolstring(L, -1, NULL),
+                    text ? "\"" : "");
     return lua_error(L);
   }
   lua_pushinteger(L, v);
@@ -270,16 +273,27 @@ static int beside(const char *file, const char *name, char *out, size_t len) {
   return f != NULL;
 }
 
+/* Whether files a and b are in the same directory, as written (a file
+ * without a slash being in "."). */
+static int same_dir(const char *a, const char *b) {
+  const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+  const char *da = sa ? a : ".", *db = sb ? b : ".";
+  size_t la = sa ? (size_t)(sa - a) : 1, lb = sb ? (size_t)(sb - b) : 1;
+  return la == lb && strncmp(da, db, la) == 0;
+}
+
 /* Where a variant's family is: beside the shipped profiles for a shipped
  * variant (a scenario's own models/ does not replace the family of
  * resnet18); beside the variant's own file for one of a user's (a folder
- * of profiles keeps its families with it), else as a scenario's model is
- * found. */
+ * of profiles keeps its families with it) unless that folder is the
+ * scenario's own, which holds scenarios, not profiles; else as a
+ * scenario's model is found. */
 static int find_family(hs_loader *ld, const char *variant_file, const char *name, char *out, size_t len) {
   const char *shipped = hs_loader_models_dir();
   size_t n = strlen(shipped);
   if (strncmp(variant_file, shipped, n) == 0 && variant_file[n] == '/') return beside(variant_file, name, out, len);
-  return beside(variant_file, name, out, len) || find_profile(ld, name, out, len);
+  return (!same_dir(variant_file, ld->path) && beside(variant_file, name, out, len)) ||
+         find_profile(ld, name, out, len);
 }
 
 /* A variant (a profile returning { variant_of = "FAMILY", options = {...} }:

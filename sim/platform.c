@@ -188,7 +188,8 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
       pod_end[n_pods] = n + per_pod < rack_end ? n + per_pod : rack_end;
       if (pod_end[n_pods] > c->nodes) pod_end[n_pods] = c->nodes;
     }
-    /* Where every rack is one pod (racks of up to 16 nodes of 8), the
+    /* Where every rack is one pod (rack_size at most pod_nodes' 16 nodes,
+     * and 256 GPUs: racks of up to 16 nodes of 8), the
      * pod's gateway is its rack's leaf switch, which then needs no zone of
      * its own nor a trunk to it. SimGrid 3.32 seals each zone by walking
      * every host of the platform (NetZoneImpl::seal, get_all_hosts), so

@@ -210,6 +210,30 @@ static void test_model_options(void) {
   tap_ok(rc == 0 && sc.workload.n_layers == 1 && sc.workload.layers[0].params == 7,
          "a variant named by path finds its family in its own folder (lib/base.lua, width 7)");
   if (rc == 0) hs_scenario_free(&sc);
+  /* ... but not from the scenario's own folder, which holds scenarios: a
+   * variant there (model = "mine.lua") finds gpt2 as a scenario's model
+   * is found (models/, then the shipped one), not the gpt2.lua beside it */
+  {
+    char dir[700], path[900];
+    snprintf(dir, sizeof dir, "%s/own-folder", hs_test_tmpdir());
+    mkdir(dir, 0700);
+    const char *files[3][2] = {
+        {"gpt2.lua", "error('a scenario, not a profile')\n"},
+        {"mine.lua", "return { variant_of = 'gpt2', options = { layers = 2 } }\n"},
+        {"s.lua", "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+                  "workload { model = \"mine.lua\" }\nalgorithm { name = \"gradient_allreduce\" }\n"
+                  "run { iterations = 1 }\n"}};
+    for (int i = 0; i < 3; i++) {
+      snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+      FILE *f = fopen(path, "w");
+      fputs(files[i][1], f);
+      fclose(f);
+    }
+    rc = hs_scenario_load(path, NULL, 0, &sc);
+    tap_ok(rc == 0 && option_of(&sc, "layers") == 2 && option_of(&sc, "d_model") == 768,
+           "a variant in the scenario's own folder takes the shipped gpt2, not the gpt2.lua beside it");
+    if (rc == 0) hs_scenario_free(&sc);
+  }
   /* hearsay.option: the scenario's value over the default, a whole number
    * in its range where a range is given, a string as it is */
   {
@@ -223,6 +247,7 @@ static void test_model_options(void) {
         {", model_options = { width = 9 }", 0, 0},
         {", model_options = { width = 2.5 }", 0, 0},
         {", model_options = { width = 'four' }", 0, 0},
+        {", model_options = { width = '4' }", 0, 0},
         {", model_options = { width = 0 }", 0, 0},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {

@@ -28,6 +28,8 @@ static void close_to(FILE *r, double got, double want, const char *what) {
   hs_report(r, fabs(got - want) <= 1e-12 * fabs(want) + 1e-15, "%s: %.6g (want %.6g)", what, got, want);
 }
 
+static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, int n);
+
 static void probe(hs_worker *w, void *arg) {
   if (w->rank != 0) return;
   FILE *r = ((ctx *)arg)->report;
@@ -57,13 +59,44 @@ static void probe(hs_worker *w, void *arg) {
   close_to(r, sg_host_get_speed(g[3]), 25e12, "gpu 3 at factor 0.5");
   close_to(r, sg_host_get_speed(g[4]), 12.5e12, "node 2's GPUs at factor 0.25");
 
-  /* The link emulator's routes (scenarios/links.h) are the platform's: same
-   * latency sum and same narrowest link for every ordered pair. */
-  const hs_cluster_spec *cl = &((ctx *)arg)->sc->cluster;
+  emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 12);
+}
+
+/* Racks of 20 one-GPU nodes are cut into zones of 16 and 4, which reach
+ * their leaf through trunks (sim/platform.c): a route between the two
+ * zones of a rack is the one within a zone, and across racks it adds the
+ * two uplinks. */
+static const char *split_lua =
+    "cluster { nodes = 40, gpus_per_node = 1,\n"
+    "  gpu = { flops = \"100TF\", efficiency = 0.5 },\n"
+    "  intra = { bandwidth = \"200GBps\", latency = \"2us\" },\n"
+    "  inter = { bandwidth = \"100Gbps\", latency = \"6us\", topology = \"fat_tree\", rack_size = 20,\n"
+    "            uplink_latency = \"3us\" } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n";
+
+static void probe_split(hs_worker *w, void *arg) {
+  if (w->rank != 0) return;
+  FILE *r = ((ctx *)arg)->report;
+  sg_host_t g[40];
+  for (int i = 0; i < 40; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "gpu%d", i);
+    g[i] = sg_host_by_name(name);
+  }
+  close_to(r, sg_host_get_route_latency(g[0], g[1]), 2e-6 + 6e-6, "racks of 20 in zones of 16: within a zone");
+  close_to(r, sg_host_get_route_latency(g[0], g[17]), 2e-6 + 6e-6, "between the two zones of a rack: the same");
+  close_to(r, sg_host_get_route_latency(g[17], g[25]), 2e-6 + 6e-6 + 2 * 3e-6, "across racks: + 2 uplinks");
+  close_to(r, sg_host_get_route_bandwidth(g[0], g[17]), 12.5e9 * 0.96, "between zones: the NIC is the narrowest");
+  emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 40);
+}
+
+/* The link emulator's routes (scenarios/links.h) are the platform's: same
+ * latency sum and same narrowest link for every ordered pair. */
+static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, int n) {
   int bad = 0, pairs = 0;
   char first[160] = "";
-  for (int a = 0; a < 12; a++)
-    for (int b = 0; b < 12; b++) {
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
       if (a == b) continue;
       hs_hop hop[HS_ROUTE_MAX];
       int k = hs_links_route(cl, a, b, hop);
@@ -82,17 +115,28 @@ static void probe(hs_worker *w, void *arg) {
   hs_report(r, bad == 0, "emulator routes match SimGrid's for all %d ordered pairs (latency, bottleneck)%s", pairs, first);
 }
 
-static void child(void *arg, FILE *report) {
+static void run_probe(const char *text, void (*fn)(hs_worker *, void *), FILE *report) {
   hs_scenario sc;
-  if (hs_test_load((const char *)arg, &sc)) {
+  if (hs_test_load(text, &sc)) {
     hs_report(report, 0, "scenario loads");
     return;
   }
   ctx c = {report, &sc};
-  hs_test_simulate(&sc, 0, probe, &c, NULL, NULL);
+  hs_test_simulate(&sc, 0, fn, &c, NULL, NULL);
+}
+
+static void child(void *arg, FILE *report) {
+  (void)arg;
+  run_probe(lua, probe, report);
+}
+
+static void child_split(void *arg, FILE *report) {
+  (void)arg;
+  run_probe(split_lua, probe_split, report);
 }
 
 int main(void) {
-  hs_test_in_child("platform", child, (void *)lua, 60);
+  hs_test_in_child("platform", child, NULL, 60);
+  hs_test_in_child("platform, racks split into zones", child_split, NULL, 60);
   return tap_done(0);
 }

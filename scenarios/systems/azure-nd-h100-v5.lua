@@ -1,9 +1,10 @@
 -- azure-nd-h100-v5.lua — Microsoft Azure ND H100 v5: 8 H100 SXM 80 GB on
 -- third-generation NVSwitches, 8 NDR InfiniBand NICs for compute, as a VM:
--- dgx-h100.lua's node. NVLS (reduction in the switch) is the baseboard's;
--- where a VM's fabric manager does not offer NVLink multicast, NCCL
--- cannot use it: set nvls = false. Every value is a line rate or a peak
--- from the sources below; latencies keep the schema's defaults.
+-- dgx-h100.lua's node. NVLS (reduction in the switch) is the baseboard's
+-- NVSwitch's; that the VM offers NVLink multicast to NCCL is assumed here,
+-- not sourced (the MLPerf description does not say): where it does not,
+-- set nvls = false. Every value is a line rate or a peak from the sources
+-- below; latencies keep the schema's defaults.
 return {
   name = "azure-nd-h100-v5",
   description = "Azure ND H100 v5: 8 H100 SXM 80GB (NVLink 4, NVSwitch 3 with NVLS), 8x NDR InfiniBand 400 Gb/s",
