@@ -57,10 +57,11 @@ static int l_option(lua_State *L) {
   lua_Integer lo = checked ? luaL_checkinteger(L, 4) : 0, hi = checked ? luaL_checkinteger(L, 5) : 0;
   const char *why = luaL_optstring(L, 6, NULL);
   lua_settop(L, 6);
-  if (lua_getfield(L, 1, name) == LUA_TNIL) {
-    lua_pop(L, 1);
-    lua_getfield(L, 2, name);
-  }
+  /* every option has its default in the profile's options: a name that
+   * has none is the profile's mistake (a misspelling reads nil) */
+  if (lua_getfield(L, 2, name) == LUA_TNIL) return luaL_error(L, "hearsay.option: '%s' has no default in options", name);
+  if (lua_getfield(L, 1, name) == LUA_TNIL) lua_pop(L, 1);
+  else lua_remove(L, -2);
   if (!checked) return 1;
   int whole = 0;
   lua_Integer v = lua_tointegerx(L, -1, &whole);

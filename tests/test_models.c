@@ -250,6 +250,12 @@ static void test_model_options(void) {
         {", model_options = { width = '4' }", 0, 0},
         {", model_options = { width = 0 }", 0, 0},
     };
+    rc = load_profile_with("misspelt.lua",
+                           "local options = { width = 4 }\nlocal w = hearsay.option(... or {}, options, 'widht', 1, 8)\n"
+                           "return { options = options, layers = { { name = 'a', params = 1, fwd_flops = 1 } } }\n",
+                           "", &sc);
+    tap_ok(rc != 0, "hearsay.option of a name without a default (a misspelling) is refused");
+    if (rc == 0) hs_scenario_free(&sc);
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
       rc = load_profile_with("opt.lua", text, c[i].extra, &sc);
       tap_ok(c[i].ok ? rc == 0 && sc.workload.layers[0].params == c[i].params &&
