@@ -40,6 +40,13 @@ int hs_loader_push_decl(hs_loader *ld, const char *name);
 /* Notes the key about to be read (see hs_loader.where). */
 void hs_loader_at(hs_loader *ld, const char *keypath, int line);
 int hs_schema_validate(hs_loader *ld);
+/* Every key of the declarations' schema (cluster, workload, run, sim,
+ * real), nested ones as "gpu.flops": its default as written (NULL where it
+ * has none), its choices ("a|b") where it is one of several, whether a
+ * scenario must give it. Tables are visited after their keys. */
+typedef void (*hs_schema_visit)(void *ctx, const char *block, const char *key, const char *def, const char *choices,
+                                int required);
+void hs_schema_each(hs_schema_visit fn, void *ctx);
 /* stragglers { }, network { }, failures { } (conditions.c). */
 int hs_conditions_validate(hs_loader *ld);
 /* Refuses a scenario needing more memory than the machine has (budget.c). */

@@ -51,7 +51,8 @@ static const field gpu_fields[] = {
     {"arch", F_ENUM, OFF(cluster.gpu_arch), "ampere", MIN_NONE, 0, 0, "pascal|volta|ampere|hopper|blackwell", NULL},
     /* absent: the generation's (resolve_published_defaults) */
     {"memory_bandwidth", F_BW, OFF(cluster.gpu_memory_bandwidth), "1TBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
-    {"launch_overhead", F_LATENCY, OFF(cluster.gpu_launch_overhead), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    /* absent: hs_gpu_launch_overhead_default's, which this states */
+    {"launch_overhead", F_LATENCY, OFF(cluster.gpu_launch_overhead), "4us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     /* absent: the generation's x16 link (resolve_published_defaults) */
     {"pcie_bandwidth", F_BW, OFF(cluster.gpu_pcie_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     /* absent: the generation's (resolve_published_defaults); 0: collectives hold none */
@@ -159,6 +160,28 @@ static const field real_fields[] = {
     END};
 
 static const char *const network_models[] = {"CM02", "LV08", "SMPI", "Constant", NULL};
+
+/* ---- the schema as a list (tests/test_docs_reference.c checks the
+ * reference in docs/scenarios.md against it) -------------------------------- */
+
+static void each_field(const char *block, const char *prefix, const field *fields, hs_schema_visit fn, void *ctx) {
+  for (const field *f = fields; f->key; f++) {
+    char key[128];
+    snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", f->key);
+    if (f->type == F_TABLE && f->sub) each_field(block, key, f->sub, fn, ctx);
+    int required = !f->def && f->type != F_TABLE && f->type != F_LIST && f->type != F_MAP;
+    fn(ctx, block, key, f->def, f->choices, required);
+  }
+}
+
+void hs_schema_each(hs_schema_visit fn, void *ctx) {
+  static const struct {
+    const char *block;
+    const field *fields;
+  } blocks[] = {{"cluster", cluster_fields}, {"workload", workload_fields}, {"run", run_fields},
+                {"sim", sim_fields},         {"real", real_fields}};
+  for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) each_field(blocks[i].block, "", blocks[i].fields, fn, ctx);
+}
 
 /* ---- generic walk ------------------------------------------------------------ */
 

@@ -1,0 +1,125 @@
+/* test_docs_reference.c — the scenario reference in docs/scenarios.md says
+ * what the loader does: every key of cluster { }, workload { }, run { },
+ * sim { } and real { } (scenarios/schema.c, hs_schema_each) has a row
+ * "| `key` | type | default | meaning |"; a key a scenario must give says
+ * "required"; a default written as one word is the schema's; every choice
+ * of a key that takes one of several is named in its row. A key added
+ * without its row, a default changed in one place only, or a choice left
+ * out of the reference fails here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "scenarios/loader_internal.h"
+#include "tests/tap.h"
+
+enum { MAX_ROWS = 2048 };
+
+typedef struct {
+  char key[96];
+  char def[256];  /* the third cell, backticks removed, trimmed */
+  char text[4096]; /* the whole row */
+} row;
+
+static row rows[MAX_ROWS];
+static int n_rows;
+
+static void trim(char *s) {
+  size_t n = strlen(s), a = 0;
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n')) s[--n] = '\0';
+  while (s[a] == ' ') a++;
+  memmove(s, s + a, n - a + 1);
+}
+
+/* The next cell's bar at or after s; "\\|" is a bar inside a cell. */
+static const char *next_bar(const char *s) {
+  for (; *s; s++)
+    if (*s == '|' && s[-1] != '\\') return s;
+  return NULL;
+}
+
+/* The reference's rows: lines "| `key` | ... | default | ... |". */
+static void read_rows(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[4096];
+  while (fgets(line, sizeof line, f) && n_rows < MAX_ROWS) {
+    if (strncmp(line, "| `", 3) != 0) continue;
+    row *r = &rows[n_rows];
+    snprintf(r->text, sizeof r->text, "%s", line);
+    const char *k = line + 3, *end = strchr(k, '`');
+    if (!end || (size_t)(end - k) >= sizeof r->key) continue;
+    memcpy(r->key, k, (size_t)(end - k));
+    r->key[end - k] = '\0';
+    /* the third cell: between the third bar and the fourth */
+    const char *c = line;
+    for (int bars = 0; bars < 2 && c; bars++) c = next_bar(c + 1);
+    const char *e = c ? next_bar(c + 1) : NULL;
+    if (!c || !e) continue;
+    size_t j = 0;
+    for (const char *p = c + 1; p < e && j + 1 < sizeof r->def; p++)
+      if (*p != '`') r->def[j++] = *p;
+    r->def[j] = '\0';
+    trim(r->def);
+    n_rows++;
+  }
+  fclose(f);
+}
+
+/* The reference's name for a key: the dataset's keys have a table of their
+ * own, by their own names. */
+static const char *doc_key(const char *key) { return strncmp(key, "dataset.", 8) == 0 ? key + 8 : key; }
+
+static void check(void *ctx, const char *block, const char *key, const char *def, const char *choices, int required) {
+  (void)ctx;
+  const char *k = doc_key(key);
+  int found = 0, nested = 0, def_ok = 0, choices_ok = 0, literal = 0;
+  char seen[256] = "";
+  size_t klen = strlen(k);
+  for (int i = 0; i < n_rows; i++) {
+    if (strncmp(rows[i].key, k, klen) == 0 && rows[i].key[klen] == '.') nested = 1;
+    if (strcmp(rows[i].key, k) != 0) continue;
+    found = 1;
+    const char *d = rows[i].def;
+    /* a one-word default is compared; prose ("by gpu.arch: ...") is not */
+    int word = d[0] && !strchr(d, ' ');
+    literal |= word;
+    if (required) def_ok |= strstr(d, "required") != NULL;
+    else if (!word || !def) def_ok = 1;
+    else if (!def[0]) def_ok |= strcmp(d, "none") == 0; /* an empty string: "none" */
+    else def_ok |= strcasecmp(d, def) == 0;
+    if (!def_ok && !seen[0]) snprintf(seen, sizeof seen, "%s", d);
+    int all = 1;
+    for (const char *p = choices; p && *p;) {
+      const char *bar = strchr(p, '|');
+      size_t n = bar ? (size_t)(bar - p) : strlen(p);
+      char choice[64];
+      snprintf(choice, sizeof choice, "%.*s", (int)n, p);
+      all &= strstr(rows[i].text, choice) != NULL;
+      p = bar ? bar + 1 : p + n;
+    }
+    choices_ok |= all;
+  }
+  if (!found && nested) { /* a table documented by its keys */
+    tap_ok(1, "%s.%s: documented by its keys", block, key);
+    return;
+  }
+  tap_ok(found, "%s.%s: a row of its own in docs/scenarios.md", block, key);
+  if (!found) return;
+  if (required)
+    tap_ok(def_ok, "%s.%s: said to be required", block, key);
+  else if (literal && def)
+    tap_ok(def_ok, "%s.%s: its default is the schema's %s%s%s%s", block, key, def, seen[0] ? " (the row says " : "",
+           seen[0] ? seen : "", seen[0] ? ")" : "");
+  if (choices) {
+    tap_ok(choices_ok, "%s.%s: its row names every choice (%s)", block, key, choices);
+  }
+}
+
+int main(void) {
+  read_rows(HS_SOURCE_DIR "/docs/scenarios.md");
+  if (!tap_ok(n_rows > 80, "docs/scenarios.md has the reference's rows (%d)", n_rows)) return tap_done(0);
+  hs_schema_each(check, NULL);
+  return tap_done(0);
+}
