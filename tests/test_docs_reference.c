@@ -3,14 +3,17 @@
  * sim { } and real { } (scenarios/schema.c, hs_schema_each) has a row
  * "| `key` | type | default | meaning |"; a key a scenario must give says
  * "required"; a default written as one word is the schema's; every choice
- * of a key that takes one of several is named in its row. A key added
- * without its row, a default changed in one place only, or a choice left
- * out of the reference fails here. */
+ * of a key that takes one of several is named in its row. And every
+ * option of every algorithm (algos/registry.c) is named in its section of
+ * docs/algorithms.md, with the option's default where a row of its own
+ * gives one. A key added without its row, a default changed in one place
+ * only, or a choice left out of the reference fails here. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "algos/algorithm.h"
 #include "scenarios/loader_internal.h"
 #include "tests/tap.h"
 
@@ -117,9 +120,68 @@ static void check(void *ctx, const char *block, const char *key, const char *def
   }
 }
 
+/* docs/algorithms.md's section of algorithm `name`: from its "### " heading
+ * (which may name several, "### fp16_compress, bf16_compress") to the next
+ * heading; NULL where there is none. Returns a copy to free. */
+static char *section_of(const char *doc, const char *name) {
+  size_t n = strlen(name);
+  for (const char *h = strstr(doc, "\n### "); h; h = strstr(h + 1, "\n### ")) {
+    const char *eol = strchr(h + 1, '\n');
+    if (!eol) break;
+    int named = 0;
+    for (const char *p = h + 5; p && p < eol; p = strstr(p + 1, name))
+      if ((p = strstr(p, name)) && p < eol && (p[-1] == ' ' || p[-1] == ',') &&
+          (p + n == eol || p[n] == ',' || p[n] == ' ')) {
+        named = 1;
+        break;
+      }
+    if (!named) continue;
+    const char *end = strstr(eol, "\n#");
+    size_t len = end ? (size_t)(end - eol) : strlen(eol);
+    char *out = malloc(len + 1);
+    memcpy(out, eol, len);
+    out[len] = '\0';
+    return out;
+  }
+  return NULL;
+}
+
+static void check_algorithms(void) {
+  FILE *f = fopen(HS_SOURCE_DIR "/docs/algorithms.md", "r");
+  static char doc[1 << 20];
+  size_t len = f ? fread(doc, 1, sizeof doc - 1, f) : 0;
+  if (f) fclose(f);
+  doc[len] = '\0';
+  for (const hs_algorithm_desc *const *a = hs_algorithm_list(); *a; a++) {
+    char *sec = section_of(doc, (*a)->name);
+    if (!tap_ok(sec != NULL, "algorithm %s: a section of docs/algorithms.md", (*a)->name)) continue;
+    for (const hs_option_spec *o = (*a)->options; o && o->key; o++) {
+      char quoted[96], row_start[100];
+      snprintf(quoted, sizeof quoted, "`%s`", o->key);
+      snprintf(row_start, sizeof row_start, "\n| `%s` |", o->key);
+      tap_ok(strstr(sec, quoted) != NULL, "algorithm %s: option %s named in its section", (*a)->name, o->key);
+      const char *r = strstr(sec, row_start);
+      if (!r || !o->def) continue;
+      /* a row of its own: its second cell is the default */
+      char cell[128] = "";
+      const char *c = next_bar(r + 2), *e = c ? next_bar(c + 1) : NULL;
+      size_t j = 0;
+      for (const char *p = c ? c + 1 : NULL; p && p < e && j + 1 < sizeof cell; p++)
+        if (*p != '`') cell[j++] = *p;
+      cell[j] = '\0';
+      trim(cell);
+      if (!strchr(cell, ' '))
+        tap_ok(strcasecmp(cell, o->def) == 0, "algorithm %s: option %s's default is %s (its row says %s)", (*a)->name,
+               o->key, o->def, cell);
+    }
+    free(sec);
+  }
+}
+
 int main(void) {
   read_rows(HS_SOURCE_DIR "/docs/scenarios.md");
   if (!tap_ok(n_rows > 80, "docs/scenarios.md has the reference's rows (%d)", n_rows)) return tap_done(0);
   hs_schema_each(check, NULL);
+  check_algorithms();
   return tap_done(0);
 }
