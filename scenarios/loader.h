@@ -10,12 +10,20 @@
 #ifndef HS_LOADER_H
 #define HS_LOADER_H
 
+#include <stdio.h>
+
 #include "scenarios/scenario.h"
 
 #define HS_SCENARIO_EBAD 2
 
 /* sets: n strings "key.path=value". */
 int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_scenario *out);
+
+/* `hearsay systems` and `hearsay models`: every shipped system with its
+ * description, every shipped timing profile with the line that heads it.
+ * 0, or 1 where a file would not load. */
+int hs_system_catalog(FILE *out);
+int hs_profile_catalog(FILE *out);
 
 /* Where profile files (scenarios/models/NAME.lua) are looked up, after the
  * scenario's own directory and its models/ subdirectory. */

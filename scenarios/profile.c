@@ -23,23 +23,95 @@ static int compare_names(const void *a, const void *b) {
 
 /* The shipped profiles' names, sorted (readdir's order is the file
  * system's), after the numeric model. */
-static void list_models(char *buf, size_t len) {
-  snprintf(buf, len, "softmax");
+/* The shipped profiles' names (names[i] to free), sorted; how many. */
+static int shipped_models(char *names[128]) {
   DIR *d = opendir(hs_loader_models_dir());
-  if (!d) return;
-  char *names[128];
+  if (!d) return 0;
   int n = 0;
-  for (struct dirent *e; (e = readdir(d)) && n < (int)(sizeof names / sizeof *names);) {
+  for (struct dirent *e; (e = readdir(d)) && n < 128;) {
     size_t k = strlen(e->d_name);
     if (k > 4 && strcmp(e->d_name + k - 4, ".lua") == 0 && (names[n] = strndup(e->d_name, k - 4))) n++;
   }
   closedir(d);
   qsort(names, n, sizeof *names, compare_names);
+  return n;
+}
+
+static void list_models(char *buf, size_t len) {
+  snprintf(buf, len, "softmax");
+  char *names[128];
+  int n = shipped_models(names);
   for (int i = 0; i < n; i++) {
     strncat(buf, ", ", len - strlen(buf) - 1);
     strncat(buf, names[i], len - strlen(buf) - 1);
     free(names[i]);
   }
+}
+
+/* What heads a shipped profile: its first comment's text after the dash
+ * ("-- resnet50.lua — ResNet (...)"), to its first sentence's end or about
+ * a line; and what it is: a variant of another (variant_of) or a profile
+ * with options (its `local options = { ... }` line). Read as text: running
+ * a profile takes a scenario. */
+static void describe_model(const char *path, char *what, size_t wlen, char *kind, size_t klen) {
+  what[0] = kind[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[512], text[1024] = "";
+  int in_head = 1;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    if (in_head && strncmp(line, "-- ", 3) == 0) {
+      const char *t = line + 3, *dash = text[0] ? NULL : strstr(t, "\xe2\x80\x94 ");
+      if (!text[0] && dash) t = dash + 4;
+      if (text[0] || dash) snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", text[0] ? " " : "", t);
+    } else {
+      in_head = 0;
+    }
+    const char *v = strstr(line, "variant_of"), *o = strstr(line, "local options = {");
+    if (v && !kind[0]) {
+      const char *q = strpbrk(v, "\"'");
+      const char *e = q ? strchr(q + 1, *q) : NULL;
+      if (q && e) snprintf(kind, klen, "variant of %.*s", (int)(e - q - 1), q + 1);
+    } else if (o && !kind[0]) {
+      const char *e = strchr(o, '}');
+      const char *b = o + 17;
+      while (e && b < e && *b == ' ') b++;
+      while (e && e > b && e[-1] == ' ') e--;
+      if (e) snprintf(kind, klen, "model_options: %.*s", (int)(e - b), b);
+    }
+  }
+  fclose(f);
+  /* the first sentence ("et al." ends none), or about a line of it */
+  for (char *stop = strstr(text, ". "); stop; stop = strstr(stop + 1, ". "))
+    if (!(stop - text >= 3 && strncmp(stop - 3, " al", 3) == 0)) {
+      stop[1] = '\0';
+      break;
+    }
+  size_t n = strlen(text);
+  if (n > 100) {
+    size_t cut = 100;
+    while (cut > 60 && text[cut] != ' ') cut--;
+    snprintf(text + cut, sizeof text - cut, " ...");
+  }
+  snprintf(what, wlen, "%s", text);
+}
+
+int hs_profile_catalog(FILE *out) {
+  char *names[128];
+  int n = shipped_models(names);
+  fprintf(out, "%-18s numeric: softmax regression on workload.dataset (computed for real)\n", "softmax");
+  for (int i = 0; i < n; i++) {
+    char path[HS_PATH_MAX + 300], what[1100], kind[256];
+    snprintf(path, sizeof path, "%s/%s.lua", hs_loader_models_dir(), names[i]);
+    describe_model(path, what, sizeof what, kind, sizeof kind);
+    fprintf(out, "%-18s %s\n", names[i], what);
+    if (kind[0]) fprintf(out, "%-18s   %s\n", "", kind);
+    free(names[i]);
+  }
+  fprintf(out, "\nworkload { model = \"NAME\", model_options = { ... } } takes one (timing only: layers' FLOPs and\n"
+               "bytes); docs/scenarios.md, \"Timing profiles\", gives each one's counts and sources.\n");
+  return 0;
 }
 
 /* hearsay.option(given, options, name [, lo, hi [, why]]): a profile's

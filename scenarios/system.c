@@ -31,12 +31,11 @@ static int listed(const char *const *list, const char *key) {
 
 static int by_name(const void *a, const void *b) { return strcmp(a, b); }
 
-static void list_systems(char *buf, size_t len) {
-  buf[0] = '\0';
+/* The shipped systems' names, sorted (so every message and listing is the
+ * same on every machine); how many. */
+static int shipped_systems(char names[64][HS_NAME_MAX]) {
   DIR *d = opendir(HS_DEFAULT_SYSTEMS_DIR);
-  if (!d) return;
-  /* sorted, so the message is the same on every machine */
-  char names[64][HS_NAME_MAX];
+  if (!d) return 0;
   int n = 0;
   for (struct dirent *e; (e = readdir(d)) && n < 64;) {
     size_t k = strlen(e->d_name);
@@ -45,6 +44,13 @@ static void list_systems(char *buf, size_t len) {
   }
   closedir(d);
   qsort(names, (size_t)n, sizeof names[0], by_name);
+  return n;
+}
+
+static void list_systems(char *buf, size_t len) {
+  buf[0] = '\0';
+  char names[64][HS_NAME_MAX];
+  int n = shipped_systems(names);
   for (int i = 0; i < n; i++) {
     size_t used = strlen(buf);
     snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
@@ -171,4 +177,26 @@ int hs_system_apply(hs_loader *ld) {
   }
   lua_pop(L, 2);
   return rc;
+}
+
+int hs_system_catalog(FILE *out) {
+  char names[64][HS_NAME_MAX];
+  int n = shipped_systems(names), bad = 0;
+  for (int i = 0; i < n; i++) {
+    char path[HS_PATH_MAX + HS_NAME_MAX + 8];
+    snprintf(path, sizeof path, "%s/%s.lua", HS_DEFAULT_SYSTEMS_DIR, names[i]);
+    lua_State *L = hs_sandbox_new();
+    const char *description = NULL;
+    if (L && hs_sandbox_loadfile(L, path) == LUA_OK && hs_sandbox_pcall(L, 0, 1) == LUA_OK && lua_istable(L, -1)) {
+      lua_getfield(L, -1, "description");
+      description = lua_tostring(L, -1);
+    }
+    if (!description) bad = 1;
+    fprintf(out, "%-18s %s\n", names[i], description ? description : "(its file does not load)");
+    hs_sandbox_close(L);
+  }
+  fprintf(out, "\ncluster { system = \"NAME\", nodes = N } takes one; any cluster key set beside it wins.\n"
+               "Each file (%s/NAME.lua) gives the source of every value.\n",
+          HS_DEFAULT_SYSTEMS_DIR);
+  return bad;
 }

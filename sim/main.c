@@ -20,7 +20,7 @@ static void usage(FILE *f) {
         "       hearsay peers SCENARIO.lua [--steps 200] [--rounds R] [--set k=v]... [--out DIR]\n"
         "       hearsay peers --list\n"
         "       hearsay calibrate NCCL_TESTS_OUTPUT... --scenario S [--set k=v]... [--out FILE.lua]\n"
-        "       hearsay algorithms\n"
+        "       hearsay algorithms | systems | models\n"
         "       hearsay --help\n"
         "\n"
         "Simulates the training job a Lua scenario describes on the cluster it\n"
@@ -55,6 +55,10 @@ static void usage(FILE *f) {
         "as a system file (default calibrated.lua) and prints the measured time\n"
         "per size beside the simulated one, before and after the fit.\n"
         "\n"
+        "`hearsay algorithms`, `hearsay systems` and `hearsay models` list the\n"
+        "algorithms with their options, the named machines (cluster.system) and\n"
+        "the timing profiles (workload.model) with their options.\n"
+        "\n"
         "A scenario declares cluster{}, workload{}, algorithm{}, run{} and optionally\n"
         "sim{}; docs/scenarios.md lists every key, its unit and default. A bad\n"
         "scenario is reported as FILE:LINE: key: problem, exit code 2, and nothing\n"
@@ -77,6 +81,8 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "algorithms") == 0) return cmd_algorithms();
+  if (strcmp(argv[1], "systems") == 0) return hs_system_catalog(stdout);
+  if (strcmp(argv[1], "models") == 0) return hs_profile_catalog(stdout);
   if (strcmp(argv[1], "calibrate") == 0) return hs_cmd_calibrate(argc, argv);
   int collective = strcmp(argv[1], "collective") == 0;
   int peers = strcmp(argv[1], "peers") == 0;

@@ -3,6 +3,7 @@
  * rounded), its FLOPs are plausible, and its parameter tensors are the
  * reference implementation's, exactly (what a per-tensor framework
  * launches a kernel for: DDP's bucket copies, a per-tensor optimizer). */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -233,6 +234,26 @@ static void test_model_options(void) {
     tap_ok(rc == 0 && option_of(&sc, "layers") == 2 && option_of(&sc, "d_model") == 768,
            "a variant in the scenario's own folder takes the shipped gpt2, not the gpt2.lua beside it");
     if (rc == 0) hs_scenario_free(&sc);
+  }
+  /* hearsay models: every shipped profile, a variant with its family, a
+   * family with its options */
+  {
+    static char out[32768];
+    int rc = hs_test_output(HEARSAY_BIN " models 2>&1", out, sizeof out), files = 0, listed = 0;
+    DIR *d = opendir(HS_SOURCE_DIR "/scenarios/models");
+    for (struct dirent *e; d && (e = readdir(d));) {
+      size_t k = strlen(e->d_name);
+      if (k <= 4 || strcmp(e->d_name + k - 4, ".lua") != 0) continue;
+      char head[96];
+      snprintf(head, sizeof head, "\n%-18.*s ", (int)(k - 4), e->d_name);
+      files++;
+      listed += strstr(out, head) != NULL;
+    }
+    if (d) closedir(d);
+    tap_ok(rc == 0 && files > 0 && listed == files && strstr(out, "variant of resnet50") &&
+               strstr(out, "model_options: depth = 50, image = 224, classes = 1000, stem = \"imagenet\""),
+           "hearsay models lists the %d shipped profiles (%d listed), variants and options (exit %d)", files, listed,
+           rc);
   }
   /* hearsay.option: the scenario's value over the default, a whole number
    * in its range where a range is given, a string as it is */

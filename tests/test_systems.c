@@ -126,6 +126,19 @@ int main(void) {
            i ? "aws-p3dn-24xlarge" : "aws-p3-16xlarge");
     if (rc == 0) hs_scenario_free(&sc);
   }
+  /* hearsay systems lists each, with the description its file gives */
+  {
+    static char out[16384];
+    int rc = hs_test_output(HEARSAY_BIN " systems 2>&1", out, sizeof out), listed = 0;
+    for (int i = 0; i < n_shipped; i++) {
+      char head[64];
+      snprintf(head, sizeof head, "\n%-18s ", shipped[i].name);
+      listed += (strncmp(out, head + 1, strlen(head) - 1) == 0 || strstr(out, head) != NULL);
+    }
+    tap_ok(rc == 0 && listed == n_shipped && strstr(out, "NVIDIA DGX-2: 16 V100 SXM3 32GB") != NULL,
+           "hearsay systems lists the %d shipped systems with their descriptions (%d listed, exit %d)", n_shipped,
+           listed, rc);
+  }
   /* every file in the folder is one of the above: a new system gets its row */
   DIR *d = opendir(HS_SOURCE_DIR "/scenarios/systems");
   int files = 0;
