@@ -6,8 +6,10 @@
  * of a key that takes one of several is named in its row. And every
  * option of every algorithm (algos/registry.c) is named in its section of
  * docs/algorithms.md, with the option's default where a row of its own
- * gives one. A key added without its row, a default changed in one place
- * only, or a choice left out of the reference fails here. */
+ * gives one. And every top-level field of summary.json and every column of
+ * metrics.csv a run writes is named in docs/outputs.md. A key added
+ * without its row, a default changed in one place only, a choice or an
+ * output field left out of the reference fails here. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 
 #include "algos/algorithm.h"
 #include "scenarios/loader_internal.h"
+#include "tests/harness.h"
 #include "tests/tap.h"
 
 enum { MAX_ROWS = 2048 };
@@ -178,10 +181,92 @@ static void check_algorithms(void) {
   }
 }
 
+/* The text of docs/outputs.md from `heading` to the next "## ". */
+static char *outputs_section(const char *doc, const char *heading) {
+  const char *a = strstr(doc, heading);
+  if (!a) return NULL;
+  const char *e = strstr(a + 1, "\n## ");
+  size_t len = e ? (size_t)(e - a) : strlen(a);
+  char *out = malloc(len + 1);
+  memcpy(out, a, len);
+  out[len] = '\0';
+  return out;
+}
+
+/* The keys of the JSON object in text at depth 1, each "key" in turn. */
+static int top_keys(const char *json, char keys[][64], int max) {
+  int depth = 0, n = 0;
+  for (const char *p = json; *p; p++) {
+    if (*p == '"') {
+      const char *q = p + 1;
+      while (*q && !(*q == '"' && q[-1] != '\\')) q++;
+      if (!*q) break;
+      const char *r = q + 1;
+      while (*r == ' ') r++;
+      if (depth == 1 && *r == ':' && n < max && q - p - 1 < 64) snprintf(keys[n++], 64, "%.*s", (int)(q - p - 1), p + 1);
+      p = q;
+    } else if (*p == '{' || *p == '[') {
+      depth++;
+    } else if (*p == '}' || *p == ']') {
+      depth--;
+    }
+  }
+  return n;
+}
+
+static void check_outputs(void) {
+  static char doc[1 << 18], json[1 << 20], csv[4096];
+  size_t len = hs_test_slurp(HS_SOURCE_DIR "/docs/outputs.md", doc, sizeof doc);
+  doc[len < sizeof doc ? len : sizeof doc - 1] = '\0';
+  char *summary = outputs_section(doc, "## summary.json"), *metrics = outputs_section(doc, "## metrics.csv");
+  if (!tap_ok(summary && metrics, "docs/outputs.md has its summary.json and metrics.csv sections")) return;
+  char scenario[1024], out[1024], cmd[3000], err[512];
+  snprintf(scenario, sizeof scenario, "%s/outputs.lua", hs_test_tmpdir());
+  snprintf(out, sizeof out, "%s/outputs-run", hs_test_tmpdir());
+  FILE *f = fopen(scenario, "w");
+  fputs("cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = \"10TF\" }, inter = { bandwidth = \"10Gbps\" } }\n"
+        "workload { model = \"softmax\" }\nalgorithm { name = \"decentralized\" }\n"
+        "run { iterations = 3, eval_every = 1 }\n",
+        f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "%s run %s --out %s --quiet", HEARSAY_BIN, scenario, out);
+  if (!tap_ok(hs_test_command(cmd, err, sizeof err) == 0, "a run writes its outputs (%s)", err)) return;
+  char path[1100];
+  snprintf(path, sizeof path, "%s/summary.json", out);
+  size_t jl = hs_test_slurp(path, json, sizeof json);
+  json[jl < sizeof json ? jl : sizeof json - 1] = '\0';
+  char keys[128][64];
+  int n = top_keys(json, keys, 128), missing = 0;
+  char first[128] = "";
+  for (int i = 0; i < n; i++) {
+    char quoted[80];
+    snprintf(quoted, sizeof quoted, "`%.63s`", keys[i]);
+    if (!strstr(summary, quoted) && !missing++) snprintf(first, sizeof first, " (first missing: %.63s)", keys[i]);
+  }
+  tap_ok(n > 20 && missing == 0, "summary.json's %d top-level fields are each named in docs/outputs.md%s", n, first);
+  snprintf(path, sizeof path, "%s/metrics.csv", out);
+  size_t cl = hs_test_slurp(path, csv, sizeof csv);
+  csv[cl < sizeof csv ? cl : sizeof csv - 1] = '\0';
+  csv[strcspn(csv, "\n")] = '\0';
+  int cols = 0;
+  missing = 0;
+  first[0] = '\0';
+  for (char *c = strtok(csv, ","); c; c = strtok(NULL, ",")) {
+    char quoted[80];
+    snprintf(quoted, sizeof quoted, "`%.64s`", c);
+    cols++;
+    if (!strstr(metrics, quoted) && !missing++) snprintf(first, sizeof first, " (first missing: %.64s)", c);
+  }
+  tap_ok(cols > 8 && missing == 0, "metrics.csv's %d columns are each named in docs/outputs.md%s", cols, first);
+  free(summary);
+  free(metrics);
+}
+
 int main(void) {
   read_rows(HS_SOURCE_DIR "/docs/scenarios.md");
   if (!tap_ok(n_rows > 80, "docs/scenarios.md has the reference's rows (%d)", n_rows)) return tap_done(0);
   hs_schema_each(check, NULL);
   check_algorithms();
+  check_outputs();
   return tap_done(0);
 }
