@@ -238,11 +238,12 @@ static int each_entry(hs_loader *ld, const char *decl, int line, entry_reader re
 
 static const char *const noise_names[] = {"lognormal", "exponential", "pareto", "uniform", NULL};
 static const char *const per_names[] = {"gpu", "node", NULL};
+static const char *const draws_names[] = {"iteration", "once", NULL};
 
 static int read_straggler(entry_ctx *e, int i) {
   static const char *const keys[] = {"gpu", "node", "rack", "slowdown", "from", "to", "noise", "mu", "sigma",
-                                     "mean", "shape", "scale", "min", "max", "per", "pause", "every", "start",
-                                     "jitter", NULL};
+                                     "mean", "shape", "scale", "min", "max", "per", "draws", "pause", "every",
+                                     "start", "jitter", NULL};
   hs_scenario *s = e->ld->out;
   const hs_cluster_spec *c = &s->cluster;
   hs_straggler_entry *x = &s->stragglers.entries[i];
@@ -271,9 +272,11 @@ static int read_straggler(entry_ctx *e, int i) {
       return fail(e, "slowdown", "must be at least 1e-6 (got %g)", x->factor);
     if (has(e, "per")) return fail(e, "per", "only noise and hiccups are drawn per GPU or per node%.0s", 0);
   }
-  if (!has(e, "noise"))
+  if (!has(e, "noise")) {
     for (int k = 0; noise_keys[k]; k++)
       if (has(e, noise_keys[k])) return fail(e, noise_keys[k], "belongs to a noise = ... entry%.0s", 0);
+    if (has(e, "draws")) return fail(e, "draws", "belongs to a noise = ... entry%.0s", 0);
+  }
   if (!has(e, "pause"))
     for (int k = 0; hiccup_keys[k]; k++)
       if (has(e, hiccup_keys[k])) return fail(e, hiccup_keys[k], "belongs to a pause = ... (hiccup) entry%.0s", 0);
@@ -285,6 +288,9 @@ static int read_straggler(entry_ctx *e, int i) {
     x->kind = HS_STRAGGLE_NOISE;
     if (get_choice(e, "noise", noise_names, 0, &d)) return HS_SCENARIO_EBAD;
     x->noise = (hs_noise_kind)d;
+    int once = 0;
+    if (get_choice(e, "draws", draws_names, 0, &once)) return HS_SCENARIO_EBAD;
+    x->once = once == 1;
     static const char *const allowed[][2] = {{"mu", "sigma"}, {"mean", NULL}, {"shape", "scale"}, {"min", "max"}};
     for (int k = 0; noise_keys[k]; k++) {
       int fits = (allowed[d][0] && !strcmp(allowed[d][0], noise_keys[k])) ||

@@ -213,10 +213,11 @@ typedef struct {
   double factor, from, to;
   /* NOISE: a factor drawn every iteration; p1, p2 are the distribution's
    * parameters (lognormal: mu, sigma; exponential: mean, -; pareto: shape,
-   * scale; uniform: min, max). per_node: one draw shared by a node's GPUs. */
+   * scale; uniform: min, max). per_node: one draw shared by a node's GPUs.
+   * once: one draw for the whole run instead (GPUs that differ for good). */
   hs_noise_kind noise;
   double p1, p2;
-  bool per_node;
+  bool per_node, once;
   /* HICCUP: compute stops for `pause` every `every` seconds from `start`,
    * each pause shifted by a uniform draw in [0, jitter). */
   double pause, every, start, jitter;

@@ -83,6 +83,32 @@ static void test_noise(void) {
     for (int r = 0; r < GPUS; r++) hs_straggler_free(s[r]);
     hs_scenario_free(&sc);
   }
+  /* draws = "once": a GPU keeps its first draw for the run (GPUs that
+   * differ for good), the first draw of its per-iteration stream */
+  snprintf(lua, sizeof lua, noise_fmt, "uniform", "min = 1, max = 1.1, draws = 'once'");
+  char lua_it[1024];
+  snprintf(lua_it, sizeof lua_it, noise_fmt, "uniform", "min = 1, max = 1.1");
+  hs_scenario it_sc;
+  if (hs_test_load(lua, &sc) == 0 && hs_test_load(lua_it, &it_sc) == 0) {
+    int constant = 1, first_draw = 1, spread = 0;
+    double prev = 0;
+    for (int r = 0; r < GPUS; r++) {
+      hs_straggler *s = hs_straggler_create(&sc, r), *t = hs_straggler_create(&it_sc, r);
+      double x0 = hs_straggler_factor(s, 0, 0, NULL, 0);
+      for (int i = 1; i < 1000; i++) constant &= hs_straggler_factor(s, i, 0.001 * i, NULL, 0) == x0;
+      first_draw &= hs_straggler_factor(t, 0, 0, NULL, 0) == x0 && x0 >= 1 && x0 <= 1.1;
+      spread += r > 0 && x0 != prev;
+      prev = x0;
+      hs_straggler_free(s);
+      hs_straggler_free(t);
+    }
+    tap_ok(constant && first_draw && spread == GPUS - 1,
+           "draws = 'once': each GPU keeps its first draw for 1000 iterations, GPUs differ");
+    hs_scenario_free(&sc);
+    hs_scenario_free(&it_sc);
+  } else {
+    tap_ok(0, "draws = 'once' scenarios load");
+  }
 }
 
 /* ---- iterations by hand ------------------------------------------------------------- */
@@ -253,6 +279,10 @@ static void test_refused(void) {
       {"a failure both at a time and random", "failures {\n  { node = 1, at = 1, mtbf = '1h' },\n}\n",
        "failures[1]: give either at = TIME"},
       {"a slowdown that is not a function", "stragglers { slowdown = 3 }\n", "stragglers.slowdown: expected function"},
+      {"draws on a fixed slowdown", "stragglers {\n  { gpu = 1, slowdown = 2, draws = 'once' },\n}\n",
+       "stragglers[1].draws: belongs to a noise"},
+      {"draws neither once nor per iteration", "stragglers {\n  { noise = 'exponential', mean = 0.1, draws = 'twice' },\n}\n",
+       "stragglers[1].draws: 'twice' is not one of iteration"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     static hs_csv_run r;

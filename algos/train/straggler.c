@@ -11,6 +11,7 @@ typedef struct {
   const hs_straggler_entry *e;
   gsl_rng *rng; /* NOISE only: this rank's (or node's) stream */
   int key;      /* rank, or node when drawn per node */
+  double fixed; /* NOISE drawn once: the stream's first draw, kept */
 } active_entry;
 
 struct hs_straggler {
@@ -20,6 +21,8 @@ struct hs_straggler {
   int n;
   hs_slowdown_fn *fn;
 };
+
+static double draw(const hs_straggler_entry *e, gsl_rng *r);
 
 static uint64_t splitmix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -63,6 +66,7 @@ hs_straggler *hs_straggler_create(const hs_scenario *sc, int rank) {
       /* taus2: 24 bytes of state per stream, fine at thousands of ranks. */
       a->rng = gsl_rng_alloc(gsl_rng_taus2);
       gsl_rng_set(a->rng, (unsigned long)stream_seed(sc, e->index, a->key, 0));
+      if (e->once) a->fixed = draw(e, a->rng);
     }
   }
   return s;
@@ -95,7 +99,7 @@ double hs_straggler_factor(hs_straggler *s, int iteration, double t, char *err, 
     /* Drawn every iteration, used or not, so iteration i's draw is the
      * same whatever the window. */
     if (e->kind == HS_STRAGGLE_NOISE) {
-      double x = draw(e, s->active[i].rng);
+      double x = e->once ? s->active[i].fixed : draw(e, s->active[i].rng);
       if (in_window) f *= x;
     }
   }
