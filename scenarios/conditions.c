@@ -236,21 +236,35 @@ static int each_entry(hs_loader *ld, const char *decl, int line, entry_reader re
 
 /* ---- stragglers ---------------------------------------------------------------- */
 
+/* Each declaration's entry keys (hs_conditions_each_key lists them). */
+static const char *const straggler_keys[] = {"gpu",   "node",  "rack", "slowdown", "from",  "to",    "noise",
+                                             "mu",    "sigma", "mean", "shape",    "scale", "min",   "max",
+                                             "per",   "draws", "pause", "every",   "start", "jitter", NULL};
+static const char *const net_keys[] = {"link", "bandwidth", "latency", "from",    "to",
+                                       "every", "src",      "dst",     "streams", "chunk", NULL};
+static const char *const failure_keys[] = {"gpu", "node", "link", "at", "mtbf", "per", NULL};
+
+void hs_conditions_each_key(void (*fn)(void *ctx, const char *decl, const char *key), void *ctx) {
+  static const struct {
+    const char *decl;
+    const char *const *keys;
+  } lists[] = {{"stragglers", straggler_keys}, {"network", net_keys}, {"failures", failure_keys}};
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+    for (int k = 0; lists[i].keys[k]; k++) fn(ctx, lists[i].decl, lists[i].keys[k]);
+}
+
 static const char *const noise_names[] = {"lognormal", "exponential", "pareto", "uniform", NULL};
 static const char *const per_names[] = {"gpu", "node", NULL};
 static const char *const draws_names[] = {"iteration", "once", NULL};
 
 static int read_straggler(entry_ctx *e, int i) {
-  static const char *const keys[] = {"gpu", "node", "rack", "slowdown", "from", "to", "noise", "mu", "sigma",
-                                     "mean", "shape", "scale", "min", "max", "per", "draws", "pause", "every",
-                                     "start", "jitter", NULL};
   hs_scenario *s = e->ld->out;
   const hs_cluster_spec *c = &s->cluster;
   hs_straggler_entry *x = &s->stragglers.entries[i];
   x->index = i;
   x->line = e->line;
   int racks = (c->nodes + c->rack_size - 1) / c->rack_size;
-  if (only_keys(e, keys) || get_index(e, "gpu", c->nodes * c->gpus_per_node, &x->gpu) ||
+  if (only_keys(e, straggler_keys) || get_index(e, "gpu", c->nodes * c->gpus_per_node, &x->gpu) ||
       get_index(e, "node", c->nodes, &x->node) || get_index(e, "rack", racks, &x->rack))
     return HS_SCENARIO_EBAD;
   if ((x->gpu >= 0) + (x->node >= 0) + (x->rack >= 0) > 1)
@@ -377,12 +391,10 @@ static int read_stragglers(hs_loader *ld) {
 /* ---- network -------------------------------------------------------------------- */
 
 static int read_net_event(entry_ctx *e, int i) {
-  static const char *const keys[] = {"link", "bandwidth", "latency", "from", "to", "every", "src", "dst",
-                                     "streams", "chunk", NULL};
   hs_scenario *s = e->ld->out;
   hs_net_event *x = &s->network.events[i];
   x->line = e->line;
-  if (only_keys(e, keys)) return HS_SCENARIO_EBAD;
+  if (only_keys(e, net_keys)) return HS_SCENARIO_EBAD;
   int is_link = has(e, "link"), is_traffic = has(e, "src") || has(e, "dst");
   if (is_link == is_traffic)
     return fail(e, NULL, "give either link = \"nodeN\" (a link event) or src = A, dst = B (background traffic "
@@ -455,13 +467,12 @@ static int read_network(hs_loader *ld) {
 /* ---- failures -------------------------------------------------------------------- */
 
 static int read_failure(entry_ctx *e, int i) {
-  static const char *const keys[] = {"gpu", "node", "link", "at", "mtbf", "per", NULL};
   hs_scenario *s = e->ld->out;
   const hs_cluster_spec *c = &s->cluster;
   hs_failure_entry *x = &s->failures.entries[i];
   x->line = e->line;
   int gpu, node;
-  if (only_keys(e, keys) || get_index(e, "gpu", c->nodes * c->gpus_per_node, &gpu) ||
+  if (only_keys(e, failure_keys) || get_index(e, "gpu", c->nodes * c->gpus_per_node, &gpu) ||
       get_index(e, "node", c->nodes, &node))
     return HS_SCENARIO_EBAD;
   int named = (gpu >= 0) + (node >= 0) + has(e, "link");

@@ -47,6 +47,9 @@ int hs_schema_validate(hs_loader *ld);
 typedef void (*hs_schema_visit)(void *ctx, const char *block, const char *key, const char *def, const char *choices,
                                 int required);
 void hs_schema_each(hs_schema_visit fn, void *ctx);
+/* Every key an entry of stragglers { }, network { } or failures { } may
+ * hold (conditions.c). */
+void hs_conditions_each_key(void (*fn)(void *ctx, const char *decl, const char *key), void *ctx);
 /* stragglers { }, network { }, failures { } (conditions.c). */
 int hs_conditions_validate(hs_loader *ld);
 /* Refuses a scenario needing more memory than the machine has (budget.c). */

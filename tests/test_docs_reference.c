@@ -7,7 +7,9 @@
  * option of every algorithm (algos/registry.c) is named in its section of
  * docs/algorithms.md, with the option's default where a row of its own
  * gives one. And every top-level field of summary.json and every column of
- * metrics.csv a run writes is named in docs/outputs.md. A key added
+ * metrics.csv a run writes is named in docs/outputs.md, and every key an
+ * entry of stragglers { }, network { } or failures { } takes is named in
+ * docs/stragglers.md. A key added
  * without its row, a default changed in one place only, a choice or an
  * output field left out of the reference fails here. */
 #include <stdio.h>
@@ -262,11 +264,25 @@ static void check_outputs(void) {
   free(metrics);
 }
 
+static char stragglers_doc[1 << 17];
+
+static void check_condition_key(void *ctx, const char *decl, const char *key) {
+  (void)ctx;
+  char quoted[80], assigned[80];
+  snprintf(quoted, sizeof quoted, "`%s`", key);
+  snprintf(assigned, sizeof assigned, "%s = ", key);
+  tap_ok(strstr(stragglers_doc, quoted) || strstr(stragglers_doc, assigned),
+         "%s { }: its entries' key %s is named in docs/stragglers.md", decl, key);
+}
+
 int main(void) {
   read_rows(HS_SOURCE_DIR "/docs/scenarios.md");
   if (!tap_ok(n_rows > 80, "docs/scenarios.md has the reference's rows (%d)", n_rows)) return tap_done(0);
   hs_schema_each(check, NULL);
   check_algorithms();
   check_outputs();
+  size_t sl = hs_test_slurp(HS_SOURCE_DIR "/docs/stragglers.md", stragglers_doc, sizeof stragglers_doc);
+  stragglers_doc[sl < sizeof stragglers_doc ? sl : sizeof stragglers_doc - 1] = '\0';
+  hs_conditions_each_key(check_condition_key, NULL);
   return tap_done(0);
 }
