@@ -20,8 +20,9 @@
 int hs_scenario_load(const char *path, const char *const *sets, int n_sets, hs_scenario *out);
 
 /* `hearsay systems` and `hearsay models`: every shipped system with its
- * description, every shipped timing profile with the line that heads it.
- * 0, or 1 where a file would not load. */
+ * description, every shipped timing profile with the line that heads it
+ * (read as text). The systems' 1 where a system file would not load, else
+ * 0; the models' always 0. */
 int hs_system_catalog(FILE *out);
 int hs_profile_catalog(FILE *out);
 

@@ -43,9 +43,10 @@ int hs_schema_validate(hs_loader *ld);
 /* Every key of the declarations' schema (cluster, workload, run, sim,
  * real), nested ones as "gpu.flops": its default as written (NULL where it
  * has none), its choices ("a|b") where it is one of several, whether a
- * scenario must give it. Tables are visited after their keys. */
+ * scenario must give it, whether it is a table of keys. Tables are visited
+ * after their keys. */
 typedef void (*hs_schema_visit)(void *ctx, const char *block, const char *key, const char *def, const char *choices,
-                                int required);
+                                int required, int table);
 void hs_schema_each(hs_schema_visit fn, void *ctx);
 /* Every key an entry of stragglers { }, network { } or failures { } may
  * hold (conditions.c). */

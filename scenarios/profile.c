@@ -92,6 +92,8 @@ static void describe_model(const char *path, char *what, size_t wlen, char *kind
   if (n > 100) {
     size_t cut = 100;
     while (cut > 60 && text[cut] != ' ') cut--;
+    if (text[cut] != ' ') /* no space to cut at: at least not inside a UTF-8 character */
+      for (cut = 100; cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80;) cut--;
     snprintf(text + cut, sizeof text - cut, " ...");
   }
   snprintf(what, wlen, "%s", text);

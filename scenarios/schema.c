@@ -170,7 +170,7 @@ static void each_field(const char *block, const char *prefix, const field *field
     snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", f->key);
     if (f->type == F_TABLE && f->sub) each_field(block, key, f->sub, fn, ctx);
     int required = !f->def && f->type != F_TABLE && f->type != F_LIST && f->type != F_MAP;
-    fn(ctx, block, key, f->def, f->choices, required);
+    fn(ctx, block, key, f->def, f->choices, required, f->type == F_TABLE);
   }
 }
 

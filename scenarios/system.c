@@ -187,12 +187,14 @@ int hs_system_catalog(FILE *out) {
     snprintf(path, sizeof path, "%s/%s.lua", HS_DEFAULT_SYSTEMS_DIR, names[i]);
     lua_State *L = hs_sandbox_new();
     const char *description = NULL;
-    if (L && hs_sandbox_loadfile(L, path) == LUA_OK && hs_sandbox_pcall(L, 0, 1) == LUA_OK && lua_istable(L, -1)) {
+    int loads = L && hs_sandbox_loadfile(L, path) == LUA_OK && hs_sandbox_pcall(L, 0, 1) == LUA_OK && lua_istable(L, -1);
+    if (loads) {
       lua_getfield(L, -1, "description");
       description = lua_tostring(L, -1);
     }
-    if (!description) bad = 1;
-    fprintf(out, "%-18s %s\n", names[i], description ? description : "(its file does not load)");
+    bad |= !loads;
+    fprintf(out, "%-18s %s\n", names[i],
+            description ? description : loads ? "(no description)" : "(its file does not load)");
     hs_sandbox_close(L);
   }
   fprintf(out, "\ncluster { system = \"NAME\", nodes = N } takes one; any cluster key set beside it wins.\n"

@@ -272,7 +272,7 @@ static void test_model_options(void) {
         {", model_options = { width = 0 }", 0, 0},
     };
     rc = load_profile_with("misspelt.lua",
-                           "local options = { width = 4 }\nlocal w = hearsay.option(... or {}, options, 'widht', 1, 8)\n"
+                           "local options = { width = 4 }\nlocal w = hearsay.option(... or {}, options, 'widht')\n"
                            "return { options = options, layers = { { name = 'a', params = 1, fwd_flops = 1 } } }\n",
                            "", &sc);
     tap_ok(rc != 0, "hearsay.option of a name without a default (a misspelling) is refused");
