@@ -30,15 +30,20 @@ static void close_to(FILE *r, double got, double want, const char *what) {
 
 static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, int n);
 
-static void probe(hs_worker *w, void *arg) {
-  if (w->rank != 0) return;
-  FILE *r = ((ctx *)arg)->report;
-  sg_host_t g[12];
-  for (int i = 0; i < 12; i++) {
+/* g[i] = host "gpu<i>", i < n. */
+static void gpu_hosts(sg_host_t *g, int n) {
+  for (int i = 0; i < n; i++) {
     char name[16];
     snprintf(name, sizeof name, "gpu%d", i);
     g[i] = sg_host_by_name(name);
   }
+}
+
+static void probe(hs_worker *w, void *arg) {
+  if (w->rank != 0) return;
+  FILE *r = ((ctx *)arg)->report;
+  sg_host_t g[12];
+  gpu_hosts(g, 12);
   close_to(r, sg_host_get_route_latency(g[0], g[1]), 2e-6, "same node: latency = intra.latency");
   /* Links carry what transfers get of their line rates (net_transport.c):
    * NVLink on Ampere 20 of 25 GB/s, RDMA 0.96, TCP 1448 of 1538 bytes. */
@@ -78,11 +83,7 @@ static void probe_split(hs_worker *w, void *arg) {
   if (w->rank != 0) return;
   FILE *r = ((ctx *)arg)->report;
   sg_host_t g[40];
-  for (int i = 0; i < 40; i++) {
-    char name[16];
-    snprintf(name, sizeof name, "gpu%d", i);
-    g[i] = sg_host_by_name(name);
-  }
+  gpu_hosts(g, 40);
   close_to(r, sg_host_get_route_latency(g[0], g[1]), 2e-6 + 6e-6, "racks of 20 in zones of 16: within a zone");
   close_to(r, sg_host_get_route_latency(g[0], g[17]), 2e-6 + 6e-6, "between the two zones of a rack: the same");
   close_to(r, sg_host_get_route_latency(g[17], g[25]), 2e-6 + 6e-6 + 2 * 3e-6, "across racks: + 2 uplinks");
