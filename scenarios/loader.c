@@ -8,6 +8,7 @@
 #include "scenarios/loader.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <lauxlib.h>
 #include <lua.h>
@@ -41,6 +42,22 @@ static int file_exists(const char *p) {
 
 /* snprintf that reports truncation, so an over-long path is "not found". */
 #define FITS(call, len) ((size_t)(call) < (len))
+
+static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+
+int hs_loader_lua_names(const char *dir, char names[][HS_NAME_MAX], int max) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) && n < max;) {
+    size_t k = strlen(e->d_name);
+    if (k > 4 && k - 4 < HS_NAME_MAX && strcmp(e->d_name + k - 4, ".lua") == 0)
+      snprintf(names[n++], HS_NAME_MAX, "%.*s", (int)(k - 4), e->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof names[0], by_name);
+  return n;
+}
 
 int hs_loader_find_file(const hs_loader *ld, const char *name, const char *subdir, const char *shipped, char *out,
                         size_t len) {

@@ -68,6 +68,10 @@ int hs_loader_find_file(const hs_loader *ld, const char *name, const char *subdi
                         size_t len);
 /* Reads a file's lines (for reporting a key's line); NULL lines if unreadable. */
 void hs_loader_read_lines(const char *path, char ***lines, size_t *n_lines);
+/* The NAMEs of dir's NAME.lua files, sorted (readdir's order is the file
+ * system's; messages and listings must read the same on every machine),
+ * at most max; a name too long for HS_NAME_MAX is skipped. How many. */
+int hs_loader_lua_names(const char *dir, char names[][HS_NAME_MAX], int max);
 /* cluster { system = NAME } fills in what the scenario leaves out (system.c). */
 int hs_system_apply(hs_loader *ld);
 

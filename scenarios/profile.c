@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scenarios/profile.h"
 
-#include <dirent.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,34 +16,14 @@
 
 static const char *lua_kind(lua_State *L, int idx) { return luaL_typename(L, idx); }
 
-static int compare_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The shipped profiles' names, sorted (readdir's order is the file
- * system's), after the numeric model. */
-/* The shipped profiles' names (names[i] to free), sorted; how many. */
-static int shipped_models(char *names[128]) {
-  DIR *d = opendir(hs_loader_models_dir());
-  if (!d) return 0;
-  int n = 0;
-  for (struct dirent *e; (e = readdir(d)) && n < 128;) {
-    size_t k = strlen(e->d_name);
-    if (k > 4 && strcmp(e->d_name + k - 4, ".lua") == 0 && (names[n] = strndup(e->d_name, k - 4))) n++;
-  }
-  closedir(d);
-  qsort(names, n, sizeof *names, compare_names);
-  return n;
-}
-
+/* The known models, the numeric one first, for a message. */
 static void list_models(char *buf, size_t len) {
   snprintf(buf, len, "softmax");
-  char *names[128];
-  int n = shipped_models(names);
+  char names[128][HS_NAME_MAX];
+  int n = hs_loader_lua_names(hs_loader_models_dir(), names, 128);
   for (int i = 0; i < n; i++) {
     strncat(buf, ", ", len - strlen(buf) - 1);
     strncat(buf, names[i], len - strlen(buf) - 1);
-    free(names[i]);
   }
 }
 
@@ -100,16 +79,15 @@ static void describe_model(const char *path, char *what, size_t wlen, char *kind
 }
 
 int hs_profile_catalog(FILE *out) {
-  char *names[128];
-  int n = shipped_models(names);
+  char names[128][HS_NAME_MAX];
+  int n = hs_loader_lua_names(hs_loader_models_dir(), names, 128);
   fprintf(out, "%-18s numeric: softmax regression on workload.dataset (computed for real)\n", "softmax");
   for (int i = 0; i < n; i++) {
     char path[HS_PATH_MAX + 300], what[1100], kind[256];
-    snprintf(path, sizeof path, "%s/%s.lua", hs_loader_models_dir(), names[i]);
+    snprintf(path, sizeof path, "%s/%.63s.lua", hs_loader_models_dir(), names[i]);
     describe_model(path, what, sizeof what, kind, sizeof kind);
     fprintf(out, "%-18s %s\n", names[i], what);
     if (kind[0]) fprintf(out, "%-18s   %s\n", "", kind);
-    free(names[i]);
   }
   fprintf(out, "\nworkload { model = \"NAME\", model_options = { ... } } takes one (timing only: layers' FLOPs and\n"
                "bytes); docs/scenarios.md, \"Timing profiles\", gives each one's counts and sources.\n");

@@ -9,7 +9,6 @@
  * --set overrides apply before, so they win too. The merged table then
  * goes through the schema like any scenario's, and a bad value the system
  * gave is reported at the system file's line (hs_loader_fail). */
-#include <dirent.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,28 +28,10 @@ static int listed(const char *const *list, const char *key) {
   return 0;
 }
 
-static int by_name(const void *a, const void *b) { return strcmp(a, b); }
-
-/* The shipped systems' names, sorted (so every message and listing is the
- * same on every machine); how many. */
-static int shipped_systems(char names[64][HS_NAME_MAX]) {
-  DIR *d = opendir(HS_DEFAULT_SYSTEMS_DIR);
-  if (!d) return 0;
-  int n = 0;
-  for (struct dirent *e; (e = readdir(d)) && n < 64;) {
-    size_t k = strlen(e->d_name);
-    if (k > 4 && k - 4 < HS_NAME_MAX && strcmp(e->d_name + k - 4, ".lua") == 0)
-      snprintf(names[n++], HS_NAME_MAX, "%.*s", (int)(k - 4), e->d_name);
-  }
-  closedir(d);
-  qsort(names, (size_t)n, sizeof names[0], by_name);
-  return n;
-}
-
 static void list_systems(char *buf, size_t len) {
   buf[0] = '\0';
   char names[64][HS_NAME_MAX];
-  int n = shipped_systems(names);
+  int n = hs_loader_lua_names(HS_DEFAULT_SYSTEMS_DIR, names, 64);
   for (int i = 0; i < n; i++) {
     size_t used = strlen(buf);
     snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
@@ -181,7 +162,7 @@ int hs_system_apply(hs_loader *ld) {
 
 int hs_system_catalog(FILE *out) {
   char names[64][HS_NAME_MAX];
-  int n = shipped_systems(names), bad = 0;
+  int n = hs_loader_lua_names(HS_DEFAULT_SYSTEMS_DIR, names, 64), bad = 0;
   for (int i = 0; i < n; i++) {
     char path[HS_PATH_MAX + HS_NAME_MAX + 8];
     snprintf(path, sizeof path, "%s/%s.lua", HS_DEFAULT_SYSTEMS_DIR, names[i]);
