@@ -22,7 +22,15 @@ struct hs_straggler {
   hs_slowdown_fn *fn;
 };
 
-static double draw(const hs_straggler_entry *e, gsl_rng *r);
+static double draw(const hs_straggler_entry *e, gsl_rng *r) {
+  switch (e->noise) {
+  case HS_NOISE_LOGNORMAL: return gsl_ran_lognormal(r, e->p1, e->p2);
+  case HS_NOISE_EXPONENTIAL: return 1 + gsl_ran_exponential(r, e->p1);
+  case HS_NOISE_PARETO: return gsl_ran_pareto(r, e->p1, e->p2);
+  case HS_NOISE_UNIFORM: return gsl_ran_flat(r, e->p1, e->p2);
+  }
+  return 1;
+}
 
 static uint64_t splitmix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -77,16 +85,6 @@ void hs_straggler_free(hs_straggler *s) {
   for (int i = 0; i < s->n; i++) gsl_rng_free(s->active[i].rng);
   free(s->active);
   free(s);
-}
-
-static double draw(const hs_straggler_entry *e, gsl_rng *r) {
-  switch (e->noise) {
-  case HS_NOISE_LOGNORMAL: return gsl_ran_lognormal(r, e->p1, e->p2);
-  case HS_NOISE_EXPONENTIAL: return 1 + gsl_ran_exponential(r, e->p1);
-  case HS_NOISE_PARETO: return gsl_ran_pareto(r, e->p1, e->p2);
-  case HS_NOISE_UNIFORM: return gsl_ran_flat(r, e->p1, e->p2);
-  }
-  return 1;
 }
 
 double hs_straggler_factor(hs_straggler *s, int iteration, double t, char *err, size_t len) {
