@@ -128,6 +128,8 @@ static void test_model_options(void) {
       {"inception_v3", ", model_options = { seq = 512 }", "a profile that declares none"},
       {"resnet50", ", model_options = { depth = 42 }", "a depth ResNet has not"},
       {"resnet50", ", model_options = { stem = \"tiny\" }", "a stem it has not"},
+      {"resnet50", ", model_options = { depth = 18, groups = 32 }", "grouped basic blocks (torchvision has none)"},
+      {"resnet50", ", model_options = { groups = 0 }", "no groups"},
       {"softmax", ", model_options = { seq = 512 }", "the numeric model"},
       {"bert-base", ", model_options = 512", "not a table"},
       {"bert-base", ", model_options = { 512 }", "a key that is not a name"},
@@ -360,6 +362,13 @@ int main(void) {
       /* torchvision's resnet34: 36 convs, each with a batch-norm (64 + 384 +
        * 1,152 + 3,328 + 3,584 = 8,512 channels), 3.66 GMACs */
       {"resnet50", "depth = 34", 21797672, 7.2e9, 7.5e9, 110, 108, 8 * 8512 + 36 * 8, 36},
+      /* torchvision's resnext50_32x4d and resnext101_32x8d: resnet50's and
+       * resnet101's tensors and buffers, their bottlenecks' convs 2 and 4
+       * times as wide (batch-norm channels 64 + 1,792 + 4,608 + 13,312 +
+       * 14,336 = 34,112 and 64 + 2,560 + 6,656 + 71,680 + 20,480 =
+       * 101,440); 4.23 and 16.41 GMACs */
+      {"resnext50_32x4d", NULL, 25028904, 8.3e9, 8.6e9, 161, 159, 8 * 34112 + 53 * 8, 53},
+      {"resnext101_32x8d", NULL, 88791336, 32.4e9, 33.2e9, 314, 312, 8 * 101440 + 104 * 8, 104},
       {"lstm-wikitext2", NULL, 28949319, 1.70e9, 1.77e9, 14, 0, 0, 0}, /* 30 tokens x (3 layers + decoder) */
   };
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {

@@ -5,15 +5,20 @@
 -- (resnet18-cifar10). workload.model_options: depth (18, 34: basic blocks
 -- of two 3x3 convs; 50, 101, 152: bottlenecks), image (pixels a side),
 -- classes, stem ("imagenet": a 7x7 conv at stride 2 and a max-pool;
--- "cifar": a 3x3 conv at stride 1, no pool). Each conv is k*k*cin*cout
--- weights plus its batch-norm (2*cout); FLOPs count a multiply-add as 2 and
--- backward as twice forward. Published: 25.6M params; torchvision's
--- resnet50 has 161 parameter tensors (53 convs x 3, fc 2).
-local options = { depth = 50, image = 224, classes = 1000, stem = "imagenet" }
+-- "cifar": a 3x3 conv at stride 1, no pool), and for bottlenecks groups and
+-- width_per_group (ResNeXt, Xie et al. 2017, as torchvision writes it: a
+-- bottleneck's 3x3 conv is grouped, width = planes * width_per_group / 64
+-- * groups; resnext50_32x4d and resnext101_32x8d are variants). Each conv
+-- is k*k*cin/groups*cout weights plus its batch-norm (2*cout); FLOPs count a
+-- multiply-add as 2 and backward as twice forward. Published: 25.6M
+-- params; torchvision's resnet50 has 161 parameter tensors (53 convs x 3,
+-- fc 2).
+local options = { depth = 50, image = 224, classes = 1000, stem = "imagenet", groups = 1, width_per_group = 64 }
 local given = ... or {}
 local function whole(name, lo, hi) return hearsay.option(given, options, name, lo, hi) end
 local depth, image, classes = whole("depth", 18, 152), whole("image", 8, 4096), whole("classes", 1, 1000000)
 local stem = hearsay.option(given, options, "stem")
+local groups, width_per_group = whole("groups", 1, 1024), whole("width_per_group", 1, 4096)
 local stages = ({ [18] = { 2, 2, 2, 2 }, [34] = { 3, 4, 6, 3 }, [50] = { 3, 4, 6, 3 }, [101] = { 3, 4, 23, 3 },
                   [152] = { 3, 8, 36, 3 } })[depth]
 if not stages then error("model_options.depth must be 18, 34, 50, 101 or 152, got " .. tostring(depth), 0) end
@@ -21,10 +26,15 @@ if stem ~= "imagenet" and stem ~= "cifar" then
   error("model_options.stem must be \"imagenet\" or \"cifar\", got " .. tostring(stem), 0)
 end
 local bottleneck = depth >= 50
+-- torchvision's BasicBlock refuses both ("only supports groups=1 and base_width=64")
+if not bottleneck and (groups ~= 1 or width_per_group ~= 64) then
+  error("model_options.groups and width_per_group need a bottleneck depth (50, 101 or 152), got depth " .. depth, 0)
+end
 local layers = {}
-local function conv(name, k, cin, cout, hw_out)
-  local params = k * k * cin * cout + 2 * cout
-  local flops = 2 * k * k * cin * cout * hw_out * hw_out
+local function conv(name, k, cin, cout, hw_out, g)
+  local per_group = cin // (g or 1) -- a grouped conv's filters each see cin / groups channels
+  local params = k * k * per_group * cout + 2 * cout
+  local flops = 2 * k * k * per_group * cout * hw_out * hw_out
   -- tensors: the conv's weight, the batch-norm's weight and bias; buffers:
   -- its running_mean and running_var (fp32, cout each) and
   -- num_batches_tracked (int64), torch.nn.BatchNorm2d's; kernels: the
@@ -47,15 +57,16 @@ else
 end
 local cin = 64
 for s, blocks in ipairs(stages) do
-  local width = 64 << (s - 1)
+  local planes = 64 << (s - 1)
+  local width = bottleneck and planes * width_per_group // 64 * groups or planes
   local out_hw = s == 1 and hw or halve(hw)
-  local out = bottleneck and 4 * width or width
+  local out = bottleneck and 4 * planes or planes
   for b = 1, blocks do
     local p = string.format("layer%d.%d.", s, b - 1)
     local in_hw = b == 1 and hw or out_hw
     if bottleneck then
       conv(p .. "conv1", 1, cin, width, in_hw)
-      conv(p .. "conv2", 3, width, width, out_hw)
+      conv(p .. "conv2", 3, width, width, out_hw, groups)
       conv(p .. "conv3", 1, width, out, out_hw)
     else
       conv(p .. "conv1", 3, cin, width, out_hw)
