@@ -4,7 +4,10 @@
 -- and the transport's business (docs/fidelity.md). The cube-mesh is
 -- modelled as the star every hearsay node is (each GPU's 6 links to a
 -- switch): a ring over it sees the same 150 GB/s a GPU, pairs without a
--- direct link do not pay their extra hop. Latencies keep the schema's
+-- direct link do not pay their extra hop, and a node of fewer GPUs
+-- (gpus_per_node = 2 or 4) keeps each GPU's six links, where on the
+-- cube-mesh GPUs 0 and 1 share one (25 GB/s; set intra.bandwidth for such
+-- a subset). Latencies keep the schema's
 -- defaults (NCCL's per-hop latencies are charged by the protocol).
 return {
   name = "dgx1-v100",
