@@ -363,8 +363,8 @@ int main(void) {
        * 1,152 + 3,328 + 3,584 = 8,512 channels), 3.66 GMACs */
       {"resnet50", "depth = 34", 21797672, 7.2e9, 7.5e9, 110, 108, 8 * 8512 + 36 * 8, 36},
       /* torchvision's resnext50_32x4d and resnext101_32x8d: resnet50's and
-       * resnet101's tensors and buffers, their bottlenecks' convs 2 and 4
-       * times as wide (batch-norm channels 64 + 1,792 + 4,608 + 13,312 +
+       * resnet101's tensors and buffers, their bottlenecks' first two convs
+       * 2 and 4 times as wide, the 3x3 grouped by 32 (batch-norm channels 64 + 1,792 + 4,608 + 13,312 +
        * 14,336 = 34,112 and 64 + 2,560 + 6,656 + 71,680 + 20,480 =
        * 101,440); 4.23 and 16.41 GMACs */
       {"resnext50_32x4d", NULL, 25028904, 8.3e9, 8.6e9, 161, 159, 8 * 34112 + 53 * 8, 53},

@@ -66,7 +66,7 @@ static const bad_case cases[] = {
      {"--set workload.model_options.foo=1", "workload.model_options.foo", "'gpt2-medium' has no such option"}},
     {"an option the profile does not declare", 4,
      "workload { model = \"resnet50\", batch = 8, model_options = { seq = 128 } }", NULL,
-     {"scenario.lua:4:", "workload.model_options.seq", "no such option (its options: classes, depth, image, stem)"}},
+     {"scenario.lua:4:", "workload.model_options.seq", "no such option (its options: classes, depth, groups, image, stem, width_per_group)"}},
     {"NVLS tree without switches that reduce", 0, NULL, "sim.collectives=nvls_tree",
      {"--set sim.collectives=nvls_tree", "sim.collectives", "set cluster { nvls = true }"}},
     {"NVLink SHARP over PCIe", 1, "cluster { nodes = 2, gpus_per_node = 2, nvls = true, intra = { link = \"pcie\" },",
