@@ -8,6 +8,7 @@
 #include "scenarios/units.h"
 #include "sim/calibrate_cmd.h"
 #include "sim/collective_cmd.h"
+#include "sim/models_cmd.h"
 #include "sim/peers_cmd.h"
 #include "sim/run.h"
 
@@ -20,6 +21,7 @@ static void usage(FILE *f) {
         "       hearsay peers SCENARIO.lua [--steps 200] [--rounds R] [--set k=v]... [--out DIR]\n"
         "       hearsay peers --list\n"
         "       hearsay calibrate NCCL_TESTS_OUTPUT... --scenario S [--set k=v]... [--out FILE.lua]\n"
+        "       hearsay models SCENARIO.lua [--set k=v]...\n"
         "       hearsay algorithms | systems | models\n"
         "       hearsay --help\n"
         "\n"
@@ -57,7 +59,9 @@ static void usage(FILE *f) {
         "\n"
         "`hearsay algorithms`, `hearsay systems` and `hearsay models` list the\n"
         "algorithms with their options, the named machines (cluster.system) and\n"
-        "the timing profiles (workload.model) with their options.\n"
+        "the timing profiles (workload.model) with their options; `hearsay models\n"
+        "SCENARIO.lua` prints what the scenario's model amounts to: its layers,\n"
+        "parameters, tensors, buffers, FLOPs and gradient bytes, as resolved.\n"
         "\n"
         "A scenario declares cluster{}, workload{}, algorithm{}, run{} and optionally\n"
         "sim{}; docs/scenarios.md lists every key, its unit and default. A bad\n"
@@ -82,12 +86,13 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "algorithms") == 0) return cmd_algorithms();
   if (strcmp(argv[1], "systems") == 0) return hs_system_catalog(stdout);
-  if (strcmp(argv[1], "models") == 0) return hs_profile_catalog(stdout);
+  if (strcmp(argv[1], "models") == 0 && argc == 2) return hs_profile_catalog(stdout);
   if (strcmp(argv[1], "calibrate") == 0) return hs_cmd_calibrate(argc, argv);
   int collective = strcmp(argv[1], "collective") == 0;
   int peers = strcmp(argv[1], "peers") == 0;
+  int models = strcmp(argv[1], "models") == 0;
   if (peers && argc == 3 && strcmp(argv[2], "--list") == 0) return hs_cmd_peers_list();
-  if (strcmp(argv[1], "run") != 0 && !collective && !peers) {
+  if (strcmp(argv[1], "run") != 0 && !collective && !peers && !models) {
     fprintf(stderr, "hearsay: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;
@@ -155,13 +160,19 @@ int main(int argc, char **argv) {
     }
   }
   if (!scenario) {
-    fprintf(stderr, "hearsay run: which scenario? (e.g. scenarios/quickstart.lua)\n");
+    fprintf(stderr, "hearsay %s: which scenario? (e.g. scenarios/quickstart.lua)\n", argv[1]);
+    return 2;
+  }
+  if (models && (opt.out_dir || opt.quiet)) { /* it prints, and writes nothing */
+    fprintf(stderr, "hearsay models: %s: it writes no outputs; only --set applies\n", opt.out_dir ? "--out" : "--quiet");
     return 2;
   }
   hs_scenario sc;
   int rc = hs_scenario_load(scenario, sets, n_sets, &sc);
   if (rc) return rc;
-  if (peers) {
+  if (models) {
+    rc = hs_cmd_models(&sc, stdout);
+  } else if (peers) {
     popt.out_dir = opt.out_dir;
     popt.quiet = opt.quiet;
     rc = hs_cmd_peers(&sc, &popt);

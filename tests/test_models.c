@@ -257,6 +257,28 @@ static void test_model_options(void) {
            "hearsay models lists the %d shipped profiles (%d listed), variants and options (exit %d)", files, listed,
            rc);
   }
+  /* hearsay models SCENARIO: the scenario's profile as resolved (its
+   * --set included), counts exact; the numeric model's parameters; what
+   * does not apply refused */
+  {
+    static char out[8192];
+    int rc = hs_test_output(HEARSAY_BIN " models " HS_SOURCE_DIR "/scenarios/bench-1024.lua"
+                            " --set workload.model=resnext101_32x8d 2>&1", out, sizeof out);
+    tap_ok(rc == 0 && strstr(out, "parameters  88,791,336;") && strstr(out, "with 314 parameter tensors") &&
+               strstr(out, "groups = 32") && strstr(out, "width_per_group = 8") &&
+               strstr(out, "buffers     312 (812,352 bytes"),
+           "hearsay models SCENARIO --set workload.model=resnext101_32x8d: torchvision's counts (exit %d)", rc);
+    rc = hs_test_output(HEARSAY_BIN " models " HS_SOURCE_DIR "/scenarios/quickstart.lua 2>&1", out, sizeof out);
+    tap_ok(rc == 0 && strstr(out, "parameters  650 (10 classes x (64 features + 1))"),
+           "hearsay models on the numeric model: classes x (features + 1) parameters (exit %d)", rc);
+    rc = hs_test_output(HEARSAY_BIN " models " HS_SOURCE_DIR "/scenarios/quickstart.lua --out nowhere 2>&1", out,
+                        sizeof out);
+    tap_ok(rc == 2 && strstr(out, "--out"), "hearsay models with --out: refused, exit 2 (got %d)", rc);
+    rc = hs_test_output(HEARSAY_BIN " models " HS_SOURCE_DIR "/scenarios/bench-1024.lua"
+                        " --set workload.model_options.depth=42 2>&1", out, sizeof out);
+    tap_ok(rc == 2 && strstr(out, "--set workload.model_options.depth=42"),
+           "hearsay models with a depth ResNet has not: the --set named, exit 2 (got %d)", rc);
+  }
   /* hearsay.option: the scenario's value over the default, a whole number
    * in its range where a range is given, a string as it is */
   {
