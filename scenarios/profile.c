@@ -335,15 +335,29 @@ static int same_dir(const char *a, const char *b) {
   return la == lb && strncmp(da, db, la) == 0;
 }
 
+/* out = DIR/PATH where it exists, DIR being the directory of file and
+ * PATH a relative path (with a slash or ending in .lua). */
+static int relative_to(const char *file, const char *path, char *out, size_t len) {
+  const char *slash = strrchr(file, '/');
+  int dir = slash ? (int)(slash - file) : 1;
+  if (path[0] == '/' || snprintf(out, len, "%.*s/%s", dir, slash ? file : ".", path) >= (int)len) return 0;
+  FILE *f = fopen(out, "r");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
 /* Where a variant's family is: beside the shipped profiles for a shipped
  * variant (a scenario's own models/ does not replace the family of
  * resnet18); beside the variant's own file for one of a user's (a folder
  * of profiles keeps its families with it) unless that folder is the
  * scenario's own, which holds scenarios, not profiles; else as a
- * scenario's model is found. */
+ * scenario's model is found. A relative path (variant_of = "fam/x.lua")
+ * is read from the variant's folder first, as #include "..." reads from
+ * the including file's, then from the scenario's. */
 static int find_family(hs_loader *ld, const char *variant_file, const char *name, char *out, size_t len) {
   const char *shipped = hs_loader_models_dir();
   size_t n = strlen(shipped);
+  if ((strchr(name, '/') || strstr(name, ".lua")) && relative_to(variant_file, name, out, len)) return 1;
   if (strncmp(variant_file, shipped, n) == 0 && variant_file[n] == '/') return beside(variant_file, name, out, len);
   return (!same_dir(variant_file, ld->path) && beside(variant_file, name, out, len)) ||
          find_profile(ld, name, out, len);
