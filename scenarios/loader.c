@@ -550,6 +550,7 @@ static int unavailable(lua_State *L) {
 static int setup_state(lua_State *L) {
   hs_peer_lua_open(L, HS_DEFAULT_PEERS_DIR);
   hs_profile_lua_open(L);
+  hs_system_lua_open(L);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, DECLS_KEY);
   for (int i = 0; declaration_names[i]; i++) {

@@ -74,5 +74,7 @@ void hs_loader_read_lines(const char *path, char ***lines, size_t *n_lines);
 int hs_loader_lua_names(const char *dir, char names[][HS_NAME_MAX], int max);
 /* cluster { system = NAME } fills in what the scenario leaves out (system.c). */
 int hs_system_apply(hs_loader *ld);
+/* Registers hearsay.system(NAME) (system.c), creating `hearsay` if absent. */
+void hs_system_lua_open(lua_State *L);
 
 #endif

@@ -79,6 +79,52 @@ static int fill_in(hs_loader *ld, int to, int from, const char *outer) {
   return 0;
 }
 
+/* hearsay.system(NAME): a fresh copy of the shipped system NAME's table,
+ * for a system file that is another with a few keys changed (a cloud's VM
+ * of a vendor's node): `local s = hearsay.system("dgx-h100")`, then its
+ * own name, description, sources and differences, `return s`. Only the
+ * shipped systems, by name; a chain of at most HS_SYSTEM_BASES_MAX (a
+ * system based on itself stops there). */
+#define HS_SYSTEM_BASES_MAX 4
+#define SYSTEM_DEPTH_KEY "hearsay.system_depth"
+static int l_system(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  char known[1024], path[HS_PATH_MAX + HS_NAME_MAX + 8];
+  list_systems(known, sizeof known);
+  int ok = name[0] != '\0' && strlen(name) < HS_NAME_MAX;
+  for (const char *c = name; ok && *c; c++)
+    ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_';
+  snprintf(path, sizeof path, "%s/%s.lua", HS_DEFAULT_SYSTEMS_DIR, name);
+  FILE *f = ok ? fopen(path, "r") : NULL;
+  if (f) fclose(f);
+  if (!f) return luaL_error(L, "hearsay.system: no shipped system '%s' (known: %s)", name, known);
+  lua_getfield(L, LUA_REGISTRYINDEX, SYSTEM_DEPTH_KEY);
+  lua_Integer depth = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  if (depth >= HS_SYSTEM_BASES_MAX)
+    return luaL_error(L, "hearsay.system: more than %d systems based on one another (a loop?)", HS_SYSTEM_BASES_MAX);
+  if (hs_sandbox_loadfile(L, path) != LUA_OK) return lua_error(L);
+  lua_pushinteger(L, depth + 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, SYSTEM_DEPTH_KEY);
+  lua_call(L, 0, 1); /* an error goes on to the file that asked, and stops its load */
+  lua_pushinteger(L, depth);
+  lua_setfield(L, LUA_REGISTRYINDEX, SYSTEM_DEPTH_KEY);
+  if (!lua_istable(L, -1)) return luaL_error(L, "hearsay.system: %s does not return a table", path);
+  return 1;
+}
+
+void hs_system_lua_open(lua_State *L) {
+  if (lua_getglobal(L, "hearsay") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "hearsay");
+  }
+  lua_pushcfunction(L, l_system);
+  lua_setfield(L, -2, "system");
+  lua_pop(L, 1);
+}
+
 int hs_system_apply(hs_loader *ld) {
   lua_State *L = ld->L;
   int line = hs_loader_push_decl(ld, "cluster");
@@ -168,6 +214,7 @@ int hs_system_catalog(FILE *out) {
     snprintf(path, sizeof path, "%s/%s.lua", HS_DEFAULT_SYSTEMS_DIR, names[i]);
     lua_State *L = hs_sandbox_new();
     const char *description = NULL;
+    if (L) hs_system_lua_open(L); /* a system may be based on another */
     int loads = L && hs_sandbox_loadfile(L, path) == LUA_OK && hs_sandbox_pcall(L, 0, 1) == LUA_OK && lua_istable(L, -1);
     if (loads) {
       lua_getfield(L, -1, "description");

@@ -182,7 +182,24 @@ int main(void) {
   tap_ok(rc == 0 && sc.cluster.gpu_flops == 50e12, "and by its path from the scenario's folder");
   if (rc == 0) hs_scenario_free(&sc);
 
+  /* A system based on a shipped one (hearsay.system): the base's keys,
+   * with the ones it changes */
+  write_file(path, "local s = hearsay.system(\"dgx-a100\")\ns.name = \"lab-a100\"\n"
+                   "s.inter = { bandwidth = \"100Gbps\", nics_per_node = 4 }\nreturn s\n");
+  rc = load("cluster { system = \"lab\", nodes = 2 }", NULL, 0, &sc);
+  tap_ok(rc == 0 && sc.cluster.gpu_flops == 312e12 && sc.cluster.gpus_per_node == 8 &&
+             sc.cluster.intra.bandwidth == 300e9 && sc.cluster.inter.bandwidth == 100e9 / 8 &&
+             sc.cluster.nics_per_node == 4,
+         "hearsay.system(\"dgx-a100\") with 4 NICs of 100 Gb/s: the A100 node's GPUs and links, its own NICs");
+  if (rc == 0) hs_scenario_free(&sc);
+
   /* Refusals: FILE:LINE: key: message, exit 2, nothing written. */
+  write_file(path, "return hearsay.system(\"dgx-z100\")\n");
+  refused("a system based on one that does not exist", "cluster { system = \"lab\", nodes = 2 }", NULL,
+          (const char *const[3]){"cluster.system", "hearsay.system: no shipped system 'dgx-z100'", "dgx-a100"});
+  write_file(path, "return hearsay.system(\"../systems/dgx-a100\")\n");
+  refused("a system based on a path, not a shipped name", "cluster { system = \"lab\", nodes = 2 }", NULL,
+          (const char *const[3]){"cluster.system", "no shipped system '../systems/dgx-a100'", NULL});
   refused("unknown system", "cluster { system = \"dgx-z100\", nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "unknown system 'dgx-z100' (known: "
                                                                       "aws-p3-16xlarge, aws-p3dn-24xlarge, azure-nd-h100-v5, "
