@@ -106,9 +106,10 @@ static int l_system(lua_State *L) {
   if (hs_sandbox_loadfile(L, path) != LUA_OK) return lua_error(L);
   lua_pushinteger(L, depth + 1);
   lua_setfield(L, LUA_REGISTRYINDEX, SYSTEM_DEPTH_KEY);
-  lua_call(L, 0, 1); /* an error goes on to the file that asked, and stops its load */
-  lua_pushinteger(L, depth);
+  int status = lua_pcall(L, 0, 1, 0);
+  lua_pushinteger(L, depth); /* back, even where the file that asked catches the error */
   lua_setfield(L, LUA_REGISTRYINDEX, SYSTEM_DEPTH_KEY);
+  if (status != LUA_OK) return lua_error(L); /* goes on to the file that asked, and stops its load */
   if (!lua_istable(L, -1)) return luaL_error(L, "hearsay.system: %s does not return a table", path);
   return 1;
 }

@@ -164,7 +164,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (models && (opt.out_dir || opt.quiet)) { /* it prints, and writes nothing */
-    fprintf(stderr, "hearsay models: %s: it writes no outputs; only --set applies\n", opt.out_dir ? "--out" : "--quiet");
+    fprintf(stderr, "hearsay models: %s does not apply (it prints the model and writes nothing); only --set does\n",
+            opt.out_dir ? "--out" : "--quiet");
     return 2;
   }
   hs_scenario sc;

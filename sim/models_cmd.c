@@ -6,6 +6,7 @@
 #include "sim/models_cmd.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* n with a comma every three digits (n a whole number below 1e18) */
@@ -23,9 +24,10 @@ static const char *grouped(double n, char *buf, size_t len) {
 
 /* x with an SI prefix (k, M, G, T, P) and 3 significant digits */
 static const char *si(double x, char *buf, size_t len) {
-  static const char *prefix[] = {"", " k", " M", " G", " T", " P"};
+  static const char *prefix[] = {"", " k", " M", " G", " T", " P", " E"};
   int p = 0;
-  while (fabs(x) >= 1000 && p < 5) x /= 1000, p++;
+  /* rounded to 3 digits first, so 999.7 k reads 1 M, not 1e+03 k */
+  while (fabs(strtod((snprintf(buf, len, "%.3g", x), buf), NULL)) >= 1000 && p < 6) x /= 1000, p++;
   snprintf(buf, len, "%.3g%s", x, prefix[p]);
   return buf;
 }
@@ -39,7 +41,7 @@ static void options_line(const hs_workload_spec *w, FILE *out) {
   for (int i = 0; i < w->n_model_options; i++) {
     const hs_model_option *o = &w->model_options[i];
     if (o->is_string) fprintf(out, "%s %s = \"%s\"", i ? "," : "", o->name, o->string);
-    else fprintf(out, "%s %s = %.17g", i ? "," : "", o->name, o->number);
+    else fprintf(out, "%s %s = %.15g", i ? "," : "", o->name, o->number);
   }
   fputc('\n', out);
 }
@@ -73,8 +75,9 @@ int hs_cmd_models(const hs_scenario *sc, FILE *out) {
   options_line(w, out);
   fprintf(out, "  layers      %d, with %ld parameter tensors, %ld kernels forward and %ld backward a micro-batch\n",
           w->n_layers, tensors, fwd_kernels, bwd_kernels);
-  fprintf(out, "  parameters  %s; gradient %sB at %d bytes a parameter (workload.precision)\n",
-          grouped(params, a, sizeof a), si(params * w->dtype_bytes, b, sizeof b), w->dtype_bytes);
+  fprintf(out, "  parameters  %s; gradient %s%sB at %d bytes a parameter (workload.precision)\n",
+          grouped(params, a, sizeof a), si(params * w->dtype_bytes, b, sizeof b),
+          params * w->dtype_bytes < 1000 ? " " : "", w->dtype_bytes);
   fprintf(out, "  buffers     %ld (%s bytes: state that is not a parameter, e.g. batch-norm statistics)\n", buffers,
           grouped(buffer_bytes, c, sizeof c));
   fprintf(out, "  FLOPs       %s forward and %s backward a sample (a multiply-add counts 2)\n", si(fwd, a, sizeof a),

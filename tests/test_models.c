@@ -277,14 +277,17 @@ static void test_model_options(void) {
                             " --set workload.model=resnext101_32x8d 2>&1", out, sizeof out);
     tap_ok(rc == 0 && strstr(out, "parameters  88,791,336;") && strstr(out, "with 314 parameter tensors") &&
                strstr(out, "groups = 32") && strstr(out, "width_per_group = 8") &&
-               strstr(out, "buffers     312 (812,352 bytes"),
+               strstr(out, "buffers     312 (812,352 bytes") && strstr(out, "FLOPs       32.8 G forward and 65.7 G backward"),
            "hearsay models SCENARIO --set workload.model=resnext101_32x8d: torchvision's counts (exit %d)", rc);
     rc = hs_test_output(HEARSAY_BIN " models " HS_SOURCE_DIR "/scenarios/quickstart.lua 2>&1", out, sizeof out);
     tap_ok(rc == 0 && strstr(out, "parameters  650 (10 classes x (64 features + 1))"),
            "hearsay models on the numeric model: classes x (features + 1) parameters (exit %d)", rc);
     rc = hs_test_output(HEARSAY_BIN " models " HS_SOURCE_DIR "/scenarios/quickstart.lua --out nowhere 2>&1", out,
                         sizeof out);
-    tap_ok(rc == 2 && strstr(out, "--out"), "hearsay models with --out: refused, exit 2 (got %d)", rc);
+    tap_ok(rc == 2 && strstr(out, "--out does not apply"), "hearsay models with --out: refused, exit 2 (got %d)", rc);
+    rc = hs_test_output(HEARSAY_BIN " models " HS_SOURCE_DIR "/scenarios/quickstart.lua stray 2>&1", out, sizeof out);
+    tap_ok(rc == 2 && strstr(out, "unexpected argument 'stray'"), "hearsay models with a stray argument: exit 2 (got %d)",
+           rc);
     rc = hs_test_output(HEARSAY_BIN " models " HS_SOURCE_DIR "/scenarios/bench-1024.lua"
                         " --set workload.model_options.depth=42 2>&1", out, sizeof out);
     tap_ok(rc == 2 && strstr(out, "--set workload.model_options.depth=42"),
