@@ -316,14 +316,20 @@ static int run_profile(hs_loader *ld, int line, const char *file, int args, int 
   return rc;
 }
 
-/* out = DIR/NAME.lua where it exists, DIR being the directory of file. */
-static int beside(const char *file, const char *name, char *out, size_t len) {
+/* out = DIR/REL SUFFIX where that file exists, DIR being the directory of
+ * file (REL relative: a leading slash finds nothing here). */
+static int in_dir_of(const char *file, const char *rel, const char *suffix, char *out, size_t len) {
   const char *slash = strrchr(file, '/');
   int dir = slash ? (int)(slash - file) : 1;
-  if (strchr(name, '/') || snprintf(out, len, "%.*s/%s.lua", dir, slash ? file : ".", name) >= (int)len) return 0;
+  if (rel[0] == '/' || snprintf(out, len, "%.*s/%s%s", dir, slash ? file : ".", rel, suffix) >= (int)len) return 0;
   FILE *f = fopen(out, "r");
   if (f) fclose(f);
   return f != NULL;
+}
+
+/* out = DIR/NAME.lua, a profile named NAME (not a path) beside file. */
+static int beside(const char *file, const char *name, char *out, size_t len) {
+  return !strchr(name, '/') && in_dir_of(file, name, ".lua", out, len);
 }
 
 /* Whether files a and b are in the same directory, as written (a file
@@ -333,17 +339,6 @@ static int same_dir(const char *a, const char *b) {
   const char *da = sa ? a : ".", *db = sb ? b : ".";
   size_t la = sa ? (size_t)(sa - a) : 1, lb = sb ? (size_t)(sb - b) : 1;
   return la == lb && strncmp(da, db, la) == 0;
-}
-
-/* out = DIR/PATH where it exists, DIR being the directory of file and
- * PATH a relative path (with a slash or ending in .lua). */
-static int relative_to(const char *file, const char *path, char *out, size_t len) {
-  const char *slash = strrchr(file, '/');
-  int dir = slash ? (int)(slash - file) : 1;
-  if (path[0] == '/' || snprintf(out, len, "%.*s/%s", dir, slash ? file : ".", path) >= (int)len) return 0;
-  FILE *f = fopen(out, "r");
-  if (f) fclose(f);
-  return f != NULL;
 }
 
 /* Where a variant's family is: beside the shipped profiles for a shipped
@@ -357,7 +352,7 @@ static int relative_to(const char *file, const char *path, char *out, size_t len
 static int find_family(hs_loader *ld, const char *variant_file, const char *name, char *out, size_t len) {
   const char *shipped = hs_loader_models_dir();
   size_t n = strlen(shipped);
-  if ((strchr(name, '/') || strstr(name, ".lua")) && relative_to(variant_file, name, out, len)) return 1;
+  if ((strchr(name, '/') || strstr(name, ".lua")) && in_dir_of(variant_file, name, "", out, len)) return 1;
   if (strncmp(variant_file, shipped, n) == 0 && variant_file[n] == '/') return beside(variant_file, name, out, len);
   return (!same_dir(variant_file, ld->path) && beside(variant_file, name, out, len)) ||
          find_profile(ld, name, out, len);

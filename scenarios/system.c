@@ -89,15 +89,18 @@ static int fill_in(hs_loader *ld, int to, int from, const char *outer) {
 #define SYSTEM_DEPTH_KEY "hearsay.system_depth"
 static int l_system(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
-  char known[1024], path[HS_PATH_MAX + HS_NAME_MAX + 8];
-  list_systems(known, sizeof known);
+  char path[HS_PATH_MAX + HS_NAME_MAX + 8];
   int ok = name[0] != '\0' && strlen(name) < HS_NAME_MAX;
   for (const char *c = name; ok && *c; c++)
     ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_';
   snprintf(path, sizeof path, "%s/%s.lua", HS_DEFAULT_SYSTEMS_DIR, name);
   FILE *f = ok ? fopen(path, "r") : NULL;
   if (f) fclose(f);
-  if (!f) return luaL_error(L, "hearsay.system: no shipped system '%s' (known: %s)", name, known);
+  if (!f) {
+    char known[1024];
+    list_systems(known, sizeof known);
+    return luaL_error(L, "hearsay.system: no shipped system '%s' (known: %s)", name, known);
+  }
   lua_getfield(L, LUA_REGISTRYINDEX, SYSTEM_DEPTH_KEY);
   lua_Integer depth = lua_tointeger(L, -1);
   lua_pop(L, 1);

@@ -205,25 +205,25 @@ static void test_model_options(void) {
          "(want the shipped family's 21)", rc == 0 ? sc.workload.n_layers : -1);
   if (rc == 0) hs_scenario_free(&sc);
   /* a user's variant finds its family beside it: a folder of profiles
-   * (lib/mine.lua, a variant of lib/base.lua) named by path */
-  rc = load_folder("beside", "lib", "base.lua",
-                   "local o = ... or {}\nreturn { options = { width = 4 }, layers = { { name = 'only', params = "
-                   "o.width, fwd_flops = 1 } } }\n",
-                   "mine.lua", "return { variant_of = 'base', options = { width = 7 } }\n", "lib/mine.lua", &sc);
-  tap_ok(rc == 0 && sc.workload.n_layers == 1 && sc.workload.layers[0].params == 7,
-         "a variant named by path finds its family in its own folder (lib/base.lua, width 7)");
-  if (rc == 0) hs_scenario_free(&sc);
-  /* a family given as a path (variant_of = "base.lua") is read from the
-   * variant's folder, as #include "..." reads from the including file's;
-   * until 2026-11-27 it was read from the scenario's folder, where there
-   * is none */
-  rc = load_folder("beside-path", "lib", "base.lua",
-                   "local o = ... or {}\nreturn { options = { width = 4 }, layers = { { name = 'only', params = "
-                   "o.width, fwd_flops = 1 } } }\n",
-                   "mine.lua", "return { variant_of = 'base.lua', options = { width = 5 } }\n", "lib/mine.lua", &sc);
-  tap_ok(rc == 0 && sc.workload.n_layers == 1 && sc.workload.layers[0].params == 5,
-         "a family named by a path relative to its variant (variant_of = 'base.lua' in lib/) is lib/base.lua");
-  if (rc == 0) hs_scenario_free(&sc);
+   * (lib/mine.lua, a variant of lib/base.lua) named by path, the family
+   * by name or by a path relative to the variant (variant_of =
+   * "base.lua", as #include "..." reads from the including file's folder;
+   * until 2026-11-27 such a path was read from the scenario's folder,
+   * where there is none) */
+  const struct { const char *folder, *variant_of; int width; } fam[] = {{"beside", "base", 7},
+                                                                      {"beside-path", "base.lua", 5}};
+  for (size_t i = 0; i < sizeof fam / sizeof *fam; i++) {
+    char variant[200];
+    snprintf(variant, sizeof variant, "return { variant_of = '%s', options = { width = %d } }\n", fam[i].variant_of,
+             fam[i].width);
+    rc = load_folder(fam[i].folder, "lib", "base.lua",
+                     "local o = ... or {}\nreturn { options = { width = 4 }, layers = { { name = 'only', params = "
+                     "o.width, fwd_flops = 1 } } }\n",
+                     "mine.lua", variant, "lib/mine.lua", &sc);
+    tap_ok(rc == 0 && sc.workload.n_layers == 1 && sc.workload.layers[0].params == fam[i].width,
+           "lib/mine.lua with variant_of = '%s' finds lib/base.lua (width %d)", fam[i].variant_of, fam[i].width);
+    if (rc == 0) hs_scenario_free(&sc);
+  }
   /* ... but not from the scenario's own folder, which holds scenarios: a
    * variant there (model = "mine.lua") finds gpt2 as a scenario's model
    * is found (models/, then the shipped one), not the gpt2.lua beside it */
