@@ -49,7 +49,8 @@ static void usage(FILE *f) {
   fputs("usage: hearsay calibrate NCCL_TESTS_OUTPUT[@NODESxGPUS]... --scenario S [--set k=v]... [--out FILE.lua] [--name NAME]\n"
         "                         [--check] [--quiet]\n"
         "Fits the scenario's link and transport parameters (intra/inter efficiency and latency, a TCP\n"
-        "message's cost and what a socket thread moves) to what nccl-tests measured, writes the machine\n"
+        "message's cost, what a socket thread moves, and a kernel launch's cost where a thread drove\n"
+        "several GPUs, nccl-tests -g) to what nccl-tests measured, writes the machine\n"
         "as a system file (default calibrated.lua) and prints the measured time per size beside the\n"
         "simulated one, before and after the fit. FILE@2x8 gives 2 nodes of 8 GPUs for output printed\n"
         "without its rank lines.\n"
@@ -133,8 +134,10 @@ static int load_case(const options *o, const hs_nccltests_run *r, const char *ex
   return hs_scenario_load(o->scenario, sets, n, sc);
 }
 
-/* Every row of a run, simulated; times in seconds. 0, or -1 when one failed. */
-static int simulate_run(const hs_scenario *sc, const hs_nccltests_run *r, double *t) {
+/* Every row of a run, simulated, as nccl-tests would time it on the
+ * run's threads (its -g: hs_nccltests_iteration); the collectives' own
+ * times into `raw` where not NULL. Seconds. 0, or -1 when one failed. */
+static int simulate_run(const hs_scenario *sc, const hs_nccltests_run *r, double *t, double *raw) {
   char platform[HS_PLATFORM_TEMP_LEN];
   if (hs_platform_write_temp(&sc->cluster, "hearsay calibrate", platform)) return -1;
   int rc = 0;
@@ -144,6 +147,8 @@ static int simulate_run(const hs_scenario *sc, const hs_nccltests_run *r, double
        * nothing), hearsay's sweep skips them */
       t[i] = NAN;
     }
+    if (raw) raw[i] = t[i];
+    if (!isnan(t[i])) t[i] = hs_nccltests_iteration(t[i], r->gpus_per_thread, sc->cluster.gpu_launch_overhead);
   }
   hs_platform_temp_release(platform);
   return rc;
@@ -194,12 +199,15 @@ static double simulated_loss(const hs_nccltests_run *runs, double *const *t, int
 
 static const char *where(const hs_nccltests_run *r) {
   static char buf[96];
+  int g = r->gpus_per_thread;
   snprintf(buf, sizeof buf, "%d ranks on %d node%s", r->ranks, r->nodes, r->nodes == 1 ? "" : "s");
+  if (g > 1) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", %d GPUs a thread", g);
   return buf;
 }
 
 static void format_value(const hs_calib_result *p, double v, char *buf, size_t len) {
-  if (strstr(p->key, "latency") || strstr(p->key, "message_cost")) hs_format_time(v, buf, len);
+  if (strstr(p->key, "latency") || strstr(p->key, "message_cost") || strstr(p->key, "launch"))
+    hs_format_time(v, buf, len);
   else if (strstr(p->key, "bandwidth")) hs_format_bandwidth(v, buf, len);
   else snprintf(buf, len, "%.4g", v);
 }
@@ -321,7 +329,7 @@ int hs_cmd_calibrate(int argc, char **argv) {
              runs[i].device[0] ? ", " : "", runs[i].device, runs[i].n_rows);
     for (int i = 0; i < n && !rc; i++) {
       before[i] = malloc((size_t)runs[i].n_rows * sizeof **before);
-      if (simulate_run(&plain[i], &runs[i], before[i])) rc = 1;
+      if (simulate_run(&plain[i], &runs[i], before[i], NULL)) rc = 1;
     }
     for (int i = 0; i < n && !rc && o.check && !o.quiet; i++) print_check(&runs[i], before[i]);
   }
@@ -330,11 +338,12 @@ int hs_cmd_calibrate(int argc, char **argv) {
      * prediction scaled by what the simulation gave at the last fit, until
      * the simulated error stops falling; the best simulated fit is kept. */
     hs_calib_case cases[MAX_RUNS];
-    double *corr[MAX_RUNS], *sim[MAX_RUNS], best = INFINITY, kept[HS_CALIB_PARAMS];
+    double *corr[MAX_RUNS], *sim[MAX_RUNS], *raw[MAX_RUNS], best = INFINITY, kept[HS_CALIB_PARAMS];
     hs_calib_result first[HS_CALIB_PARAMS], best_res[HS_CALIB_PARAMS];
     for (int i = 0; i < n; i++) {
       corr[i] = malloc((size_t)runs[i].n_rows * sizeof **corr);
       sim[i] = malloc((size_t)runs[i].n_rows * sizeof **sim);
+      raw[i] = malloc((size_t)runs[i].n_rows * sizeof **raw);
       cases[i] = (hs_calib_case){&runs[i], &plain[i], NULL};
     }
     loss_before = simulated_loss(runs, before, n);
@@ -342,7 +351,7 @@ int hs_cmd_calibrate(int argc, char **argv) {
       hs_calib_fit(cases, n, res);
       if (round_ == 0) memcpy(first, res, sizeof res);
       for (int i = 0; i < n && !rc; i++)
-        if (simulate_run(&plain[i], &runs[i], sim[i])) rc = 1;
+        if (simulate_run(&plain[i], &runs[i], sim[i], raw[i])) rc = 1;
       double loss = simulated_loss(runs, sim, n);
       if (loss < best) {
         best = loss;
@@ -354,7 +363,9 @@ int hs_cmd_calibrate(int argc, char **argv) {
       for (int i = 0; i < n; i++) {
         for (int r = 0; r < runs[i].n_rows; r++) {
           double t = hs_calib_predict(&plain[i], runs[i].kind, runs[i].rows[r].bytes);
-          corr[i][r] = isnan(sim[i][r]) || !(t > 0) ? 1 : sim[i][r] / t;
+          /* the collective's own time against the tuner's: the
+           * launches are charged on top, in the fit as here */
+          corr[i][r] = isnan(raw[i][r]) || !(t > 0) ? 1 : raw[i][r] / t;
         }
         cases[i].correction = corr[i];
       }
@@ -368,7 +379,7 @@ int hs_cmd_calibrate(int argc, char **argv) {
       if (res[p].status != HS_CALIB_FITTED) kept[p] = res[p].after = res[p].before;
       for (int i = 0; i < n; i++) *hs_calib_field(&plain[i], (hs_calib_param)p) = kept[p];
     }
-    for (int i = 0; i < n; i++) free(corr[i]), free(sim[i]);
+    for (int i = 0; i < n; i++) free(corr[i]), free(sim[i]), free(raw[i]);
     for (int p = 0; p < HS_CALIB_PARAMS; p++) *hs_calib_field(&base, (hs_calib_param)p) = res[p].after;
     /* under a temporary name beside the destination, absolute so that
      * the scenario finds it whatever its folder */
@@ -398,7 +409,7 @@ int hs_cmd_calibrate(int argc, char **argv) {
         fprintf(stderr, "hearsay calibrate: warning: %s sets %s itself, which overrides the fitted value; the "
                 "residuals below are with the scenario's\n", o.scenario, res[p].key);
     after[i] = malloc((size_t)runs[i].n_rows * sizeof **after);
-    if (simulate_run(&fitted[i], &runs[i], after[i])) rc = 1;
+    if (simulate_run(&fitted[i], &runs[i], after[i], NULL)) rc = 1;
   }
   if (!rc && !o.check) {
     /* the objective as the file written gives it (a parameter reset to
@@ -422,7 +433,8 @@ int hs_cmd_calibrate(int argc, char **argv) {
       else
         snprintf(lines[k++], sizeof lines[0], "  %-30s %10s    kept: %s", res[p].key, b,
                  res[p].status == HS_CALIB_NO_DATA
-                     ? (p <= HS_CALIB_NVLS_EFFICIENCY ? "no run on one node" : "no run across nodes")
+                     ? (p == HS_CALIB_LAUNCH_OVERHEAD ? "no run of several GPUs a thread (nccl-tests -g)"
+                        : p <= HS_CALIB_NVLS_EFFICIENCY ? "no run on one node" : "no run across nodes")
                      : "these runs' times do not depend on it");
     }
     snprintf(lines[k++], sizeof lines[0], "Simulated against measured time, |error| per run (median, worst):");

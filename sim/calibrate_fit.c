@@ -23,6 +23,9 @@ static const struct {
     [HS_CALIB_INTER_LATENCY] = {0, 1e-3, 0},
     /* 0.1 to 25 GB/s: a slow virtual NIC's stream to a 200 Gb/s one */
     [HS_CALIB_STREAM_BANDWIDTH] = {1e8, 25e9, 0},
+    /* a host's launch, from a graph's sub-µs to a slow virtual machine's
+     * tens; fitted in the first stage with a -g run (see launch_stage) */
+    [HS_CALIB_LAUNCH_OVERHEAD] = {0.5e-6, 50e-6, -1},
 };
 
 double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
@@ -38,6 +41,7 @@ double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
      * fabric's latency. */
     return c->transport.kind == HS_NET_TCP ? &c->transport.message_cost : &c->inter.latency;
   case HS_CALIB_STREAM_BANDWIDTH: return &c->transport.stream_bandwidth;
+  case HS_CALIB_LAUNCH_OVERHEAD: return &c->gpu_launch_overhead;
   default: return NULL;
   }
 }
@@ -45,7 +49,8 @@ double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
 const char *hs_calib_key(const hs_scenario *sc, hs_calib_param p) {
   static const char *const keys[HS_CALIB_PARAMS] = {"cluster.intra.efficiency", "cluster.intra.latency",
                                                     "cluster.intra.nvls_efficiency", "cluster.inter.efficiency",
-                                                    "cluster.inter.latency", "cluster.inter.stream_bandwidth"};
+                                                    "cluster.inter.latency", "cluster.inter.stream_bandwidth",
+                                                    "cluster.gpu.launch_overhead"};
   if (p == HS_CALIB_INTER_LATENCY && sc->cluster.transport.kind == HS_NET_TCP) return "cluster.inter.message_cost";
   return keys[p];
 }
@@ -111,6 +116,7 @@ static double case_loss(const hs_calib_case *c) {
   world w = world_of(c->sc);
   for (int i = 0; i < r->n_rows; i++) {
     double t = world_predict(&w, r->kind, r->rows[i].bytes) * (c->correction ? c->correction[i] : 1);
+    t = hs_nccltests_iteration(t, r->gpus_per_thread, c->sc->cluster.gpu_launch_overhead); /* as nccl-tests times it */
     double e = t > 0 ? log(t / (r->rows[i].time_us * 1e-6)) : 50; /* a schedule that cannot run: far off */
     s += hs_calib_penalty(e);
   }
@@ -162,7 +168,8 @@ static double objective(const gsl_vector *u, void *arg) {
 
 /* Rounded as the system file writes it (system_file.c). */
 static double rounded(hs_calib_param p, double v) {
-  if (p == HS_CALIB_INTRA_LATENCY || p == HS_CALIB_INTER_LATENCY) return round(v * 1e8) / 1e8;
+  if (p == HS_CALIB_INTRA_LATENCY || p == HS_CALIB_INTER_LATENCY || p == HS_CALIB_LAUNCH_OVERHEAD)
+    return round(v * 1e8) / 1e8;
   if (v <= 0) return v;
   double scale = pow(10, 3 - floor(log10(v)));
   return round(v * scale) / scale;
@@ -191,6 +198,18 @@ static void minimise(stage *s) {
   gsl_vector_free(step);
 }
 
+/* The launch's cost shows only where a thread drives several GPUs (the
+ * host-bound floor, hs_nccltests_iteration); with one a thread it is
+ * under NCCL's base latency, and moving it would only let it stand for
+ * latencies that are the links'. So it is fitted in the first stage that
+ * has such a run (the node's, else the fabric's), and in no other. */
+static int launch_stage(const hs_calib_case *cases, int n) {
+  for (int intra = 1; intra >= 0; intra--)
+    for (int c = 0; c < n; c++)
+      if (in_stage(&cases[c], intra) && cases[c].run->gpus_per_thread > 1) return intra;
+  return -1;
+}
+
 void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARAMS]) {
   for (int p = 0; p < HS_CALIB_PARAMS; p++) {
     out[p].key = hs_calib_key(cases[0].sc, (hs_calib_param)p);
@@ -199,6 +218,7 @@ void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARA
     out[p].at_bound = 0;
   }
   /* the node's links first, then the fabric with the node's held */
+  int launch = launch_stage(cases, n);
   for (int intra = 1; intra >= 0; intra--) {
     stage s = {cases, n, intra, 0, {0}};
     int any = 0;
@@ -206,7 +226,7 @@ void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARA
     if (!any) continue;
     double base = stage_loss(cases, n, intra);
     for (int p = 0; p < HS_CALIB_PARAMS; p++) {
-      if (ranges[p].intra != intra) continue;
+      if (p == HS_CALIB_LAUNCH_OVERHEAD ? launch != intra : ranges[p].intra != intra) continue;
       /* RDMA has no socket threads, and a TCP scenario that says 0 has
        * no bound: fitting one would add a limit the scenario does not
        * have */

@@ -10,7 +10,10 @@
  * message across nodes pays beyond NCCL's own per-hop latencies (from the
  * runs across nodes, with the node's values held); on TCP also what one
  * socket thread moves (inter.stream_bandwidth), which bounds a GPU's
- * connections where the NIC does not. The line rates
+ * connections where the NIC does not; and, from runs whose threads drive
+ * several GPUs (nccl-tests -g), what a kernel launch costs the host
+ * (gpu.launch_overhead), which paces them at small sizes
+ * (hs_nccltests_iteration). The line rates
  * themselves stay the system's: they are datasheet facts.
  *
  * The model fitted is hearsay's tuner (tuner.h): the schedule and protocol
@@ -34,6 +37,7 @@ typedef enum {
   HS_CALIB_INTER_EFFICIENCY,
   HS_CALIB_INTER_LATENCY, /* inter.latency on RDMA, inter.message_cost on TCP */
   HS_CALIB_STREAM_BANDWIDTH, /* inter.stream_bandwidth: TCP only (RDMA has no streams) */
+  HS_CALIB_LAUNCH_OVERHEAD,  /* gpu.launch_overhead: only from runs whose threads drive several GPUs (-g) */
   HS_CALIB_PARAMS
 } hs_calib_param;
 
@@ -51,7 +55,7 @@ typedef struct {
 
 typedef enum {
   HS_CALIB_FITTED,
-  HS_CALIB_NO_DATA,     /* no run on one node (intra) or across nodes (inter) */
+  HS_CALIB_NO_DATA,     /* no run on one node (intra) or across nodes (inter); no -g run (launch) */
   HS_CALIB_NO_EFFECT,   /* the runs' predicted times do not depend on it */
 } hs_calib_status;
 

@@ -16,6 +16,11 @@
  * one per process: a child per row), and --csv FILE the same rows for a
  * machine.
  *
+ * --gpus-per-thread G is nccl-tests' -g G: one host thread launches each
+ * collective on G GPUs in turn, and the table's time is what nccl-tests
+ * then measures, the longer of the collective and G launches
+ * (hs_nccltests_iteration); the one-size report prints both.
+ *
  * sendrecv is nccl-tests' sendrecv_perf: every rank sends the size to the
  * next rank and receives as much from the previous one, one point-to-point
  * group (hs_group_p2p), busbw = algbw.
@@ -42,6 +47,7 @@
 #include "algos/comm/select.h"
 #include "scenarios/net_transport.h"
 #include "scenarios/units.h"
+#include "sim/nccltests.h"
 #include "sim/platform.h"
 #include "sim/sim.h"
 
@@ -302,6 +308,8 @@ static void nccl_predict(const hs_scenario *sc, const hs_nccl_model *m, int op, 
 static int report_one(const hs_scenario *sc, const hs_collective_options *o, int op, const char *platform, FILE *csv,
                       const hs_nccl_model *m);
 
+static int gpus_per_thread(const hs_collective_options *o) { return o->gpus_per_thread > 1 ? o->gpus_per_thread : 1; }
+
 /* "ring/simple": the schedule and the protocol that ran. */
 static const char *how_ran(const coll_job *j) {
   static char buf[64];
@@ -375,6 +383,11 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
                     "equal shares of whole bytes)\n", o->min_bytes, ops[first], n, n, n);
     return 2;
   }
+  if (o->gpus_per_thread > sc->cluster.gpus_per_node) {
+    fprintf(stderr, "hearsay collective: --gpus-per-thread %d: a thread's GPUs are on its node, which has %d\n",
+            o->gpus_per_thread, sc->cluster.gpus_per_node);
+    return 2;
+  }
   hs_nccl_topo topo;
   hs_nccl_topo_of(sc, &topo);
   hs_nccl_model model;
@@ -401,8 +414,9 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
   if (!sweep) {
     rc = report_one(sc, o, first, platform, csv, &model);
   } else {
-    printf("# hearsay collective: %d ranks (%d x %d), %s fidelity, sizes %.0f B to %.0f B ", n, sc->cluster.nodes,
-           sc->cluster.gpus_per_node, hs_sim_fidelity(sc, n), o->min_bytes, o->max_bytes);
+    printf("# hearsay collective: %d ranks (%d x %d), %s fidelity, %d GPU%s a thread, sizes %.0f B to %.0f B ", n,
+           sc->cluster.nodes, sc->cluster.gpus_per_node, hs_sim_fidelity(sc, n), gpus_per_thread(o),
+           gpus_per_thread(o) == 1 ? "" : "s", o->min_bytes, o->max_bytes);
     if (o->step > 0) printf("by +%.0f B\n", o->step);
     else printf("by x%g\n", o->factor);
     printf("#%13s %12s %8s %6s %5s %12s %8s %8s  %-17s", "size(B)", "count", "type", "redop", "root", "time(us)",
@@ -427,6 +441,8 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
           rc = 1;
           break;
         }
+        /* what nccl-tests would print: its host's launches included */
+        j.finish = hs_nccltests_iteration(j.finish, gpus_per_thread(o), sc->cluster.gpu_launch_overhead);
         double t_us = j.finish * 1e6, algbw = j.bytes / j.finish / 1e9, busbw = algbw * bus_factor(op, n);
         printf(" %13.0f %12zu %8s %6s %5d %12.2f %8.3f %8.3f  %-17s", j.bytes, j.count, type_name(&j),
                redop_name(op), root_of(op), t_us, algbw, busbw, how_ran(&j));
@@ -555,6 +571,18 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
            p2p ? "exchange" : "schedule and protocol", j.finish / tuned);
   }
   printf("  algbw / busbw    %.4g / %.4g GB/s\n", M / j.finish / 1e9, M / j.finish / 1e9 * factor);
+  /* What nccl-tests prints for this size: its iterations back to back,
+   * each launched by a host thread on its GPUs in turn. */
+  int g = gpus_per_thread(o);
+  double L = sc->cluster.gpu_launch_overhead, iter = hs_nccltests_iteration(j.finish, g, L);
+  if (g > 1 || iter > j.finish) {
+    char ti[32], th[32];
+    hs_format_time(iter, ti, sizeof ti);
+    hs_format_time(g * L, th, sizeof th);
+    printf("  nccl-tests -g %-3d %s a collective: one thread launches it on %d GPU%s, %s (gpu.launch_overhead %.3g "
+           "us each), %s (docs/fidelity.md)\n", g, ti, g, g == 1 ? "" : "s", th, L * 1e6,
+           iter > j.finish ? "host-bound: the GPUs wait for the launches" : "under the collective's time");
+  }
   double nus;
   const char *na, *np;
   nccl_predict(sc, m, op, M, &nus, &na, &np);
@@ -572,9 +600,14 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   printf("  simulation cost  %.3f s wall, %.1f MiB peak RSS, %ld messages, %ld actors\n", j.wall, j.rss_mib,
          j.messages, j.actors);
   printf("result op=%s ranks=%d bytes=%.0f sim_s=%.9g bound_s=%.9g wall_s=%.4f rss_mib=%.1f messages=%ld "
-         "fidelity=%s actors=%ld requested_bytes=%.0f schedule=%s nccl_s=%.9g nccl_algo=%s nccl_proto=%s tuner_s=%.9g\n",
+         "fidelity=%s actors=%ld requested_bytes=%.0f schedule=%s nccl_s=%.9g nccl_algo=%s nccl_proto=%s tuner_s=%.9g "
+         "gpus_per_thread=%d nccltests_s=%.9g\n",
          ops[op], n, M, j.finish, ring ? bound : NAN, j.wall, j.rss_mib, j.messages, hs_sim_fidelity(sc, n), j.actors,
-         bytes, schedule(&j), nus * 1e-6, na, np, tuned);
-  if (csv) csv_row(csv, sc, &j, n, nus, na, np);
+         bytes, schedule(&j), nus * 1e-6, na, np, tuned, g, iter);
+  if (csv) { /* the table's time: what nccl-tests prints, as a sweep's rows */
+    coll_job row = j;
+    row.finish = iter;
+    csv_row(csv, sc, &row, n, nus, na, np);
+  }
   return 0;
 }

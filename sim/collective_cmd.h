@@ -14,6 +14,7 @@ typedef struct {
   double step;        /* > 0: added between sizes instead (nccl-tests -i) */
   int model_nccl;     /* print NCCL's own model beside each time (--model nccl) */
   const char *csv;    /* also write the table there, or NULL */
+  int gpus_per_thread; /* nccl-tests' -g: GPUs one host thread launches on (0 or 1: one; nccltests.h) */
 } hs_collective_options;
 
 /* Parses "--bytes" text: SIZE or MIN:MAX. 0, or -1 with a message in err. */

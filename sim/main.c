@@ -17,7 +17,8 @@
 static void usage(FILE *f) {
   fputs("usage: hearsay run SCENARIO.lua [--set key.path=value]... [--out DIR] [--quiet]\n"
         "       hearsay collective SCENARIO.lua [--op allreduce|...|all] [--bytes 100MiB | --bytes MIN:MAX]\n"
-        "                          [--factor 2 | --step SIZE] [--model nccl] [--csv FILE] [--set k=v]...\n"
+        "                          [--factor 2 | --step SIZE] [--gpus-per-thread G] [--model nccl] [--csv FILE]\n"
+        "                          [--set k=v]...\n"
         "       hearsay peers SCENARIO.lua [--steps 200] [--rounds R] [--set k=v]... [--out DIR]\n"
         "       hearsay peers --list\n"
         "       hearsay calibrate NCCL_TESTS_OUTPUT... --scenario S [--set k=v]... [--out FILE.lua]\n"
@@ -45,7 +46,9 @@ static void usage(FILE *f) {
         "simulation took. With --bytes MIN:MAX (or --op all) it sweeps sizes by\n"
         "--factor (or adds --step, nccl-tests' -i) and prints nccl-tests' table\n"
         "with its average bus bandwidth; --csv FILE writes the rows;\n"
-        "--model nccl adds what NCCL's own cost model predicts for the cluster.\n"
+        "--model nccl adds what NCCL's own cost model predicts for the cluster;\n"
+        "--gpus-per-thread G times it as nccl-tests -g G does, one host thread\n"
+        "launching each collective on G GPUs in turn.\n"
         "\n"
         "`hearsay peers` checks the scenario's peer-selection scheme at every step\n"
         "(pairing, weights), reports its mixing matrices, spectral rate, measured\n"
@@ -134,6 +137,15 @@ int main(int argc, char **argv) {
         return 2;
       }
       copt.model_nccl = 1;
+    } else if (collective && strcmp(argv[i], "--gpus-per-thread") == 0 && i + 1 < argc) {
+      char *end;
+      long g = strtol(argv[++i], &end, 10);
+      if (*end || g < 1 || g > 1024) {
+        fprintf(stderr, "hearsay collective: --gpus-per-thread %s: expected an integer in 1..1024 (nccl-tests' -g)\n",
+                argv[i]);
+        return 2;
+      }
+      copt.gpus_per_thread = (int)g;
     } else if (collective && strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
       copt.csv = argv[++i];
     } else if (peers && (strcmp(argv[i], "--steps") == 0 || strcmp(argv[i], "--rounds") == 0) && i + 1 < argc) {

@@ -247,7 +247,8 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
   rank_table t = {0};
   char *line = NULL;
   size_t cap = 0;
-  int at = 0, rc = 0, named = 0, cap_rows = 0, best = -1, first_rank_line = 0;
+  int at = 0, rc = 0, named = 0, cap_rows = 0, best = -1, first_rank_line = 0, gpus_line = 0;
+  run->gpus_per_thread = 1;
   parsed_row best_row = {0};
   while (rc == 0 && getline(&line, &cap, f) >= 0) {
     at++;
@@ -272,6 +273,15 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
         }
         run->kind = binaries[i].kind;
         named = 1;
+      } else if (strstr(s, "nThread") && strstr(s, "nGpus")) {
+        /* "# nThread 1 nGpus 8 minBytes 8 ...": G GPUs a thread (-g) */
+        int g = 0;
+        if (sscanf(strstr(s, "nGpus") + strlen("nGpus"), "%d", &g) != 1 || g < 1 || g > HS_GPUS_PER_NODE_MAX) {
+          rc = fail(err, len, path, at, "cannot read nGpus here: expected '# nThread T nGpus G ...' with G >= 1");
+          break;
+        }
+        run->gpus_per_thread = g;
+        gpus_line = at;
       } else if (strstr(s, "Rank") && strstr(s, " on ") && strstr(s, "device")) {
         if (!first_rank_line) first_rank_line = at;
         rc = rank_line(s + 1, &t, run->device, sizeof run->device, path, at, err, len);
@@ -326,6 +336,10 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
     if (t.per_host[h] != t.per_host[0])
       rc = fail(err, len, path, first_rank_line, "host %s has %d ranks where %s has %d: hearsay's nodes hold "
                 "equally many GPUs", t.hosts[h], t.per_host[h], t.hosts[0], t.per_host[0]);
+  /* a thread's GPUs are on its host */
+  if (rc == 0 && run->gpus_per_thread > t.per_host[0])
+    rc = fail(err, len, path, gpus_line, "nGpus %d: more GPUs a thread than the %d a node that the rank lines "
+              "show", run->gpus_per_thread, t.per_host[0]);
   if (rc == 0 && t.ranks < 2)
     rc = fail(err, len, path, first_rank_line, "one rank: nothing crosses a link, nothing to calibrate");
   if (rc == 0) {
@@ -341,6 +355,11 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
   free_table(&t);
   if (rc) hs_nccltests_free(run);
   return rc;
+}
+
+double hs_nccltests_iteration(double collective_s, int gpus_per_thread, double launch_s) {
+  double host = (gpus_per_thread > 1 ? gpus_per_thread : 1) * launch_s;
+  return collective_s > host ? collective_s : host;
 }
 
 void hs_nccltests_free(hs_nccltests_run *run) {

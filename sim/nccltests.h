@@ -28,6 +28,7 @@ typedef struct {
   char name[32];        /* all_reduce_perf, ... */
   hs_op_kind kind;      /* the collective */
   int ranks, nodes, gpus_per_node;
+  int gpus_per_thread;  /* nccl-tests' -g, from its '# nThread T nGpus G' line (1 without it) */
   char device[128];     /* rank 0's device, as printed */
   hs_nccltests_row *rows;
   int n_rows;
@@ -42,6 +43,18 @@ typedef struct {
  * unevenly over nodes is refused. */
 int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltests_run *run, char *err, size_t len);
 void hs_nccltests_free(hs_nccltests_run *run);
+
+/* What nccl-tests prints as the time of one collective: the mean over a
+ * run of back-to-back iterations, each launched by the host. A thread that
+ * drives G GPUs (nccl-tests' -g G) launches the collective's kernel on each
+ * of them in turn, `launch_s` apiece (cluster.gpu.launch_overhead), so it
+ * issues an iteration every G x launch_s at best: the GPUs finish each one
+ * sooner when the collective takes less, and wait for the host ("the CUDA
+ * latency overheads of single process jobs", NVIDIA/nccl-tests#333, a
+ * maintainer). In the steady state an iteration takes the longer of the
+ * two; with one GPU a thread (mpirun -np N -g 1) the launch is under
+ * NCCL's own base latency, and the collective's time stands. */
+double hs_nccltests_iteration(double collective_s, int gpus_per_thread, double launch_s);
 
 /* The binary's name for a kind: "all_reduce_perf", ... */
 const char *hs_nccltests_name(hs_op_kind k);

@@ -42,27 +42,28 @@ static void write_scenario(const char *name, const char *transport) {
 }
 
 /* nccl-tests' output of `binary` for what hearsay simulates of `op` on
- * `scenario` with `sets` on nodes x 8 GPUs: its header, rank lines and one
- * row per size. */
-static int measure_op(const char *scenario, int nodes, const char *sets, const char *out_name, const char *op,
-                      const char *binary) {
+ * `scenario` with `sets` on nodes x 8 GPUs, each thread driving g of them
+ * (nccl-tests -g g): its header, rank lines and one row per size. */
+static int measure_op_g(const char *scenario, int nodes, const char *sets, const char *out_name, const char *op,
+                        const char *binary, int g) {
   char sc[1024], csv[1024], out[1024], cmd[4096], err[2048];
   path_of(sc, sizeof sc, scenario);
   path_of(csv, sizeof csv, "rows.csv");
   path_of(out, sizeof out, out_name);
   snprintf(cmd, sizeof cmd,
-           "%s collective %s --op %s --bytes 8:256MiB --factor 4 --set cluster.nodes=%d %s --csv %s >/dev/null",
-           HEARSAY_BIN, sc, op, nodes, sets, csv);
+           "%s collective %s --op %s --bytes 8:256MiB --factor 4 --set cluster.nodes=%d --gpus-per-thread %d %s "
+           "--csv %s >/dev/null",
+           HEARSAY_BIN, sc, op, nodes, g, sets, csv);
   if (hs_test_command(cmd, err, sizeof err)) return tap_diag("%s: %s", cmd, err), -1;
   FILE *in = fopen(csv, "r"), *f = fopen(out, "w");
   fprintf(f, "# nccl-tests version 2.13.8 nccl-headers=21805 nccl-library=21805\n"
              "# Collective test starting: %s\n"
-             "# nThread 1 nGpus 1 minBytes 8 maxBytes 268435456 step: 4(factor) warmup iters: 5 iters: 20 agg "
+             "# nThread 1 nGpus %d minBytes 8 maxBytes 268435456 step: 4(factor) warmup iters: 5 iters: 20 agg "
              "iters: 1 validation: 1 graph: 0\n#\n# Using devices\n",
-          binary);
+          binary, g);
   for (int r = 0; r < nodes * 8; r++)
     fprintf(f, "#  Rank %2d Group  0 Pid %6d on     node%02d device %2d [0000:%02x:00] Tesla V100-SXM2-32GB\n", r,
-            4000 + r, r / 8, r % 8, 0x10 + r % 8);
+            4000 + r / g, r / 8, r % 8, 0x10 + r % 8);
   fprintf(f, "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   "
              "algbw   busbw #wrong\n");
   char line[1024];
@@ -82,6 +83,11 @@ static int measure_op(const char *scenario, int nodes, const char *sets, const c
   fclose(in);
   fclose(f);
   return rows;
+}
+
+static int measure_op(const char *scenario, int nodes, const char *sets, const char *out_name, const char *op,
+                      const char *binary) {
+  return measure_op_g(scenario, nodes, sets, out_name, op, binary, 1);
 }
 
 static int measure(const char *scenario, int nodes, const char *sets, const char *out_name) {
@@ -134,6 +140,9 @@ static void check_recovery_rdma(void) {
   hs_scenario_free(&s);
   tap_ok(strstr(out, "cluster.intra.nvls_efficiency") && strstr(out, "kept: these runs' times do not depend on it"),
          "a parameter no run depends on is kept and said so");
+  tap_ok(strstr(out, "cluster.gpu.launch_overhead          4 us    kept: no run of several GPUs a thread") &&
+             s.cluster.gpu_launch_overhead == 4e-6,
+         "one GPU a thread: a launch's cost is under NCCL's latencies, kept at 4 us and said so");
   /* the residual table: every size simulated with the fitted file */
   tap_ok(hs_test_count(out, "+0.0%") + hs_test_count(out, "-0.0%") >= 26,
          "the residual table shows every size of both runs within 0.05%% after the fit");
@@ -160,6 +169,42 @@ static void check_recovery_rdma(void) {
            HEARSAY_BIN, sc);
   rc = hs_test_output(cmd, out, sizeof out);
   tap_ok(rc == 0 && !strstr(out, "median 0.0%"), "--check: the unfitted machine does not (%d)", rc);
+}
+
+/* One thread driving a node's 8 GPUs (nccl-tests -g 8, as its README
+ * first runs it): at small sizes the host's launches set the pace, 8 x
+ * gpu.launch_overhead an iteration. A machine whose launches cost 6 µs and
+ * whose NVLink reaches 0.6 gives both back from its single table; the same
+ * table fitted as if each GPU had its own thread (-g lost) puts the
+ * launches into the links' latency instead and cannot reproduce it. */
+static void check_recovery_launch(void) {
+  write_scenario("v100_g8.lua", "rdma");
+  const char *moved = "--set cluster.intra.efficiency=0.6 --set cluster.gpu.launch_overhead=6us";
+  int a = measure_op_g("v100_g8.lua", 1, moved, "all_reduce_g8.txt", "allreduce", "all_reduce_perf", 8);
+  tap_ok(a == 13, "a -g 8 table of 13 sizes written from the simulation (%d)", a);
+  static char out[65536];
+  int rc = calibrate("all_reduce_g8.txt", "v100_g8.lua", "fit_g8.lua", out, sizeof out);
+  hs_scenario s;
+  if (!tap_ok(rc == 0 && load_fitted("v100_g8.lua", "fit_g8.lua", &s) == 0, "calibrate exits 0 and its file loads "
+              "(%d)", rc)) {
+    tap_diag("%s", out);
+    return;
+  }
+  tap_close(s.cluster.gpu_launch_overhead, 6e-6, 0.01, "gpu.launch_overhead fitted from the host-bound sizes");
+  tap_close(s.cluster.intra_efficiency, 0.6, 0.01, "intra.efficiency fitted beside it");
+  tap_ok(strstr(out, "8 ranks on 1 node, 8 GPUs a thread") && strstr(out, "; fitted 0.0%, 0.0% at"),
+         "the run is named with its threads, and reproduced after the fit");
+  hs_scenario_free(&s);
+  /* the header's nGpus 8 removed: the same rows read as one GPU a thread */
+  char p[1024], text[65536];
+  path_of(p, sizeof p, "all_reduce_g8.txt");
+  hs_test_slurp(p, text, sizeof text);
+  char *g = strstr(text, "nGpus 8");
+  if (g) g[6] = '1';
+  write_file("all_reduce_g1.txt", text);
+  rc = calibrate("all_reduce_g1.txt", "v100_g8.lua", "fit_g1.lua", out, sizeof out);
+  tap_ok(rc == 0 && strstr(out, "kept: no run of several GPUs a thread") && !strstr(out, "; fitted 0.0%, 0.0% at"),
+         "read as one GPU a thread, the launch is kept and the fit cannot reproduce the table (%d)", rc);
 }
 
 /* sendrecv_perf across two nodes: each GPU's flow to the next one; the
@@ -208,7 +253,7 @@ static void check_recovery_tcp(void) {
 
 static void check_parser(void) {
   write_file("old_bcast.txt",
-             "# nThread 1 nGpus 4 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20 "
+             "# nThread 1 nGpus 2 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20 "
              "validation: 1\n#\n# Using devices\n"
              "#   Rank  0 Pid  12345 on    host-a device  0 [0x1a] Tesla P100-PCIE-16GB\n"
              "#   Rank  1 Pid  12345 on    host-a device  1 [0x1b] Tesla P100-PCIE-16GB\n"
@@ -233,6 +278,7 @@ static void check_parser(void) {
          "rows: size, out-of-place time and line (row 2: %g B %g us line %d)", r.n_rows > 1 ? r.rows[1].bytes : -1,
          r.n_rows > 1 ? r.rows[1].time_us : -1, r.n_rows > 1 ? r.rows[1].line : -1);
   tap_ok(r.kind == HS_OP_BROADCAST, "named by its file: broadcast");
+  tap_ok(r.gpus_per_thread == 2, "nGpus 2: two GPUs a thread (%d)", r.gpus_per_thread);
   tap_ok(strcmp(r.device, "Tesla P100-PCIE-16GB") == 0, "rank 0's device (%s)", r.device);
   hs_nccltests_free(&r);
 
@@ -327,6 +373,7 @@ int main(void) {
   check_recovery_rdma();
   check_recovery_tcp();
   check_recovery_sendrecv();
+  check_recovery_launch();
   check_parser();
   char text[2048];
   check_refused("not_nccl.txt", "hello\nworld\n", "not_nccl.txt: no result rows");
@@ -345,6 +392,10 @@ int main(void) {
                 "uneven.txt:1: host b has 1 ranks where a has 2");
   snprintf(text, sizeof text, "%s        1024  256  float  none  -1  10.0  0.1  0.05  0  10.0  0.1  0.05  0\n", ranks2);
   check_refused("which.txt", text, "which collective is this?");
+  snprintf(text, sizeof text, "# nThread 1 nGpus 4 minBytes 8\n%s        1024  256  float  sum  -1  10.0  0.1  0.2  0  "
+                              "10.0  0.1  0.2  0\n", ranks2);
+  check_refused("ngpus.txt", text, "ngpus.txt:1: nGpus 4: more GPUs a thread than the 2 a node");
+  check_refused("ngpus0.txt", "# nThread 1 nGpus 0 minBytes 8\n", "ngpus0.txt:1: cannot read nGpus here");
   /* sendrecv_perf before 2.14 names no binary and prints "sum": with
    * busbw = algbw it reads like an allreduce on 2 ranks, and like a
    * reduce-scatter on 64 ranks (63/64 is within the ratio's 2%) */

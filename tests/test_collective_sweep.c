@@ -253,6 +253,45 @@ int main(void) {
     }
   }
 
+  /* 4d. --gpus-per-thread G (nccl-tests -g G): one host thread launches
+   * each collective on G GPUs in turn, gpu.launch_overhead apiece, and
+   * nccl-tests' back-to-back iterations take the longer of that and the
+   * collective (NVIDIA/nccl-tests#333). With launches of 20 µs the 8-GPU
+   * threads of this cluster bind an 8 B allreduce at 160 µs exactly, in
+   * the report and in a sweep's rows; with one GPU a thread the simulated
+   * time stands; 4 µs launches leave a 64 MiB allreduce its own time. */
+  {
+    char word[64];
+    rc = collective("--bytes 8B --gpus-per-thread 8 --set cluster.gpu.launch_overhead=20us", one, sizeof one);
+    double sim = hs_test_output_value(one, "sim_s"), iter = hs_test_output_value(one, "nccltests_s");
+    result_word(one, "gpus_per_thread", word, sizeof word);
+    tap_ok(rc == 0 && sim < 160e-6 && fabs(iter - 160e-6) < 1e-12 && strcmp(word, "8") == 0 &&
+               strstr(one, "host-bound") != NULL,
+           "-g 8, 20 us launches, 8 B: the collective takes %.4g us, nccl-tests %.6g us (8 x 20, host-bound)",
+           sim * 1e6, iter * 1e6);
+    rc = collective("--bytes 8B:16B --gpus-per-thread 8 --set cluster.gpu.launch_overhead=20us", out, sizeof out);
+    tap_ok(rc == 0 && rows(out) == 2 && hs_test_count(out, "      160.00 ") == 2 &&
+               strstr(out, "8 GPUs a thread") != NULL,
+           "a sweep's rows print the same 160.00 us (exit %d, %d rows)", rc, rows(out));
+    rc = collective("--bytes 8B --set cluster.gpu.launch_overhead=20us", one, sizeof one);
+    sim = hs_test_output_value(one, "sim_s"), iter = hs_test_output_value(one, "nccltests_s");
+    tap_ok(rc == 0 && sim > 20e-6 && iter == sim && !strstr(one, "nccl-tests -g"),
+           "one GPU a thread: the collective's %.4g us stands (%.4g)", sim * 1e6, iter * 1e6);
+    rc = collective("--bytes 64MiB --gpus-per-thread 8", one, sizeof one);
+    sim = hs_test_output_value(one, "sim_s"), iter = hs_test_output_value(one, "nccltests_s");
+    tap_ok(rc == 0 && iter == sim && strstr(one, "under the collective's time") != NULL,
+           "-g 8, 64 MiB: 32 us of launches under the collective's %.4g us", sim * 1e6);
+    const char *bad_g[] = {"--bytes 8B --gpus-per-thread 9", "--bytes 8B --gpus-per-thread 0",
+                           "--bytes 8B --gpus-per-thread two"};
+    const char *why[] = {"a thread's GPUs are on its node, which has 8", "expected an integer in 1..1024",
+                         "expected an integer in 1..1024"};
+    for (int i = 0; i < 3; i++) {
+      rc = collective(bad_g[i], out, sizeof out);
+      tap_ok(rc == 2 && strstr(out, why[i]) != NULL, "%s: exit %d (2), %.*s", bad_g[i], rc, (int)strcspn(out, "\n"),
+             out);
+    }
+  }
+
   /* 5. bad sweeps: exit 2, no CSV */
   char bad_csv[4200];
   snprintf(bad_csv, sizeof bad_csv, "%s/bad.csv", dir);
