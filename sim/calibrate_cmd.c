@@ -148,7 +148,8 @@ static int simulate_run(const hs_scenario *sc, const hs_nccltests_run *r, double
       t[i] = NAN;
     }
     if (raw) raw[i] = t[i];
-    if (!isnan(t[i])) t[i] = hs_nccltests_iteration(t[i], r->gpus_per_thread, sc->cluster.gpu_launch_overhead);
+    if (!isnan(t[i]))
+      t[i] = hs_nccltests_iteration(t[i], hs_nccltests_launching_gpus(r), sc->cluster.gpu_launch_overhead);
   }
   hs_platform_temp_release(platform);
   return rc;
@@ -198,10 +199,11 @@ static double simulated_loss(const hs_nccltests_run *runs, double *const *t, int
 }
 
 static const char *where(const hs_nccltests_run *r) {
-  static char buf[96];
+  static char buf[160];
   int g = r->gpus_per_thread;
   snprintf(buf, sizeof buf, "%d ranks on %d node%s", r->ranks, r->nodes, r->nodes == 1 ? "" : "s");
   if (g > 1) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", %d GPUs a thread", g);
+  if (r->graph > 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", CUDA graphs of %d", r->graph);
   return buf;
 }
 

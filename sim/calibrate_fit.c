@@ -116,7 +116,8 @@ static double case_loss(const hs_calib_case *c) {
   world w = world_of(c->sc);
   for (int i = 0; i < r->n_rows; i++) {
     double t = world_predict(&w, r->kind, r->rows[i].bytes) * (c->correction ? c->correction[i] : 1);
-    t = hs_nccltests_iteration(t, r->gpus_per_thread, c->sc->cluster.gpu_launch_overhead); /* as nccl-tests times it */
+    /* as nccl-tests times it: its host's launches included */
+    t = hs_nccltests_iteration(t, hs_nccltests_launching_gpus(r), c->sc->cluster.gpu_launch_overhead);
     double e = t > 0 ? log(t / (r->rows[i].time_us * 1e-6)) : 50; /* a schedule that cannot run: far off */
     s += hs_calib_penalty(e);
   }
@@ -206,7 +207,7 @@ static void minimise(stage *s) {
 static int launch_stage(const hs_calib_case *cases, int n) {
   for (int intra = 1; intra >= 0; intra--)
     for (int c = 0; c < n; c++)
-      if (in_stage(&cases[c], intra) && cases[c].run->gpus_per_thread > 1) return intra;
+      if (in_stage(&cases[c], intra) && hs_nccltests_launching_gpus(cases[c].run) > 1) return intra;
   return -1;
 }
 

@@ -383,9 +383,9 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
                     "equal shares of whole bytes)\n", o->min_bytes, ops[first], n, n, n);
     return 2;
   }
-  if (o->gpus_per_thread > sc->cluster.gpus_per_node) {
-    fprintf(stderr, "hearsay collective: --gpus-per-thread %d: a thread's GPUs are on its node, which has %d\n",
-            o->gpus_per_thread, sc->cluster.gpus_per_node);
+  if (sc->cluster.gpus_per_node % gpus_per_thread(o) != 0) {
+    fprintf(stderr, "hearsay collective: --gpus-per-thread %d: a thread's GPUs are on its node, whose %d GPUs are "
+            "not threads of %d each\n", o->gpus_per_thread, sc->cluster.gpus_per_node, o->gpus_per_thread);
     return 2;
   }
   hs_nccl_topo topo;
@@ -441,7 +441,9 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
           rc = 1;
           break;
         }
-        /* what nccl-tests would print: its host's launches included */
+        /* what nccl-tests would print: its host's launches included (NCCL's
+         * model has none: the sim/nccl column compares the collectives) */
+        double coll_us = j.finish * 1e6;
         j.finish = hs_nccltests_iteration(j.finish, gpus_per_thread(o), sc->cluster.gpu_launch_overhead);
         double t_us = j.finish * 1e6, algbw = j.bytes / j.finish / 1e9, busbw = algbw * bus_factor(op, n);
         printf(" %13.0f %12zu %8s %6s %5d %12.2f %8.3f %8.3f  %-17s", j.bytes, j.count, type_name(&j),
@@ -453,7 +455,7 @@ int hs_cmd_collective(const hs_scenario *sc, const hs_collective_options *o) {
         snprintf(nalgo, sizeof nalgo, "%s/%s", na, np);
         if (o->model_nccl) {
           if (isnan(nus)) printf(" %12s %-16s %8s", "-", "(not tuned)", "-");
-          else printf(" %12.2f %-16s %8.3f", nus, nalgo, t_us / nus);
+          else printf(" %12.2f %-16s %8.3f", nus, nalgo, coll_us / nus);
         }
         printf("  %s\n", ops[op]);
         busbw_sum += busbw, rows++;

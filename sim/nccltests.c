@@ -277,11 +277,16 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
         /* "# nThread 1 nGpus 8 minBytes 8 ...": G GPUs a thread (-g) */
         int g = 0;
         if (sscanf(strstr(s, "nGpus") + strlen("nGpus"), "%d", &g) != 1 || g < 1 || g > HS_GPUS_PER_NODE_MAX) {
-          rc = fail(err, len, path, at, "cannot read nGpus here: expected '# nThread T nGpus G ...' with G >= 1");
+          rc = fail(err, len, path, at, "cannot read nGpus here: expected '# nThread T nGpus G ...' with G in 1..%d",
+                    HS_GPUS_PER_NODE_MAX);
           break;
         }
         run->gpus_per_thread = g;
         gpus_line = at;
+        /* "... graph: 10": iterations captured in a CUDA graph (-G) */
+        const char *graph = strstr(s, "graph:");
+        if (graph && sscanf(graph + strlen("graph:"), "%d", &run->graph) != 1) run->graph = 0;
+        if (run->graph < 0) run->graph = 0;
       } else if (strstr(s, "Rank") && strstr(s, " on ") && strstr(s, "device")) {
         if (!first_rank_line) first_rank_line = at;
         rc = rank_line(s + 1, &t, run->device, sizeof run->device, path, at, err, len);
@@ -336,10 +341,12 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
     if (t.per_host[h] != t.per_host[0])
       rc = fail(err, len, path, first_rank_line, "host %s has %d ranks where %s has %d: hearsay's nodes hold "
                 "equally many GPUs", t.hosts[h], t.per_host[h], t.hosts[0], t.per_host[0]);
-  /* a thread's GPUs are on its host */
-  if (rc == 0 && run->gpus_per_thread > t.per_host[0])
-    rc = fail(err, len, path, gpus_line, "nGpus %d: more GPUs a thread than the %d a node that the rank lines "
-              "show", run->gpus_per_thread, t.per_host[0]);
+  /* a thread's GPUs are on its host, and every thread of a node drives
+   * as many (nccl-tests gives each process nThread x nGpus of them) */
+  if (rc == 0 && t.per_host[0] % run->gpus_per_thread != 0)
+    rc = fail(err, len, path, gpus_line, "nGpus %d: the %d GPUs a node (%s) are not threads of %d each",
+              run->gpus_per_thread, t.per_host[0], nodes > 0 ? "as given" : "as the rank lines show",
+              run->gpus_per_thread);
   if (rc == 0 && t.ranks < 2)
     rc = fail(err, len, path, first_rank_line, "one rank: nothing crosses a link, nothing to calibrate");
   if (rc == 0) {
@@ -360,6 +367,10 @@ int hs_nccltests_read(const char *path, int nodes, int gpus_per_node, hs_nccltes
 double hs_nccltests_iteration(double collective_s, int gpus_per_thread, double launch_s) {
   double host = (gpus_per_thread > 1 ? gpus_per_thread : 1) * launch_s;
   return collective_s > host ? collective_s : host;
+}
+
+int hs_nccltests_launching_gpus(const hs_nccltests_run *run) {
+  return run->graph > 0 || run->gpus_per_thread < 1 ? 1 : run->gpus_per_thread;
 }
 
 void hs_nccltests_free(hs_nccltests_run *run) {

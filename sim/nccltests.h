@@ -29,6 +29,7 @@ typedef struct {
   hs_op_kind kind;      /* the collective */
   int ranks, nodes, gpus_per_node;
   int gpus_per_thread;  /* nccl-tests' -g, from its '# nThread T nGpus G' line (1 without it) */
+  int graph;            /* nccl-tests' -G, the same line's 'graph: N': iterations a CUDA graph holds (0: none) */
   char device[128];     /* rank 0's device, as printed */
   hs_nccltests_row *rows;
   int n_rows;
@@ -52,9 +53,16 @@ void hs_nccltests_free(hs_nccltests_run *run);
  * sooner when the collective takes less, and wait for the host ("the CUDA
  * latency overheads of single process jobs", NVIDIA/nccl-tests#333, a
  * maintainer). In the steady state an iteration takes the longer of the
- * two; with one GPU a thread (mpirun -np N -g 1) the launch is under
- * NCCL's own base latency, and the collective's time stands. */
+ * two. With one GPU a thread (mpirun -np N -g 1) that is one launch, under
+ * NCCL's own base latency (6.6 us and more) at the default 4 us, so the
+ * collective's time stands. */
 double hs_nccltests_iteration(double collective_s, int gpus_per_thread, double launch_s);
+
+/* The GPUs whose launches pace one of run's iterations: its thread's G,
+ * or 1 where nccl-tests captured its iterations in a CUDA graph (-G N:
+ * one graph launch issues N iterations' kernels, so the host no longer
+ * launches each of them). */
+int hs_nccltests_launching_gpus(const hs_nccltests_run *run);
 
 /* The binary's name for a kind: "all_reduce_perf", ... */
 const char *hs_nccltests_name(hs_op_kind k);

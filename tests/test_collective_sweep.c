@@ -281,11 +281,11 @@ int main(void) {
     sim = hs_test_output_value(one, "sim_s"), iter = hs_test_output_value(one, "nccltests_s");
     tap_ok(rc == 0 && iter == sim && strstr(one, "under the collective's time") != NULL,
            "-g 8, 64 MiB: 32 us of launches under the collective's %.4g us", sim * 1e6);
-    const char *bad_g[] = {"--bytes 8B --gpus-per-thread 9", "--bytes 8B --gpus-per-thread 0",
-                           "--bytes 8B --gpus-per-thread two"};
-    const char *why[] = {"a thread's GPUs are on its node, which has 8", "expected an integer in 1..1024",
-                         "expected an integer in 1..1024"};
-    for (int i = 0; i < 3; i++) {
+    const char *bad_g[] = {"--bytes 8B --gpus-per-thread 9", "--bytes 8B --gpus-per-thread 3",
+                           "--bytes 8B --gpus-per-thread 0", "--bytes 8B --gpus-per-thread two"};
+    const char *why[] = {"whose 8 GPUs are not threads of 9 each", "whose 8 GPUs are not threads of 3 each",
+                         "expected an integer in 1..1024", "expected an integer in 1..1024"};
+    for (int i = 0; i < 4; i++) {
       rc = collective(bad_g[i], out, sizeof out);
       tap_ok(rc == 2 && strstr(out, why[i]) != NULL, "%s: exit %d (2), %.*s", bad_g[i], rc, (int)strcspn(out, "\n"),
              out);
