@@ -1,10 +1,12 @@
 /* links.c — the cluster's links and routes (see links.h). */
 #include "scenarios/links.h"
 
+#include "scenarios/gpu_spread.h"
+
 #include "scenarios/net_transport.h"
 
 double hs_links_speed_factor(const hs_cluster_spec *c, int gpu) {
-  double f = 1;
+  double f = hs_gpu_spread_factor(c, gpu); /* identical GPUs differ (gpu_spread.h) */
   for (int i = 0; i < c->n_speed; i++) {
     const hs_speed_override *s = &c->speed[i];
     if (s->gpu == gpu || (s->node >= 0 && s->node == gpu / c->gpus_per_node)) f *= s->factor;

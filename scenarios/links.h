@@ -36,7 +36,8 @@ void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, h
  * the oversubscription, at uplink_latency. */
 hs_link_spec hs_links_uplink(const hs_cluster_spec *c, int rack);
 
-/* Speed factor of GPU r after every gpu_speed entry (their product). */
+/* Speed factor of GPU r: its place in the spread of the cluster's GPUs
+ * (cluster.gpu.variability, gpu_spread.h) times every gpu_speed entry. */
 double hs_links_speed_factor(const hs_cluster_spec *c, int gpu);
 
 /* Number of directed link ids (the size of a per-link table). */

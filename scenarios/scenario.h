@@ -95,6 +95,7 @@ typedef struct {
   double gpu_efficiency; /* fraction of peak reached by training kernels */
   double gpu_memory_bandwidth; /* B/s: what memory-bound kernels move (algos/train/gpu_kernel.h) */
   double gpu_launch_overhead;  /* s a kernel launch adds */
+  double gpu_variability;      /* spread of speed among the cluster's GPUs, a fraction of a typical one's (gpu_spread.h) */
   double gpu_pcie_bandwidth;   /* B/s of a GPU's own PCIe link, which its traffic to the network crosses (GPUDirect RDMA) */
   int gpu_sms;                 /* streaming multiprocessors; a collective's channels hold one each (sim/sm_hold.c); 0: none held */
   int collective_sms;          /* SMs a running collective holds: its channels (sim.channels, else 2 per NIC), set by the loader */

@@ -57,6 +57,8 @@ static const field gpu_fields[] = {
     {"pcie_bandwidth", F_BW, OFF(cluster.gpu_pcie_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     /* absent: the generation's (resolve_published_defaults); 0: collectives hold none */
     {"sms", F_INT, OFF(cluster.gpu_sms), "0", MIN_GE, 0, 1024, NULL, NULL},
+    /* Sinha et al. (arXiv 2208.11035v3): 8% among GPUs of one SKU (gpu_spread.h) */
+    {"variability", F_NUM, OFF(cluster.gpu_variability), "0.08", MIN_GE, 0, 1, NULL, NULL},
     END};
 static const field intra_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.intra.bandwidth), "300GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},

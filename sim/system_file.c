@@ -97,7 +97,10 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
   bandwidth(&w, "pcie_bandwidth", c->gpu_pcie_bandwidth);
   key(&w, "sms");
   fprintf(f, "%d", c->gpu_sms);
-  close_table(&w, (const char *const[]){"flops", "arch", "memory_bandwidth", "launch_overhead", "pcie_bandwidth", "sms", NULL});
+  key(&w, "variability");
+  fprintf(f, "%.6g", c->gpu_variability);
+  close_table(&w, (const char *const[]){"flops", "arch", "memory_bandwidth", "launch_overhead", "pcie_bandwidth", "sms",
+                                        "variability", NULL});
 
   open_table(&w, "intra");
   bandwidth(&w, "bandwidth", c->intra.bandwidth);

@@ -26,7 +26,7 @@ static double run_time(const char *name, const char *algorithm, const char *extr
   snprintf(path, sizeof path, "%s/%s.lua", dir, name);
   FILE *f = fopen(path, "w");
   fprintf(f,
-          "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '100TF', efficiency = 0.5 },\n"
+          "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '100TF', efficiency = 0.5, variability = 0 },\n"
           "          inter = { bandwidth = '100Gbps' } }\n"
           "workload { model = 'resnet50', batch = 32 }\n"
           "algorithm { name = '%s' }\n"

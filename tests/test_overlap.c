@@ -67,7 +67,7 @@ static void child(void *arg, FILE *report) {
   char profile[600], lua[2048];
   write_profile(profile, sizeof profile);
   snprintf(lua, sizeof lua,
-           "cluster { nodes = 8, gpus_per_node = 1, gpu = { flops = \"100TF\"%s },\n"
+           "cluster { nodes = 8, gpus_per_node = 1, gpu = { flops = \"100TF\", variability = 0%s },\n"
            "  intra = { efficiency = 1, bandwidth = \"100GBps\", latency = \"1us\" },\n"
            "  inter = { efficiency = 1, bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"%s\", batch = 1 }\n"
@@ -134,7 +134,7 @@ static void chains(void *arg, FILE *report) {
   char profile[600], lua[2048];
   write_profile(profile, sizeof profile);
   snprintf(lua, sizeof lua,
-           "cluster { nodes = 2, gpus_per_node = 4, gpu = { flops = \"100TF\" },\n"
+           "cluster { nodes = 2, gpus_per_node = 4, gpu = { flops = \"100TF\", variability = 0 },\n"
            "  intra = { bandwidth = \"100GBps\", latency = \"1us\" },\n"
            "  inter = { bandwidth = \"100Gbps\", latency = \"5us\" } }\n"
            "workload { model = \"%s\", batch = 1 }\n"

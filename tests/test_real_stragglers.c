@@ -20,7 +20,7 @@
 static char profile[700];
 
 static const char *lua_fmt =
-    "cluster { nodes = 4, gpus_per_node = 1, gpu = { flops = '150MF', efficiency = 1 },\n"
+    "cluster { nodes = 4, gpus_per_node = 1, gpu = { flops = '150MF', efficiency = 1, variability = 0 },\n"
     "          inter = { bandwidth = '10Gbps', latency = '20us', topology = 'flat' } }\n"
     "workload { model = '%s', batch = 1 }\n"
     "algorithm { name = 'gradient_allreduce' }\n"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "algos/train/straggler.h"
+#include "scenarios/gpu_spread.h"
 #include "tests/harness.h"
 #include "tests/run_csv.h"
 #include "tests/tap.h"
@@ -127,15 +128,21 @@ static void test_noise(void) {
  * broadcast before forward is off: the closed form is compute then one
  * allreduce (test_kernel_costs times the broadcast). */
 static const char *base_lua =
-    "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '20TF' }, inter = { bandwidth = '25Gbps' } }\n"
+    "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '20TF', variability = %s }, inter = { bandwidth = '25Gbps' } }\n"
     "workload { model = 'resnet50', batch = 16 }\n"
     "algorithm { name = 'gradient_allreduce', overlap = false, bucket_size = '1GiB', broadcast_buffers = false }\n"
     "run { iterations = %d, seed = 5 } sim { protocol = 'none', collectives = 'ring' }\n%s";
 
-static void run(const char *name, int iters, const char *extra, hs_csv_run *r) {
+/* Identical GPUs (variability 0): the closed forms below are of one
+ * compute time c on every GPU but the stragglers'. */
+static void run_spread(const char *name, int iters, const char *variability, const char *extra, hs_csv_run *r) {
   char lua[4096];
-  snprintf(lua, sizeof lua, base_lua, iters, extra);
+  snprintf(lua, sizeof lua, base_lua, variability, iters, extra);
   hs_csv_run_lua(name, lua, NULL, r);
+}
+
+static void run(const char *name, int iters, const char *extra, hs_csv_run *r) {
+  run_spread(name, iters, "0", extra, r);
 }
 
 /* 1e-9 relative: both sides are sums of a few dozen doubles (SimGrid's clock,
@@ -164,6 +171,67 @@ static void test_by_hand(hs_csv_run *base) {
   tap_ok(r.rc == 0 && hs_csv(&r, 1, "slowest_rank") == 3 && close_to(hs_csv(&r, 1, "iter_time_s"), 3 * c + T),
          "combined: GPU 3 is 2 x 1.5 = 3x (node 1's and its own), the slowest; iteration %.6f s = 3c + T",
          hs_csv(&r, 1, "iter_time_s"));
+}
+
+/* ---- identical GPUs that differ ------------------------------------------------------- */
+
+/* cluster.gpu.variability (scenarios/gpu_spread.h): the 4 GPUs run at the
+ * quantiles 1/8, 3/8, 5/8, 7/8 of a spread of v around a typical GPU's
+ * speed, 1 - 3v/8 ... 1 + 3v/8, placed by r x 3 mod 4 (3: the first
+ * number from 0.618 x 4 up that is prime to 4), so GPU 0 is the slowest
+ * at 1 - 3v/8, and every iteration is c / (1 - 3v/8) + T. The spread's
+ * factors average 1 (a typical GPU is what one GPU's measurement
+ * calibrates) and the slowest of n is 1 - v/2 + v/(2n) for any n. */
+static void test_spread(void) {
+  /* launches cost nothing here: they are the host's, and do not scale
+   * with a GPU's speed as its FLOPs do */
+  static hs_csv_run same, r;
+  run_spread("spread_none", 3, "0, launch_overhead = 0", "", &same);
+  double c = hs_csv(&same, 0, "compute_s"), T = hs_csv(&same, 0, "iter_time_s") - c;
+  run_spread("spread", 3, "0.08, launch_overhead = 0", "", &r);
+  /* GPU 0 is the slowest; its compute is its FLOPs at 0.97 of the speed
+   * plus what does not scale with it (DDP's copies into the buckets are
+   * memory-bound: c < its compute <= c / 0.97; the platform's speeds
+   * themselves are checked exactly in test_platform). The iteration is
+   * that compute and then the allreduce, less what the three faster GPUs,
+   * which arrive one after the other (unlike one straggler's three equal
+   * peers above), already moved among themselves of the ring's first
+   * steps: at most the slices that do not need GPU 0's data, under 1e-4
+   * of the iteration here (4 us of 72 ms). */
+  int ok = same.rc == 0 && r.rc == 0 && r.rows == 3;
+  for (int i = 0; i < r.rows; i++) {
+    double it = hs_csv(&r, i, "iter_time_s"), slow = hs_csv(&r, i, "slowest_compute_s");
+    ok &= hs_csv(&r, i, "slowest_rank") == 0 && slow > c * (1 + 1e-3) && slow <= c / 0.97 * (1 + 1e-9) &&
+          it <= (slow + T) * (1 + 1e-9) && it >= (slow + T) * (1 - 1e-4);
+  }
+  tap_ok(ok, "variability 0.08 on 4 GPUs: GPU 0 the slowest, its compute %.9f s in (c, c / 0.97] = (%.9f, %.9f], "
+         "every iteration that and the allreduce's %.9f s (got %.9f, slowest rank %g)",
+         hs_csv(&r, 0, "slowest_compute_s"), c, c / 0.97, T, hs_csv(&r, 0, "iter_time_s"),
+         hs_csv(&r, 0, "slowest_rank"));
+  double want = hs_csv(&r, 0, "iter_time_s");
+  run_spread("spread_default", 3, "nil, launch_overhead = 0", "", &r);
+  tap_ok(r.rc == 0 && close_to(hs_csv(&r, 0, "iter_time_s"), want),
+         "by default the spread is Sinha et al.'s 8%%: the same %.9f s", hs_csv(&r, 0, "iter_time_s"));
+  const int sizes[][2] = {{1, 1}, {1, 2}, {7, 1}, {1, 8}, {3, 5}, {128, 8}};
+  int all = 1;
+  for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+    hs_cluster_spec cl = {.nodes = sizes[k][0], .gpus_per_node = sizes[k][1], .gpu_variability = 0.08};
+    int n = cl.nodes * cl.gpus_per_node;
+    double sum = 0, lo = 2;
+    int *seen = calloc((size_t)n, sizeof *seen), bijective = 1;
+    for (int g = 0; g < n; g++) {
+      double f = hs_gpu_spread_factor(&cl, g);
+      sum += f, lo = fmin(lo, f);
+      long k_place = lround((f - 1) / 0.08 * n + n / 2.0 - 0.5); /* the quantile's index back */
+      if (k_place < 0 || k_place >= n || seen[k_place]++) bijective = 0;
+    }
+    free(seen);
+    int ok_n = fabs(sum / n - 1) < 1e-12 && fabs(lo - hs_gpu_spread_slowest(&cl)) < 1e-15 &&
+               fabs(lo - (n == 1 ? 1 : 1 - 0.04 + 0.04 / n)) < 1e-15 && bijective;
+    if (!ok_n) tap_diag("%d GPUs: mean %.15g, slowest %.15g, bijective %d", n, sum / n, lo, bijective);
+    all &= ok_n;
+  }
+  tap_ok(all, "the spread on 1 to 1024 GPUs: each quantile once, factors averaging 1, the slowest 1 - v/2 + v/(2n)");
 }
 
 /* ---- windows and hiccups ------------------------------------------------------------ */
@@ -305,6 +373,7 @@ int main(void) {
   static hs_csv_run base;
   run("base", 3, "", &base);
   test_by_hand(&base);
+  test_spread();
   test_window_hiccup(&base);
   test_network(&base);
   test_refused();

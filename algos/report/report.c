@@ -9,6 +9,7 @@
 
 #include "algos/algorithm.h"
 #include "algos/comm/select.h"
+#include "scenarios/gpu_spread.h"
 #include "scenarios/net_transport.h"
 #include "scenarios/units.h"
 
@@ -97,9 +98,10 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   if (c->system[0]) json_str(f, c->system);
   else fputs("null", f);
   fprintf(f, ", \"nodes\": %d, \"gpus_per_node\": %d, ", c->nodes, c->gpus_per_node);
-  fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, \"gpu_arch\": \"%s\", \"cpu\": \"%s\", \"nvls\": %s, ",
-          c->gpu_flops, c->gpu_efficiency, hs_gpu_arch_name(c->gpu_arch), c->cpu == HS_CPU_AMD ? "amd" : "intel",
-          c->nvls ? "true" : "false");
+  fprintf(f, "\"gpu_flops\": %.9g, \"gpu_efficiency\": %.9g, \"gpu_variability\": %.9g, \"gpu_arch\": \"%s\", "
+             "\"cpu\": \"%s\", \"nvls\": %s, ",
+          c->gpu_flops, c->gpu_efficiency, c->gpu_variability, hs_gpu_arch_name(c->gpu_arch),
+          c->cpu == HS_CPU_AMD ? "amd" : "intel", c->nvls ? "true" : "false");
   fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"efficiency\": %.9g, \"nvls_efficiency\": %.9g}, ",
           c->intra.bandwidth, c->intra.latency, c->intra_efficiency, c->nvls_efficiency);
   fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"nics_per_node\": %d, \"latency_s\": %.9g, \"topology\": "
@@ -333,9 +335,14 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   char cpus[64] = "";
   int n_cpu = c->nodes * c->cpu_ranks_per_node + c->server_machines;
   if (n_cpu > 0) snprintf(cpus, sizeof cpus, " + %d CPU server%s", n_cpu, n_cpu == 1 ? "" : "s");
-  fprintf(out, "  cluster     %d nodes x %d GPUs%s = %d ranks%s%s%s, inter-node %s NICs over %s, %s\n", c->nodes,
+  /* identical GPUs that differ (scenarios/gpu_spread.h): the slowest paces a synchronous job */
+  char spread[96] = "";
+  if (hs_gpu_spread_slowest(c) < 1)
+    snprintf(spread, sizeof spread, ", GPUs %.3g%% apart (the slowest at %.4g of a typical one)",
+             100 * c->gpu_variability, hs_gpu_spread_slowest(c));
+  fprintf(out, "  cluster     %d nodes x %d GPUs%s = %d ranks%s%s%s, inter-node %s NICs over %s, %s%s\n", c->nodes,
           c->gpus_per_node, cpus, info->ranks, c->system[0] ? " (" : "", c->system, c->system[0] ? ")" : "", bw,
-          hs_net_kind_name(c->transport.kind), c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree");
+          hs_net_kind_name(c->transport.kind), c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree", spread);
   char accum[48] = "";
   if (sc->workload.accumulation_steps > 1)
     snprintf(accum, sizeof accum, " x %d micro-batches", sc->workload.accumulation_steps);
