@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "algos/algorithm.h"
+#include "scenarios/gpu_spread.h"
 #include "scenarios/loader.h"
 #include "scenarios/units.h"
 #include "sim/sim_internal.h"
@@ -46,9 +47,11 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
     flops += (w->layers[l].fwd_flops + w->layers[l].bwd_flops) * w->batch * w->accumulation_steps;
     bytes += w->layers[l].params * w->dtype_bytes;
   }
-  double slowest_factor = 1;
+  /* the slowest GPU paces a step: the cluster's spread, then gpu_speed */
+  double slowest_factor = hs_gpu_spread_slowest(c);
   for (int i = 0; i < c->n_speed; i++)
-    if (c->speed[i].factor < slowest_factor) slowest_factor = c->speed[i].factor;
+    if (c->speed[i].factor * hs_gpu_spread_slowest(c) < slowest_factor)
+      slowest_factor = c->speed[i].factor * hs_gpu_spread_slowest(c);
   double compute = flops / (c->gpu_flops * c->gpu_efficiency * slowest_factor);
   int n = hs_scenario_gpus(sc);
   int inter = c->nodes > 1;

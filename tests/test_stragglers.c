@@ -176,12 +176,12 @@ static void test_by_hand(hs_csv_run *base) {
 /* ---- identical GPUs that differ ------------------------------------------------------- */
 
 /* cluster.gpu.variability (scenarios/gpu_spread.h): the 4 GPUs run at the
- * quantiles 1/8, 3/8, 5/8, 7/8 of a spread of v around a typical GPU's
- * speed, 1 - 3v/8 ... 1 + 3v/8, placed by r x 3 mod 4 (3: the first
- * number from 0.618 x 4 up that is prime to 4), so GPU 0 is the slowest
- * at 1 - 3v/8, and every iteration is c / (1 - 3v/8) + T. The spread's
- * factors average 1 (a typical GPU is what one GPU's measurement
- * calibrates) and the slowest of n is 1 - v/2 + v/(2n) for any n. */
+ * quantiles 1/5 ... 4/5 of a spread of v around a typical GPU's speed,
+ * 1 - 3v/10 ... 1 + 3v/10, placed by (3r + 2) mod 4 (3: the first number
+ * from 0.618 x 4 up that is prime to 4), so GPU 2 is the slowest at
+ * 1 - 3v/10 = 0.976, and rank 0 is not. The spread's factors average 1
+ * (a typical GPU is what one GPU's measurement calibrates) and the
+ * slowest of n is 1 - v/2 + v/(n + 1) for any n. */
 static void test_spread(void) {
   /* launches cost nothing here: they are the host's, and do not scale
    * with a GPU's speed as its FLOPs do */
@@ -189,30 +189,31 @@ static void test_spread(void) {
   run_spread("spread_none", 3, "0, launch_overhead = 0", "", &same);
   double c = hs_csv(&same, 0, "compute_s"), T = hs_csv(&same, 0, "iter_time_s") - c;
   run_spread("spread", 3, "0.08, launch_overhead = 0", "", &r);
-  /* GPU 0 is the slowest; its compute is its FLOPs at 0.97 of the speed
+  /* GPU 2 is the slowest; its compute is its FLOPs at 0.976 of the speed
    * plus what does not scale with it (DDP's copies into the buckets are
-   * memory-bound: c < its compute <= c / 0.97; the platform's speeds
+   * memory-bound: c < its compute <= c / 0.976; the platform's speeds
    * themselves are checked exactly in test_platform). The iteration is
    * that compute and then the allreduce, less what the three faster GPUs,
    * which arrive one after the other (unlike one straggler's three equal
    * peers above), already moved among themselves of the ring's first
-   * steps: at most the slices that do not need GPU 0's data, under 1e-4
-   * of the iteration here (4 us of 72 ms). */
+   * steps: at most the slices that do not need GPU 2's data. The bound,
+   * 1e-4 of the iteration, is what was observed (4 us of 72 ms), not
+   * derived. */
   int ok = same.rc == 0 && r.rc == 0 && r.rows == 3;
   for (int i = 0; i < r.rows; i++) {
     double it = hs_csv(&r, i, "iter_time_s"), slow = hs_csv(&r, i, "slowest_compute_s");
-    ok &= hs_csv(&r, i, "slowest_rank") == 0 && slow > c * (1 + 1e-3) && slow <= c / 0.97 * (1 + 1e-9) &&
+    ok &= hs_csv(&r, i, "slowest_rank") == 2 && slow > c * (1 + 1e-3) && slow <= c / 0.976 * (1 + 1e-9) &&
           it <= (slow + T) * (1 + 1e-9) && it >= (slow + T) * (1 - 1e-4);
   }
-  tap_ok(ok, "variability 0.08 on 4 GPUs: GPU 0 the slowest, its compute %.9f s in (c, c / 0.97] = (%.9f, %.9f], "
+  tap_ok(ok, "variability 0.08 on 4 GPUs: GPU 2 the slowest, its compute %.9f s in (c, c / 0.976] = (%.9f, %.9f], "
          "every iteration that and the allreduce's %.9f s (got %.9f, slowest rank %g)",
-         hs_csv(&r, 0, "slowest_compute_s"), c, c / 0.97, T, hs_csv(&r, 0, "iter_time_s"),
+         hs_csv(&r, 0, "slowest_compute_s"), c, c / 0.976, T, hs_csv(&r, 0, "iter_time_s"),
          hs_csv(&r, 0, "slowest_rank"));
   double want = hs_csv(&r, 0, "iter_time_s");
   run_spread("spread_default", 3, "nil, launch_overhead = 0", "", &r);
   tap_ok(r.rc == 0 && close_to(hs_csv(&r, 0, "iter_time_s"), want),
          "by default the spread is Sinha et al.'s 8%%: the same %.9f s", hs_csv(&r, 0, "iter_time_s"));
-  const int sizes[][2] = {{1, 1}, {1, 2}, {7, 1}, {1, 8}, {3, 5}, {128, 8}};
+  const int sizes[][2] = {{1, 1}, {1, 2}, {7, 1}, {1, 6}, {1, 8}, {3, 5}, {5, 6}, {128, 8}};
   int all = 1;
   for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
     hs_cluster_spec cl = {.nodes = sizes[k][0], .gpus_per_node = sizes[k][1], .gpu_variability = 0.08};
@@ -222,16 +223,18 @@ static void test_spread(void) {
     for (int g = 0; g < n; g++) {
       double f = hs_gpu_spread_factor(&cl, g);
       sum += f, lo = fmin(lo, f);
-      long k_place = lround((f - 1) / 0.08 * n + n / 2.0 - 0.5); /* the quantile's index back */
+      long k_place = lround(((f - 1) / 0.08 + 0.5) * (n + 1) - 1); /* the quantile's index back */
       if (k_place < 0 || k_place >= n || seen[k_place]++) bijective = 0;
     }
     free(seen);
     int ok_n = fabs(sum / n - 1) < 1e-12 && fabs(lo - hs_gpu_spread_slowest(&cl)) < 1e-15 &&
-               fabs(lo - (n == 1 ? 1 : 1 - 0.04 + 0.04 / n)) < 1e-15 && bijective;
+               fabs(lo - (n == 1 ? 1 : 1 - 0.04 + 0.08 / (n + 1))) < 1e-15 && bijective &&
+               (n == 1 || fabs(hs_gpu_spread_factor(&cl, 0) - 1) <= 0.08 / (n + 1) + 1e-15);
     if (!ok_n) tap_diag("%d GPUs: mean %.15g, slowest %.15g, bijective %d", n, sum / n, lo, bijective);
     all &= ok_n;
   }
-  tap_ok(all, "the spread on 1 to 1024 GPUs: each quantile once, factors averaging 1, the slowest 1 - v/2 + v/(2n)");
+  tap_ok(all, "the spread on 1 to 1024 GPUs: each quantile once, factors averaging 1, the slowest 1 - v/2 + "
+         "v/(n + 1), rank 0 a typical GPU (within one quantile of 1)");
 }
 
 /* ---- windows and hiccups ------------------------------------------------------------ */
