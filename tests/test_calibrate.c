@@ -287,7 +287,8 @@ static void check_parser(void) {
   tap_ok(strcmp(r.device, "Tesla P100-PCIE-16GB") == 0, "rank 0's device (%s)", r.device);
   hs_nccltests_free(&r);
   /* -G 10: iterations captured in CUDA graphs, one launch for ten */
-  write_file("graphs.txt", "# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg "
+  write_file("graphs.txt", "# Collective test starting: all_reduce_perf\n"
+                           "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg "
                            "iters: 1 validation: 1 graph: 10\n"
                            "#  Rank  0 Group  0 Pid 1 on a device  0 [0x01] GPU\n"
                            "#  Rank  1 Group  0 Pid 1 on a device  1 [0x02] GPU\n"

@@ -62,11 +62,11 @@ static void probe(hs_worker *w, void *arg) {
            "node 5 on tcp: its NIC's half of the route's latency pays half of the 30 us per message");
   /* 12 GPUs spread by the default 8% (scenarios/gpu_spread.h): GPU r sits
    * at place (7r + 6) mod 12 (7: the first number from 0.618 x 12 up that
-   * is prime to 12), at 1 + 0.08 ((k + 1)/13 - 1/2): GPU 0 at k = 6, GPU 3
-   * at 27 mod 12 = 3, GPU 4 at 34 mod 12 = 10. */
+   * is prime to 12), at 1 + 0.08 x round(16 ((k + 1)/13 - 1/2)) / 16: GPU 0
+   * at k = 6 (16 x 0.0385 rounds to 1), GPU 3 at 27 mod 12 = 3 (-3.08 to
+   * -3), GPU 4 at 34 mod 12 = 10 (5.54 to 6). */
   const double v = 0.08;
-  double at0 = 1 + v * ((6 + 1) / 13.0 - 0.5), at3 = 1 + v * ((3 + 1) / 13.0 - 0.5),
-         at4 = 1 + v * ((10 + 1) / 13.0 - 0.5);
+  double at0 = 1 + v * 1 / 16, at3 = 1 - v * 3 / 16, at4 = 1 + v * 6 / 16;
   close_to(r, sg_host_get_speed(g[0]), 50e12 * at0, "GPU speed = flops x efficiency x its place in the spread");
   close_to(r, sg_host_get_speed(g[3]), 25e12 * at3, "gpu 3 at factor 0.5");
   close_to(r, sg_host_get_speed(g[4]), 12.5e12 * at4, "node 2's GPUs at factor 0.25");
