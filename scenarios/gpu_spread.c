@@ -36,17 +36,23 @@ static int64_t place(int64_t r, int64_t n) {
 
 static int64_t gpus(const hs_cluster_spec *c) { return (int64_t)c->nodes * c->gpus_per_node; }
 
+/* The speed at place k of n: its quantile (k + 1)/(n + 1) less the middle,
+ * rounded to 1/HS_SPREAD_LEVELS, times the spread. */
+static double speed_at(int64_t k, int64_t n, double v) {
+  double q = (double)(k + 1) / (double)(n + 1) - 0.5; /* in (-1/2, 1/2) */
+  return 1 + v * round(q * HS_SPREAD_LEVELS) / HS_SPREAD_LEVELS;
+}
+
 double hs_gpu_spread_factor(const hs_cluster_spec *c, int gpu) {
   int64_t n = gpus(c);
   double v = c->gpu_variability;
   if (n <= 1 || v <= 0 || gpu < 0 || gpu >= n) return 1;
-  double q = (double)(place(gpu, n) + 1) / (double)(n + 1) - 0.5; /* in (-1/2, 1/2) */
-  return 1 + v * round(q * HS_SPREAD_LEVELS) / HS_SPREAD_LEVELS;
+  return speed_at(place(gpu, n), n, v);
 }
 
 double hs_gpu_spread_slowest(const hs_cluster_spec *c) {
   int64_t n = gpus(c);
   double v = c->gpu_variability;
   if (n <= 1 || v <= 0) return 1;
-  return 1 + v * round((1.0 / (double)(n + 1) - 0.5) * HS_SPREAD_LEVELS) / HS_SPREAD_LEVELS;
+  return speed_at(0, n, v);
 }

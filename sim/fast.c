@@ -84,13 +84,6 @@ typedef struct {
   int spread;   /* the recording group's (lowering.h) */
 } fast_ring;
 
-/* Arrival patterns a schedule remembers (timed_all). GPUs that differ in
- * speed (cluster.gpu.variability) reach each bucket in a pattern of their
- * own, the same one iteration after iteration, and buckets of one size
- * share a schedule: with one pattern remembered every call missed, and a
- * 1024-GPU training run took 3 times as long. */
-enum { MEMO_PATTERNS = 8 };
-
 typedef struct fast_sched {
   /* key */
   int ctx;
@@ -119,10 +112,9 @@ typedef struct fast_sched {
   int compiled;
   double **start; /* evaluation scratch: start[i][k] of member i's record k */
   int *pos;
-  /* The last MEMO_PATTERNS evaluations, relative to their earliest
-   * arrivals (timed_all); never freed, as the schedule itself. */
-  double *memo_arrival[MEMO_PATTERNS], *memo_finish[MEMO_PATTERNS];
-  int memo_next;
+  /* The last evaluation, relative to its earliest arrival (timed()); never
+   * freed, as the schedule itself. */
+  double *memo_arrival, *memo_finish;
   int chain;      /* a chain its calls release member by member (fast_chain.h): -1 not known yet, 0, 1 */
   int *chain_pos; /* then: participant -> its position in the chain's tree run */
   struct fast_sched *next;
@@ -1159,35 +1151,30 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
 
 /* The members' finish times. The evaluation is max and + over arrival
  * times and constant costs, so it commutes with a shift of every arrival:
- * a call whose arrivals are one of the last MEMO_PATTERNS calls' shifted (a
- * training run whose ranks reach each bucket the same way, iteration after
- * iteration) gets those finishes shifted, in O(n) a pattern instead of
- * O(records). Arrivals equal to
+ * a call whose arrivals are the last call's shifted (a training run whose
+ * ranks reach each bucket together, iteration after iteration) gets the
+ * last finishes shifted, in O(n) instead of O(records). Arrivals equal to
  * the memo's up to the clock's rounding (MEMO_ULPS) are served too: the
  * finishes differ by as much (the refined tree timings, fast_tree.c, are
  * not max and + alone, but move as little for so small a shift). */
 static void timed_all(fast_sched *s, const double *arrival, double *finish) {
   double t0 = INFINITY;
   for (int i = 0; i < s->n; i++) t0 = dmin(t0, arrival[i]);
+  int same = s->memo_arrival != NULL;
   double tolerance = MEMO_ULPS * DBL_EPSILON * dmax(fabs(t0), 1);
-  for (int m = 0; m < MEMO_PATTERNS && s->memo_arrival[m]; m++) {
-    int same = 1;
-    for (int i = 0; i < s->n && same; i++) same = fabs(arrival[i] - t0 - s->memo_arrival[m][i]) <= tolerance;
-    if (same) {
-      for (int i = 0; i < s->n; i++) finish[i] = t0 + s->memo_finish[m][i];
-      return;
-    }
+  for (int i = 0; i < s->n && same; i++) same = fabs(arrival[i] - t0 - s->memo_arrival[i]) <= tolerance;
+  if (same) {
+    for (int i = 0; i < s->n; i++) finish[i] = t0 + s->memo_finish[i];
+    return;
   }
   evaluate(s, arrival, finish);
-  int m = s->memo_next;
-  s->memo_next = (m + 1) % MEMO_PATTERNS;
-  if (!s->memo_arrival[m]) {
-    s->memo_arrival[m] = malloc((size_t)s->n * sizeof(double));
-    s->memo_finish[m] = malloc((size_t)s->n * sizeof(double));
+  if (!s->memo_arrival) {
+    s->memo_arrival = malloc((size_t)s->n * sizeof(double));
+    s->memo_finish = malloc((size_t)s->n * sizeof(double));
   }
   for (int i = 0; i < s->n; i++) {
-    s->memo_arrival[m][i] = arrival[i] - t0;
-    s->memo_finish[m][i] = finish[i] - t0;
+    s->memo_arrival[i] = arrival[i] - t0;
+    s->memo_finish[i] = finish[i] - t0;
   }
 }
 

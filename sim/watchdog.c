@@ -48,10 +48,10 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
     bytes += w->layers[l].params * w->dtype_bytes;
   }
   /* the slowest GPU paces a step: the cluster's spread, then gpu_speed */
-  double slowest_factor = hs_gpu_spread_slowest(c);
+  double slowest_factor = 1;
   for (int i = 0; i < c->n_speed; i++)
-    if (c->speed[i].factor * hs_gpu_spread_slowest(c) < slowest_factor)
-      slowest_factor = c->speed[i].factor * hs_gpu_spread_slowest(c);
+    if (c->speed[i].factor < slowest_factor) slowest_factor = c->speed[i].factor;
+  slowest_factor *= hs_gpu_spread_slowest(c);
   double compute = flops / (c->gpu_flops * c->gpu_efficiency * slowest_factor);
   int n = hs_scenario_gpus(sc);
   int inter = c->nodes > 1;
