@@ -21,6 +21,7 @@
 #include <mpi.h>
 #include <nccl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,6 +423,19 @@ static const hs_backend nccl_backend = {
     .sem_destroy = hs_host_sem_destroy,
 };
 
+/* Staging and scratch buffers come from the device's default stream-ordered
+ * pool (cudaMallocAsync, cudaFreeAsync at each request's end). The pool's
+ * release threshold is 0 by default: every synchronisation hands the freed
+ * memory back to the driver and the next operation maps it again, a cost
+ * no training framework pays (PyTorch's caching allocator keeps freed
+ * blocks) and which would count as communication here. Keep it. */
+static void keep_freed_memory(int device) {
+  cudaMemPool_t pool;
+  uint64_t keep = UINT64_MAX;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess)
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+}
+
 hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {
   int rank, size, local, devices = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -438,6 +452,7 @@ hs_worker *hs_nccl_worker_create(const hs_scenario *sc, int emulate_compute) {
   self->sc = sc;
   self->device = local % devices;
   cudaSetDevice(self->device);
+  keep_freed_memory(self->device);
   self->compute_speed = hs_host_compute_speed(sc, rank, emulate_compute);
 
   ncclUniqueId id;
