@@ -1,24 +1,42 @@
 /* powersgd.c — PowerSGD (Vogels et al., 2019): rank-r gradient compression
- * with error feedback and warm start.
+ * with error feedback and warm start, tensor by tensor as PyTorch's
+ * powerSGD_hook (and Vogels et al.'s own reducer) runs it.
  *
- * Each bucket of b gradients is viewed as a rows x cols matrix M (rows =
- * ceil(sqrt(b)), zero-padded), the error of the previous step added:
- *   P = M Q; allreduce(avg) P; orthonormalise P; Q = M^T P; allreduce(avg) Q;
- *   M~ = P Q^T is the averaged gradient; error = M - M~; Q is kept (warm start).
- * Q starts from the same seeded draw on every rank. A bucket too small for
- * compression to pay (r (rows + cols) >= b) is allreduced as is.
- * Bytes per worker per step and bucket: 2 (n-1)/n x 4 r (rows + cols) (ring).
+ * Each bucket's gradients plus the error carried from the previous step
+ * (M = g + err, the whole bucket) are split as the model's tensors are:
+ * each parameter tensor of two or more dimensions is a matrix, shape[0]
+ * rows by the rest (the profile's `matrices`, docs/scenarios.md), and is
+ * compressed if that pays min_compression_rate times over
+ * ((rows + cols) r x rate < rows cols, the hook's _should_compress); the
+ * vectors (biases, norms) and the matrices that do not pay go as they are.
+ * Per bucket, three allreduces (avg): the uncompressed tensors together,
+ * then every matrix's P = M Q together, then, each P orthonormalised,
+ * every Q = M^T P together; P Q^T replaces each matrix's gradient and the
+ * error is M less what replaced it (the uncompressed ones' too: M less
+ * their average, as the hook's error_dict holds). Q is kept from step to
+ * step (warm start) and starts from the same seeded draw on every rank. A
+ * layer whose profile gives no shapes is viewed as one near-square matrix
+ * (floor(sqrt(p)) rows, what is left over a vector): shipped profiles give
+ * their shapes.
+ * Bytes per worker per step and bucket, ring: 2 (n-1)/n x 4 (u + r sum rows
+ * + r sum cols), u the uncompressed elements.
+ *
+ * Costs, as the hook launches them: the error's clone and add over the
+ * bucket; per compressed matrix a matmul for P, the orthonormalisation
+ * (Gram-Schmidt, 2r + 4(r - 1) launches: a norm and a division per
+ * column, then a product, sum, product and subtraction for the columns
+ * after it; the hook's torch.linalg.qr for r > 2 is counted as that, a
+ * lower bound), a matmul for Q and one for P Q^T; the uncompressed
+ * tensors' gathering and scattering; the error's subtraction.
  *
  * As PyTorch's powerSGD_hook runs it (a DDP communication hook: called for
- * each bucket as soon as the bucket is ready, its two allreduces chained
- * by futures), a bucket's whole chain (M and P, the allreduce of P,
- * orthonormalising and Q, the allreduce of Q, the approximation and the
- * error) runs on a communication stream (algos/comm_stream.h) while
- * backward goes on, one bucket after the other; the step waits for the
- * stream before the optimizer. Vogels et al.'s own code compressed after
- * backward; the hook is what users run. DDP's reducer copies each
- * gradient into its bucket before the hook and back out after it, unless
- * gradient_as_bucket_view (ddp_buckets.h). */
+ * each bucket as soon as the bucket is ready, its allreduces chained by
+ * futures), a bucket's whole chain runs on a communication stream
+ * (algos/comm_stream.h) while backward goes on, one bucket after the
+ * other; the step waits for the stream before the optimizer. Vogels et
+ * al.'s own code compressed after backward; the hook is what users run.
+ * DDP's reducer copies each gradient into its bucket before the hook and
+ * back out after it, unless gradient_as_bucket_view (ddp_buckets.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +48,26 @@
 #include "algos/train/sgd.h"
 #include "kernels/lowrank.h"
 
+/* A compressed matrix of a bucket: its cells from `offset` (elements from
+ * the bucket's start, row-major), its P and Q in the bucket's P and Q. */
 typedef struct {
-  size_t rows, cols;
-  int compressed;
-  float *q, *p, *mat, *err; /* numeric runs */
+  size_t offset, rows, cols, p_at, q_at;
+} psgd_matrix;
+
+/* A run of uncompressed elements of a bucket. */
+typedef struct {
+  size_t offset, count;
+} psgd_run;
+
+typedef struct {
+  psgd_matrix *mats;
+  int n_mats;
+  psgd_run *runs;
+  int n_runs;
+  size_t p_len, q_len, n_unc; /* elements of P, of Q, uncompressed */
+  double cells;               /* compressed matrices' cells together */
+  double gs_flops;            /* orthonormalising every P: 2 rows r^2 each */
+  float *q, *p, *mat, *err, *unc; /* numeric runs */
 } psgd_bucket;
 
 typedef struct {
@@ -45,7 +79,7 @@ typedef struct {
   hs_comm_stream *stream; /* the buckets' chains, in order */
   int bucket_view;        /* no DDP copies (gradient_as_bucket_view) */
   int *bucket_tensors;    /* parameter tensors per bucket: the copies' launches */
-  float *approx;          /* numeric runs: P Q^T of the bucket the stream is on (it runs one at a time) */
+  float *approx;          /* numeric runs: one matrix's P Q^T (the stream runs one chain at a time) */
 } psgd_state;
 
 /* Same uniform draw on every rank: Q is shared without being sent. */
@@ -55,6 +89,60 @@ static void seeded_fill(float *x, size_t n, uint64_t seed) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
     x[i] = (float)((double)(s >> 11) / 9007199254740992.0 - 0.5);
   }
+}
+
+static int add_run(psgd_bucket *b, size_t offset, size_t count) {
+  if (!count) return 0;
+  if (b->n_runs && b->runs[b->n_runs - 1].offset + b->runs[b->n_runs - 1].count == offset) {
+    b->runs[b->n_runs - 1].count += count;
+  } else {
+    psgd_run *r = realloc(b->runs, (size_t)(b->n_runs + 1) * sizeof *r);
+    if (!r) return HS_ENOMEM;
+    b->runs = r;
+    b->runs[b->n_runs++] = (psgd_run){offset, count};
+  }
+  b->n_unc += count;
+  return 0;
+}
+
+/* A matrix of the layer at `at` (elements from the bucket's start):
+ * compressed where it pays, else left to the uncompressed runs. */
+static int add_matrix(psgd_bucket *b, size_t at, size_t rows, size_t cols, size_t r, double rate) {
+  if (!((double)(rows + cols) * (double)r * rate < (double)rows * (double)cols)) return add_run(b, at, rows * cols);
+  psgd_matrix *m = realloc(b->mats, (size_t)(b->n_mats + 1) * sizeof *m);
+  if (!m) return HS_ENOMEM;
+  b->mats = m;
+  b->mats[b->n_mats++] = (psgd_matrix){at, rows, cols, b->p_len, b->q_len};
+  b->p_len += rows * r, b->q_len += cols * r;
+  b->cells += (double)rows * (double)cols;
+  b->gs_flops += 2.0 * (double)rows * (double)(r * r);
+  return 0;
+}
+
+/* Bucket i's matrices and uncompressed runs, from its layers' shapes. */
+static int split_bucket(const hs_algo_ctx *ctx, int i, size_t r, double rate, psgd_bucket *b) {
+  const hs_model *m = ctx->model;
+  const hs_layer_spec *spec = ctx->sc->workload.layers;
+  int rc = 0;
+  for (int l = 0; l < m->n_layers && !rc; l++) {
+    const hs_layer *L = &m->layers[l];
+    if (L->bucket != i || !L->count) continue;
+    size_t at = L->offset - m->buckets[i].offset, used = 0;
+    if (spec[l].matrices_given) {
+      for (int k = 0; k < spec[l].n_matrices && !rc; k++) {
+        size_t rows = (size_t)spec[l].matrices[k][0], cols = (size_t)spec[l].matrices[k][1];
+        rc = add_matrix(b, at + used, rows, cols, r, rate);
+        used += rows * cols;
+      }
+    } else {
+      /* no shapes given: one near-square matrix, the rest a vector */
+      size_t rows = (size_t)floor(sqrt((double)L->count)), cols = rows ? L->count / rows : 0;
+      if (rows) rc = add_matrix(b, at, rows, cols, r, rate);
+      used = rows * cols;
+    }
+    if (!rc) rc = add_run(b, at + used, L->count - used);
+  }
+  return rc;
 }
 
 static int psgd_init(hs_algo_ctx *ctx) {
@@ -72,80 +160,105 @@ static int psgd_init(hs_algo_ctx *ctx) {
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->b = calloc(m->n_buckets, sizeof *s->b);
   if (!s->b) return HS_ENOMEM;
-  size_t most = 0; /* the largest compressed bucket's matrix */
+  size_t r = (size_t)s->rank, most = 0; /* the largest compressed matrix */
+  double rate = hs_opt_num(ctx->opt, "min_compression_rate");
   for (int i = 0; i < m->n_buckets; i++) {
     psgd_bucket *b = &s->b[i];
-    size_t n = m->buckets[i].count, r = (size_t)s->rank;
-    b->rows = (size_t)ceil(sqrt((double)n));
-    b->cols = (n + b->rows - 1) / b->rows;
-    b->compressed = r * (b->rows + b->cols) < n;
-    if (!m->params || !b->compressed) continue;
-    b->q = malloc(b->cols * r * sizeof(float));
-    b->p = malloc(b->rows * r * sizeof(float));
-    b->mat = calloc(b->rows * b->cols, sizeof(float));
-    b->err = calloc(b->rows * b->cols, sizeof(float));
-    if (!b->q || !b->p || !b->mat || !b->err) return HS_ENOMEM;
-    seeded_fill(b->q, b->cols * r, (uint64_t)ctx->sc->run.seed + (uint64_t)i);
-    if (b->rows * b->cols > most) most = b->rows * b->cols;
+    if ((rc = split_bucket(ctx, i, r, rate, b))) return rc;
+    for (int k = 0; k < b->n_mats; k++)
+      if (b->mats[k].rows * b->mats[k].cols > most) most = b->mats[k].rows * b->mats[k].cols;
+    if (!m->params || !b->n_mats) continue;
+    size_t n = m->buckets[i].count;
+    b->q = malloc(b->q_len * sizeof(float));
+    b->p = malloc(b->p_len * sizeof(float));
+    b->mat = malloc(n * sizeof(float));
+    b->err = calloc(n, sizeof(float));
+    b->unc = malloc((b->n_unc ? b->n_unc : 1) * sizeof(float));
+    if (!b->q || !b->p || !b->mat || !b->err || !b->unc) return HS_ENOMEM;
+    seeded_fill(b->q, b->q_len, (uint64_t)ctx->sc->run.seed + (uint64_t)i);
   }
-  if (most && !(s->approx = malloc(most * sizeof(float)))) return HS_ENOMEM;
+  if (m->params && most && !(s->approx = malloc(most * sizeof(float)))) return HS_ENOMEM;
   return 0;
 }
 
 static hs_buf fbuf(float *data, size_t count) { return data ? hs_buf_host(data, count, HS_F32) : hs_buf_virtual(count, HS_F32); }
 
-/* On the communication stream: bucket i's chain, P's allreduce, then Q's. */
+/* The uncompressed runs of `bucket` gathered into `packed` (torch.cat),
+ * or scattered back from it. */
+static void pack_runs(const psgd_bucket *b, float *bucket, float *packed, int back) {
+  size_t k = 0;
+  for (int j = 0; j < b->n_runs; j++) {
+    float *x = bucket + b->runs[j].offset;
+    if (back) memcpy(x, packed + k, b->runs[j].count * sizeof(float));
+    else memcpy(packed + k, x, b->runs[j].count * sizeof(float));
+    k += b->runs[j].count;
+  }
+}
+
+/* On the communication stream: bucket i's chain, its allreduces in turn. */
 static void bucket_chain(void *arg, int i) {
   psgd_state *s = arg;
   hs_algo_ctx *ctx = s->ctx;
   hs_model *m = ctx->model;
   hs_worker *w = ctx->w;
   psgd_bucket *b = &s->b[i];
-  size_t r = (size_t)s->rank;
-  hs_request *q = NULL;
-  if (!b->compressed) {
+  size_t r = (size_t)s->rank, n = m->buckets[i].count;
+  hs_request *q = NULL, *qu = NULL;
+  if (!b->n_mats) {
     hs_buf g = hs_model_bucket_buf(m, m->grads, i);
     hs_allreduce(w, s->own, g, g, HS_AVG, &q);
     hs_wait(w, &q);
     return;
   }
-  /* M = g + err (read both, write M), P = M Q: a matmul of 2 rows cols r
-   * flops at the GPU's speed, reading M */
-  double cells = (double)b->rows * (double)b->cols;
-  hs_gpu_kernel(ctx, 4 * 4 * cells, 2);
-  hs_compute(w, 2 * cells * (double)r);
+  float *g = b->mat ? m->grads + m->buckets[i].offset : NULL;
+  /* M = g + err over the bucket (the hook's clone and add_: read g and
+   * err, write two), the uncompressed tensors gathered (read and write
+   * them) and allreduced while each P = M Q is computed (a matmul each,
+   * 2 rows cols r flops, reading M) */
+  hs_gpu_kernel(ctx, 16.0 * (double)n + 8.0 * (double)b->n_unc + 4.0 * b->cells, 2 + (b->n_unc > 0) + b->n_mats);
   if (b->mat) {
-    size_t n = m->buckets[i].count;
-    float *g = m->grads + m->buckets[i].offset;
     for (size_t j = 0; j < n; j++) b->mat[j] = g[j] + b->err[j];
-    hs_k_mm_f32(b->mat, b->q, b->p, b->rows, b->cols, r);
+    pack_runs(b, b->mat, b->unc, 0);
   }
-  hs_buf p = fbuf(b->p, b->rows * r);
+  if (b->n_unc) {
+    hs_buf u = fbuf(b->unc, b->n_unc);
+    hs_allreduce(w, s->own, u, u, HS_AVG, &qu);
+  }
+  hs_compute(w, 2 * b->cells * (double)r);
+  for (int k = 0; b->mat && k < b->n_mats; k++) {
+    const psgd_matrix *x = &b->mats[k];
+    hs_k_mm_f32(b->mat + x->offset, b->q + x->q_at, b->p + x->p_at, x->rows, x->cols, r);
+  }
+  hs_buf p = fbuf(b->p, b->p_len);
   hs_allreduce(w, s->own, p, p, HS_AVG, &q);
+  if (qu) hs_wait(w, &qu);
   hs_wait(w, &q);
-  /* Gram-Schmidt on P (2 rows r^2 flops), Q = M^T P (2 rows cols r, reading M) */
-  hs_gpu_kernel(ctx, 4.0 * cells, 2);
-  hs_compute(w, 2.0 * (double)b->rows * (double)(r * r) + 2.0 * cells * (double)r);
-  if (b->mat) {
-    hs_k_orthonormalize_f32(b->p, b->rows, r);
-    hs_k_mtm_f32(b->mat, b->p, b->q, b->cols, b->rows, r);
+  /* each P orthonormalised (Gram-Schmidt: 2 rows r^2 flops, 2r + 4(r - 1)
+   * launches), each Q = M^T P (2 rows cols r flops, reading M) */
+  hs_gpu_kernel(ctx, 4.0 * b->cells, b->n_mats * (int)(1 + 2 * r + 4 * (r - 1)));
+  hs_compute(w, b->gs_flops + 2.0 * b->cells * (double)r);
+  for (int k = 0; b->mat && k < b->n_mats; k++) {
+    const psgd_matrix *x = &b->mats[k];
+    hs_k_orthonormalize_f32(b->p + x->p_at, x->rows, r);
+    hs_k_mtm_f32(b->mat + x->offset, b->p + x->p_at, b->q + x->q_at, x->cols, x->rows, r);
   }
-  hs_buf qb = fbuf(b->q, b->cols * r);
+  hs_buf qb = fbuf(b->q, b->q_len);
   hs_allreduce(w, s->own, qb, qb, HS_AVG, &q);
   hs_wait(w, &q);
-  /* The approximation replaces the gradient; what it missed is carried
-   * over: P Q^T (2 rows cols r flops, writing it), err = M - approx and g =
-   * approx (read M and approx, write err and g) */
-  hs_gpu_kernel(ctx, 4.0 * 5 * cells, 2);
-  hs_compute(w, 2.0 * cells * (double)r);
+  /* Each P Q^T replaces its matrix's gradient (2 rows cols r flops,
+   * writing it), the averaged uncompressed tensors are scattered back
+   * (read and write them), and the error is M less what replaced it (read
+   * two, write one over the bucket) */
+  hs_gpu_kernel(ctx, 4.0 * b->cells + 8.0 * (double)b->n_unc + 12.0 * (double)n, b->n_mats + (b->n_unc > 0) + 1);
+  hs_compute(w, 2.0 * b->cells * (double)r);
   if (!b->mat) return;
-  size_t n = m->buckets[i].count;
-  float *g = m->grads + m->buckets[i].offset, *approx = s->approx;
-  hs_k_mmt_f32(b->p, b->q, approx, b->rows, r, b->cols);
-  for (size_t j = 0; j < n; j++) {
-    b->err[j] = b->mat[j] - approx[j];
-    g[j] = approx[j];
+  for (int k = 0; k < b->n_mats; k++) {
+    const psgd_matrix *x = &b->mats[k];
+    hs_k_mmt_f32(b->p + x->p_at, b->q + x->q_at, s->approx, x->rows, r, x->cols);
+    memcpy(g + x->offset, s->approx, x->rows * x->cols * sizeof(float));
   }
+  pack_runs(b, g, b->unc, 1);
+  for (size_t j = 0; j < n; j++) b->err[j] = b->mat[j] - g[j];
 }
 
 /* The reducer's copy into the bucket, before the hook. */
@@ -172,7 +285,7 @@ static void psgd_finish(hs_algo_ctx *ctx) {
   if (s->own) hs_comm_free(ctx->w, s->own);
   for (int i = 0; s->b && i < ctx->model->n_buckets; i++) { /* none if init ran out of memory first */
     psgd_bucket *b = &s->b[i];
-    free(b->q), free(b->p), free(b->mat), free(b->err);
+    free(b->q), free(b->p), free(b->mat), free(b->err), free(b->unc), free(b->mats), free(b->runs);
   }
   free(s->b), free(s->momentum), free(s->bucket_tensors), free(s->approx);
   free(s);
@@ -180,7 +293,9 @@ static void psgd_finish(hs_algo_ctx *ctx) {
 
 static const hs_option_spec psgd_options[] = {
     {"rank", HS_OPT_INT, "4", 1, NULL, "rank r of the approximation"},
-    {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "gradients are compressed per bucket of about this size"},
+    {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "DDP's buckets, each run through the hook as soon as it is ready"},
+    {"min_compression_rate", HS_OPT_NUMBER, "2", 1, NULL,
+     "a matrix is compressed only where (rows + cols) r x this < rows cols (the hook's min_compression_rate)"},
     HS_DDP_BUCKET_OPTIONS,
     HS_DDP_BUCKET_VIEW_OPTION,
     {NULL, 0, NULL, 0, NULL, NULL},

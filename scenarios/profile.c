@@ -458,6 +458,43 @@ static int resolve_variant(hs_loader *ld, int line, char *file, size_t len, int 
   return 0;
 }
 
+/* A layer's `matrices`, on the top of L: absent (not given), or a list
+ * of {rows, cols}. Returns 1 if malformed. */
+static int read_matrices(lua_State *L, hs_layer_spec *l) {
+  lua_getfield(L, -1, "matrices");
+  int bad = 0;
+  l->matrices_given = !lua_isnil(L, -1);
+  l->n_matrices = 0;
+  if (l->matrices_given) {
+    size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
+    bad = !lua_istable(L, -1) || n > HS_LAYER_MATRICES_MAX;
+    for (size_t k = 1; !bad && k <= n; k++) {
+      lua_rawgeti(L, -1, (lua_Integer)k);
+      for (int d = 0; d < 2 && !bad; d++) {
+        double v = NAN;
+        if (lua_istable(L, -1) && lua_rawlen(L, -1) == 2) {
+          lua_rawgeti(L, -1, d + 1);
+          v = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : NAN;
+          lua_pop(L, 1);
+        }
+        bad = !(v >= 1 && v < 1e12) || v != floor(v);
+        l->matrices[k - 1][d] = v;
+      }
+      lua_pop(L, 1);
+      if (!bad) l->n_matrices = (int)k;
+    }
+  }
+  lua_pop(L, 1);
+  return bad;
+}
+
+static double matrices_cells(const hs_layer_spec *l) {
+  double cells = 0;
+  for (int k = 0; k < l->n_matrices; k++) cells += l->matrices[k][0] * l->matrices[k][1];
+  return cells;
+}
+
+
 /* Runs a profile file (which returns { layers = { {name=, params=,
  * fwd_flops=, bwd_flops=, tensors=, kernels=, bwd_kernels=}, ... },
  * options = { name = default, ... } }, or names the profile it is a
@@ -533,6 +570,7 @@ static int load_profile(hs_loader *ld, int line, const char *path) {
     lua_getfield(L, -1, "bwd_kernels");
     double bwd_kernels = lua_isnil(L, -1) ? (l->bwd_flops > 0) + (l->params > 0) : lua_tonumber(L, -1);
     lua_pop(L, 1);
+    int matrices_bad = read_matrices(L, l);
     lua_pop(L, 1);
     if (!(l->params >= 0) || !(l->fwd_flops >= 0) || !(l->bwd_flops >= 0))
       rc = hs_loader_fail(ld, "workload.model", line, "%s: layer %d (%s) has a negative or missing size",
@@ -560,6 +598,11 @@ static int load_profile(hs_loader *ld, int line, const char *path) {
                           "%s: layer %d (%s): kernels and bwd_kernels must be whole numbers in 0..1000, at least 1 "
                           "where the pass computes",
                           file, i, l->name);
+    else if (matrices_bad || l->n_matrices > tensors || matrices_cells(l) > l->params)
+      rc = hs_loader_fail(ld, "workload.model", line,
+                          "%s: layer %d (%s): matrices must be a list of at most %d {rows, cols} pairs of whole "
+                          "numbers from 1, no more than the layer's tensors, their cells no more than its params",
+                          file, i, l->name, HS_LAYER_MATRICES_MAX);
     else
       l->tensors = (int)tensors, l->buffers = (int)buffers, l->int64_buffers = (int)int64_buffers,
       l->fwd_kernels = (int)fwd_kernels, l->bwd_kernels = (int)bwd_kernels;
@@ -589,6 +632,10 @@ int hs_profile_resolve(hs_loader *ld, int line) {
     snprintf(w->layers[0].name, sizeof w->layers[0].name, "linear.bias");
     w->layers[0].params = w->classes;
     w->layers[0].tensors = w->layers[1].tensors = 1;
+    /* nn.Linear's weight, (out, in); the bias a vector */
+    w->layers[0].matrices_given = w->layers[1].matrices_given = true;
+    w->layers[1].n_matrices = 1;
+    w->layers[1].matrices[0][0] = w->classes, w->layers[1].matrices[0][1] = w->features;
     snprintf(w->layers[1].name, sizeof w->layers[1].name, "linear.weight");
     w->layers[1].params = (double)w->classes * w->features;
     w->layers[1].fwd_flops = 2.0 * w->classes * w->features;

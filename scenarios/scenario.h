@@ -127,6 +127,8 @@ typedef struct {
   int server_machines;
 } hs_cluster_spec;
 
+#define HS_LAYER_MATRICES_MAX 16
+
 typedef struct {
   char name[HS_NAME_MAX];
   double params;    /* parameter count */
@@ -138,6 +140,14 @@ typedef struct {
   double buffer_bytes; /* their bytes */
   int int64_buffers;   /* of them, 8-byte integers (a batch-norm's num_batches_tracked): PyTorch coalesces
                           tensors of one dtype at a time */
+  /* Its parameter tensors of two or more dimensions as matrices, shape[0]
+   * rows by the rest (as PyTorch's PowerSGD hook views them), first in the
+   * layer's parameters and in this order; the others are vectors. Unless
+   * matrices_given, the profile does not say (algorithms then view the
+   * layer's parameters as one near-square matrix). */
+  bool matrices_given;
+  int n_matrices;
+  double matrices[HS_LAYER_MATRICES_MAX][2]; /* rows, cols */
 } hs_layer_spec;
 
 typedef enum { HS_PARTITION_IID, HS_PARTITION_DIRICHLET } hs_partition;

@@ -332,6 +332,52 @@ static void test_model_options(void) {
   if (rc == 0) hs_scenario_free(&sc);
 }
 
+/* Every shipped profile gives its layers' matrices, as many as the
+ * reference's tensors of two or more dimensions (torchvision's, Hugging
+ * Face's): resnet50 53 convs and fc; vgg16 13 convs and 3 fc; alexnet 5
+ * and 3; resnet18 20 convs and fc; bert-base 3 embeddings, 6 a layer (q,
+ * k, v, the attention's output, the FFN's two), the pooler and the MLM
+ * head's transform (its decoder tied); gpt2 2 embeddings and 4 a layer;
+ * vit_b_16 the patch conv, the class token and position embedding, 4 a
+ * layer and the head; the LSTM its embedding and 2 a layer; inception_v3
+ * its 96 convolutions, fc and the auxiliary head's fc. resnet50's
+ * cells are its parameters less its batch-norms' weights and biases
+ * (2 x 26,560) and fc's bias (1,000). */
+static void test_matrices(void) {
+  const struct { const char *model; int n; double cells; } m[] = {
+      {"resnet50", 54, 25557032.0 - 2 * 26560 - 1000}, {"vgg16", 16, 0}, {"alexnet", 8, 0}, {"resnet18", 21, 0},
+      {"bert-base", 3 + 12 * 6 + 2, 0}, {"gpt2", 2 + 12 * 4, 0}, {"vit_b_16", 3 + 12 * 4 + 1, 0},
+      {"lstm-wikitext2", 7, 0}, {"inception_v3", 98, 0}, {"resnet20-cifar10", 20, 0},
+  };
+  for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
+    char lua[512];
+    snprintf(lua, sizeof lua,
+             "cluster { nodes = 1, gpu = { flops = \"1TF\" }, inter = { bandwidth = \"1Gbps\" } }\n"
+             "workload { model = \"%s\" }\nalgorithm { name = \"powersgd\" }\nrun { iterations = 1 }\n",
+             m[i].model);
+    hs_scenario sc;
+    if (hs_test_load(lua, &sc)) {
+      tap_ok(0, "%s loads", m[i].model);
+      continue;
+    }
+    int n = 0, all_given = 1;
+    double cells = 0;
+    for (int l = 0; l < sc.workload.n_layers; l++) {
+      const hs_layer_spec *L = &sc.workload.layers[l];
+      if (L->params > 0) all_given &= L->matrices_given;
+      n += L->n_matrices;
+      for (int k = 0; k < L->n_matrices; k++) cells += L->matrices[k][0] * L->matrices[k][1];
+    }
+    if (m[i].n)
+      tap_ok(all_given && n == m[i].n, "%s: every layer with parameters gives its matrices, %d (want %d)", m[i].model,
+             n, m[i].n);
+    else
+      tap_ok(all_given && n > 0, "%s: every layer with parameters gives its matrices (%d)", m[i].model, n);
+    if (m[i].cells) tap_ok(cells == m[i].cells, "%s: %.0f cells in matrices (want %.0f)", m[i].model, cells, m[i].cells);
+    hs_scenario_free(&sc);
+  }
+}
+
 int main(void) {
   /* published: ResNet-50 25.6M (He et al.; torchvision 25,557,032), VGG-16
    * 138M (torchvision 138,357,544), BERT-Large 340M
@@ -512,6 +558,32 @@ int main(void) {
     tap_ok(k[i].ok ? rc == 0 && fwd == k[i].fwd && bwd == k[i].bwd : rc != 0, "a layer {%s}: %s (%d and %d kernels)",
            k[i].layer, rc == 0 ? "loads" : "refused", fwd, bwd);
   }
+  /* Matrices (PowerSGD's view of the tensors of two or more dimensions):
+   * absent (not given), a list of whole {rows, cols}, no more than the
+   * layer's tensors, their cells within its params. */
+  const struct { const char *layer; int ok, given, n; } mx[] = {
+      {"params = 12, tensors = 2", 1, 0, 0},
+      {"params = 12, tensors = 2, matrices = {}", 1, 1, 0},
+      {"params = 12, tensors = 2, matrices = { { 2, 5 } }", 1, 1, 1},
+      {"params = 12, tensors = 2, matrices = { { 2, 3 }, { 3, 2 } }", 1, 1, 2},
+      {"params = 12, tensors = 2, matrices = { { 3, 5 } }", 0, 0, 0},
+      {"params = 12, tensors = 1, matrices = { { 2, 3 }, { 3, 2 } }", 0, 0, 0},
+      {"params = 12, tensors = 2, matrices = { { 2.5, 2 } }", 0, 0, 0},
+      {"params = 12, tensors = 2, matrices = { { 0, 2 } }", 0, 0, 0},
+      {"params = 12, tensors = 2, matrices = { { 2 } }", 0, 0, 0},
+      {"params = 12, tensors = 2, matrices = { 2, 3 }", 0, 0, 0},
+      {"params = 12, tensors = 2, matrices = 'x'", 0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof mx / sizeof *mx; i++) {
+    char text[300];
+    snprintf(text, sizeof text, "return { layers = { { name = 'l', fwd_flops = 1, %s } } }\n", mx[i].layer);
+    hs_scenario sc;
+    int rc = load_profile("matrices.lua", text, &sc), given = -1, n = -1;
+    if (rc == 0) given = sc.workload.layers[0].matrices_given, n = sc.workload.layers[0].n_matrices, hs_scenario_free(&sc);
+    tap_ok(mx[i].ok ? rc == 0 && given == mx[i].given && n == mx[i].n : rc != 0, "a layer {%s}: %s (%d matrices)",
+           mx[i].layer, rc == 0 ? "loads" : "refused", n);
+  }
+  test_matrices();
   test_model_options();
   return tap_done(0);
 }

@@ -16,21 +16,27 @@ local vocab = 30522
 local layers = {}
 -- tensors: the parameter tensors as Hugging Face's BertForPreTraining holds
 -- them (a Linear's weight and bias, a LayerNorm's weight and bias).
-local function add(name, params, flops, tensors)
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors }
+-- matrices: the layer's weights of two dimensions, (out, in) as nn.Linear
+-- and nn.Embedding keep them; the rest (biases, LayerNorms) are vectors
+local function add(name, params, flops, tensors, matrices)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors,
+                          matrices = matrices or {} }
 end
 -- Embedding lookups cost no multiply-adds; their layer norm is negligible.
-add("embeddings", vocab * hidden + 512 * hidden + 2 * hidden + 2 * hidden, 0, 5)
+add("embeddings", vocab * hidden + 512 * hidden + 2 * hidden + 2 * hidden, 0, 5,
+    { { vocab, hidden }, { 512, hidden }, { 2, hidden } })
 for l = 0, n_layers - 1 do
   local p = "encoder." .. l .. "."
-  add(p .. "attention.qkv", 3 * (hidden * hidden + hidden), 2 * 3 * hidden * hidden * seq, 6)
+  add(p .. "attention.qkv", 3 * (hidden * hidden + hidden), 2 * 3 * hidden * hidden * seq, 6,
+      { { hidden, hidden }, { hidden, hidden }, { hidden, hidden } })
   add(p .. "attention.scores", 0, 2 * 2 * seq * seq * hidden, 0)
-  add(p .. "attention.output", hidden * hidden + hidden + 2 * hidden, 2 * hidden * hidden * seq, 4)
-  add(p .. "ffn.in", hidden * ffn + ffn, 2 * hidden * ffn * seq, 2)
-  add(p .. "ffn.out", ffn * hidden + hidden + 2 * hidden, 2 * ffn * hidden * seq, 4)
+  add(p .. "attention.output", hidden * hidden + hidden + 2 * hidden, 2 * hidden * hidden * seq, 4, { { hidden, hidden } })
+  add(p .. "ffn.in", hidden * ffn + ffn, 2 * hidden * ffn * seq, 2, { { ffn, hidden } })
+  add(p .. "ffn.out", ffn * hidden + hidden + 2 * hidden, 2 * ffn * hidden * seq, 4, { { hidden, ffn } })
 end
-add("pooler", hidden * hidden + hidden, 2 * hidden * hidden, 2)
+add("pooler", hidden * hidden + hidden, 2 * hidden * hidden, 2, { { hidden, hidden } })
 -- MLM head: transform + layer norm, decoder weights tied to the embeddings
 -- (only its bias is new), applied to every token.
-add("mlm_head", hidden * hidden + hidden + 2 * hidden + vocab, 2 * (hidden * hidden + hidden * vocab) * seq, 5)
+add("mlm_head", hidden * hidden + hidden + 2 * hidden + vocab, 2 * (hidden * hidden + hidden * vocab) * seq, 5,
+    { { hidden, hidden } })
 return { name = "bert", layers = layers, options = options }

@@ -15,17 +15,21 @@ local seq, n_layers, d = whole("seq", 1, 1024), whole("layers", 1, 1000), whole(
 local vocab, ctx = 50257, 1024
 local layers = {}
 -- tensors: as Hugging Face's GPT2LMHeadModel holds them (2 + 12 a layer + 2).
-local function add(name, params, flops, tensors)
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors }
+-- matrices: the layer's weights of two dimensions as they are kept
+-- (transformers' Conv1D: (in, out); nn.Embedding: (rows, d)); the rest
+-- (biases, LayerNorms) are vectors
+local function add(name, params, flops, tensors, matrices)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors,
+                          matrices = matrices or {} }
 end
-add("wte+wpe", vocab * d + ctx * d, 0, 2)
+add("wte+wpe", vocab * d + ctx * d, 0, 2, { { vocab, d }, { ctx, d } })
 for l = 0, n_layers - 1 do
   local p = "h." .. l .. "."
-  add(p .. "ln_1+attn.c_attn", 2 * d + 3 * d * d + 3 * d, 2 * 3 * d * d * seq, 4)
+  add(p .. "ln_1+attn.c_attn", 2 * d + 3 * d * d + 3 * d, 2 * 3 * d * d * seq, 4, { { d, 3 * d } })
   add(p .. "attn.scores", 0, 2 * 2 * seq * seq * d, 0)
-  add(p .. "attn.c_proj", d * d + d, 2 * d * d * seq, 2)
-  add(p .. "ln_2+mlp.c_fc", 2 * d + 4 * d * d + 4 * d, 2 * 4 * d * d * seq, 4)
-  add(p .. "mlp.c_proj", 4 * d * d + d, 2 * 4 * d * d * seq, 2)
+  add(p .. "attn.c_proj", d * d + d, 2 * d * d * seq, 2, { { d, d } })
+  add(p .. "ln_2+mlp.c_fc", 2 * d + 4 * d * d + 4 * d, 2 * 4 * d * d * seq, 4, { { d, 4 * d } })
+  add(p .. "mlp.c_proj", 4 * d * d + d, 2 * 4 * d * d * seq, 2, { { 4 * d, d } })
 end
 -- Final layer norm; the LM head reuses wte (no new weights) but costs FLOPs.
 add("ln_f+lm_head", 2 * d, 2 * d * vocab * seq, 2)

@@ -16,12 +16,12 @@ local function conv(name, kh, kw, cin, cout, hw)
   -- BasicConv2d), their gradients and the weight's backward
   layers[#layers + 1] = { name = name, params = kh * kw * cin * cout + 2 * cout, fwd_flops = flops,
                           bwd_flops = 2 * flops, tensors = 3, buffers = 3, buffer_bytes = 2 * 4 * cout + 8,
-                          int64_buffers = 1, kernels = 3, bwd_kernels = 4 }
+                          int64_buffers = 1, kernels = 3, bwd_kernels = 4, matrices = { { cout, cin * kh * kw } } }
 end
 local function fc(name, cin, cout)
   local flops = 2 * cin * cout
   layers[#layers + 1] = { name = name, params = cin * cout + cout, fwd_flops = flops, bwd_flops = 2 * flops,
-                          tensors = 2 }
+                          tensors = 2, matrices = { { cout, cin } } }
 end
 
 -- stem: 299 -> 149 -> 147 -> 147 -> pool 73 -> 73 -> 71 -> pool 35

@@ -12,15 +12,18 @@ local options = { seq = 30 } -- workload.model_options
 local seq = hearsay.option(... or {}, options, "seq", 1, 100000, "tokens")
 local vocab, h, n_layers = 28869, 650, 3
 local layers = {}
-local function add(name, params, flops, tensors)
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors }
+-- matrices: the embedding (vocab, h) and each layer's weight_ih and
+-- weight_hh (4h, h); biases are vectors
+local function add(name, params, flops, tensors, matrices)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors,
+                          matrices = matrices or {} }
 end
 -- The embedding is looked up (no multiply-adds); its weight is the
 -- decoder's too, one tensor.
-add("encoder", vocab * h, 0, 1)
+add("encoder", vocab * h, 0, 1, { { vocab, h } })
 for l = 0, n_layers - 1 do
   -- weight_ih, weight_hh, bias_ih, bias_hh
-  add("rnn.l" .. l, 4 * h * (h + h) + 2 * 4 * h, 2 * 4 * h * (h + h) * seq, 4)
+  add("rnn.l" .. l, 4 * h * (h + h) + 2 * 4 * h, 2 * 4 * h * (h + h) * seq, 4, { { 4 * h, h }, { 4 * h, h } })
 end
 -- The decoder's weight is the encoder's; its bias is its own.
 add("decoder", vocab, 2 * h * vocab * seq, 1)

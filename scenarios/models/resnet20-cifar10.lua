@@ -19,7 +19,7 @@ local function conv(name, cin, cout, hw_out)
   -- batch-norm's, the input's and the weight's gradients backward
   layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 3,
                           buffers = 3, buffer_bytes = 2 * 4 * cout + 8, int64_buffers = 1,
-                          kernels = 3, bwd_kernels = 4 }
+                          kernels = 3, bwd_kernels = 4, matrices = { { cout, 9 * cin } } }
 end
 
 conv("conv1", 3, 16, 32)
@@ -34,6 +34,7 @@ for s, st in ipairs({ {16, 32}, {32, 16}, {64, 8} }) do
   end
 end
 local fc = 2 * 64 * 10
-layers[#layers + 1] = { name = "linear", params = 64 * 10 + 10, fwd_flops = fc, bwd_flops = 2 * fc, tensors = 2 }
+layers[#layers + 1] = { name = "linear", params = 64 * 10 + 10, fwd_flops = fc, bwd_flops = 2 * fc, tensors = 2,
+                        matrices = { { 10, 64 } } }
 
 return { name = "resnet20-cifar10", published_params = 0.27e6, layers = layers }

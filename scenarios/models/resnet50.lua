@@ -40,9 +40,10 @@ local function conv(name, k, cin, cout, hw_out, g)
   -- num_batches_tracked (int64), torch.nn.BatchNorm2d's; kernels: the
   -- convolution, the batch-norm and the ReLU forward, the ReLU's, the
   -- batch-norm's, the input's and the weight's gradients backward
+  -- the weight (cout, cin / groups, k, k) as a matrix of cout rows
   layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 3,
                           buffers = 3, buffer_bytes = 2 * 4 * cout + 8, int64_buffers = 1,
-                          kernels = 3, bwd_kernels = 4 }
+                          kernels = 3, bwd_kernels = 4, matrices = { { cout, per_group * k * k } } }
 end
 -- a 3x3 (or 7x7) conv or pool at stride 2 with its padding: ceil(h / 2)
 local function halve(h) return (h - 1) // 2 + 1 end
@@ -78,6 +79,7 @@ for s, blocks in ipairs(stages) do
   hw = out_hw
 end
 local fc = 2 * cin * classes
-layers[#layers + 1] = { name = "fc", params = cin * classes + classes, fwd_flops = fc, bwd_flops = 2 * fc, tensors = 2 }
+layers[#layers + 1] = { name = "fc", params = cin * classes + classes, fwd_flops = fc, bwd_flops = 2 * fc, tensors = 2,
+                        matrices = { { classes, cin } } }
 
 return { name = "resnet", layers = layers, options = options }

@@ -12,19 +12,21 @@ local cfg = ({ [11] = { 1, 1, 2, 2, 2 }, [13] = { 2, 2, 2, 2, 2 }, [16] = { 2, 2
 if not cfg then error("model_options.depth must be 11, 13, 16 or 19, got " .. tostring(depth), 0) end
 local layers = {}
 -- Every layer has two parameter tensors, weight and bias.
-local function add(name, params, flops)
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 2 }
+-- weight and bias; the weight, (out, in) or (out, in, 3, 3), a matrix of out rows
+local function add(name, params, flops, rows, cols)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = 2,
+                          matrices = { { rows, cols } } }
 end
 local widths, sides = { 64, 128, 256, 512, 512 }, { 224, 112, 56, 28, 14 }
 local cin = 3
 for s, n in ipairs(cfg) do
   local cout, hw = widths[s], sides[s]
   for i = 1, n do
-    add(string.format("conv%d_%d", s, i), 9 * cin * cout + cout, 2 * 9 * cin * cout * hw * hw)
+    add(string.format("conv%d_%d", s, i), 9 * cin * cout + cout, 2 * 9 * cin * cout * hw * hw, cout, 9 * cin)
     cin = cout
   end
 end
-add("fc6", 512 * 7 * 7 * 4096 + 4096, 2 * 512 * 7 * 7 * 4096)
-add("fc7", 4096 * 4096 + 4096, 2 * 4096 * 4096)
-add("fc8", 4096 * 1000 + 1000, 2 * 4096 * 1000)
+add("fc6", 512 * 7 * 7 * 4096 + 4096, 2 * 512 * 7 * 7 * 4096, 4096, 512 * 7 * 7)
+add("fc7", 4096 * 4096 + 4096, 2 * 4096 * 4096, 4096, 4096)
+add("fc8", 4096 * 1000 + 1000, 2 * 4096 * 1000, 1000, 4096)
 return { name = "vgg", layers = layers, options = options }

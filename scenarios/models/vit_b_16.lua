@@ -18,20 +18,25 @@ if image % patch ~= 0 then error("model_options.image must be a multiple of patc
 local side = image // patch
 local tokens = side * side + 1
 local layers = {}
-local function add(name, params, flops, tensors)
-  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors }
+-- matrices: the layer's tensors of two or more dimensions, shape[0] rows
+-- by the rest (nn.Linear's (out, in), the patch conv's (d, 3, p, p), the
+-- class token (1, 1, d) and position embedding (1, tokens, d)); the rest
+-- (biases, LayerNorms) are vectors
+local function add(name, params, flops, tensors, matrices)
+  layers[#layers + 1] = { name = name, params = params, fwd_flops = flops, bwd_flops = 2 * flops, tensors = tensors,
+                          matrices = matrices or {} }
 end
 -- conv_proj's weight and bias, class_token, encoder.pos_embedding
 add("conv_proj+class_token+pos_embedding", 3 * patch * patch * d + d + d + tokens * d,
-    2 * 3 * patch * patch * d * (tokens - 1), 4)
+    2 * 3 * patch * patch * d * (tokens - 1), 4, { { d, 3 * patch * patch }, { 1, d }, { 1, tokens * d } })
 for l = 0, n_layers - 1 do
   local p = "encoder.layers." .. l .. "."
-  add(p .. "ln_1+self_attention.in_proj", 2 * d + 3 * d * d + 3 * d, 2 * 3 * d * d * tokens, 4)
+  add(p .. "ln_1+self_attention.in_proj", 2 * d + 3 * d * d + 3 * d, 2 * 3 * d * d * tokens, 4, { { 3 * d, d } })
   add(p .. "self_attention.scores", 0, 2 * 2 * tokens * tokens * d, 0)
-  add(p .. "self_attention.out_proj", d * d + d, 2 * d * d * tokens, 2)
-  add(p .. "ln_2+mlp.0", 2 * d + d * mlp + mlp, 2 * d * mlp * tokens, 4)
-  add(p .. "mlp.3", mlp * d + d, 2 * mlp * d * tokens, 2)
+  add(p .. "self_attention.out_proj", d * d + d, 2 * d * d * tokens, 2, { { d, d } })
+  add(p .. "ln_2+mlp.0", 2 * d + d * mlp + mlp, 2 * d * mlp * tokens, 4, { { mlp, d } })
+  add(p .. "mlp.3", mlp * d + d, 2 * mlp * d * tokens, 2, { { d, mlp } })
 end
 -- The head reads the class token alone.
-add("encoder.ln+heads.head", 2 * d + d * classes + classes, 2 * d * classes, 4)
+add("encoder.ln+heads.head", 2 * d + d * classes + classes, 2 * d * classes, 4, { { classes, d } })
 return { name = "vit", layers = layers, options = options }
