@@ -1,6 +1,6 @@
 /* powersgd.c — PowerSGD (Vogels et al., 2019): rank-r gradient compression
  * with error feedback and warm start, tensor by tensor as PyTorch's
- * powerSGD_hook (and Vogels et al.'s own reducer) runs it.
+ * powerSGD_hook (torch/distributed/algorithms/ddp_comm_hooks) runs it.
  *
  * Each bucket's gradients plus the error carried from the previous step
  * (M = g + err, the whole bucket) are split as the model's tensors are:
@@ -9,34 +9,39 @@
  * compressed if that pays min_compression_rate times over
  * ((rows + cols) r x rate < rows cols, the hook's _should_compress); the
  * vectors (biases, norms) and the matrices that do not pay go as they are.
- * Per bucket, three allreduces (avg): the uncompressed tensors together,
- * then every matrix's P = M Q together, then, each P orthonormalised,
- * every Q = M^T P together; P Q^T replaces each matrix's gradient and the
- * error is M less what replaced it (the uncompressed ones' too: M less
- * their average, as the hook's error_dict holds). Q is kept from step to
- * step (warm start) and starts from the same seeded draw on every rank. A
- * layer whose profile gives no shapes is viewed as one near-square matrix
- * (floor(sqrt(p)) rows, what is left over a vector): shipped profiles give
- * their shapes.
- * Bytes per worker per step and bucket, ring: 2 (n-1)/n x 4 (u + r sum rows
- * + r sum cols), u the uncompressed elements.
+ * As the hook chains them by futures: each Q orthonormalised (warm start)
+ * and P = M Q; the uncompressed tensors' allreduce (avg), copied back
+ * tensor by tensor; every P's allreduce together; each P orthonormalised
+ * and Q = M^T P; every Q's allreduce together; P Q^T replaces each
+ * matrix's gradient, and the error is M less what replaced it (the
+ * uncompressed tensors' too: M less their average, as the hook's
+ * error_dict holds). Up to three allreduces a bucket (none of zero
+ * elements). Q starts from the same seeded draw on every rank. A layer
+ * whose profile gives no shapes is viewed as one near-square matrix
+ * (floor(sqrt(p)) rows, what is left over a vector): shipped profiles
+ * give their shapes. Vogels et al.'s own reducer differs in details (it
+ * compresses every tensor of two or more dimensions, allreduces P first,
+ * keeps no error for the vectors, skips orthonormalising Q); the hook is
+ * what users run. Not modelled: the hook's plain allreduce for its first
+ * start_powerSGD_iter steps (1 000 by default): runs here are its
+ * compression phase.
+ * Bytes per worker per step and bucket, ring: 2 (n-1)/n x e (u + r sum rows
+ * + r sum cols), u the uncompressed elements, e the element's bytes.
  *
- * Costs, as the hook launches them: the error's clone and add over the
- * bucket; per compressed matrix a matmul for P, the orthonormalisation
- * (Gram-Schmidt, 2r + 4(r - 1) launches: a norm and a division per
- * column, then a product, sum, product and subtraction for the columns
- * after it; the hook's torch.linalg.qr for r > 2 is counted as that, a
- * lower bound), a matmul for Q and one for P Q^T; the uncompressed
- * tensors' gathering and scattering; the error's subtraction.
+ * Costs, as the hook launches them: the error's add and clone and the
+ * uncompressed tensors' gathering over the bucket; per compressed matrix
+ * two orthonormalisations (Q before P, P after its allreduce: Gram-Schmidt,
+ * 2r + 4(r - 1) launches each, a norm and a division a column and a
+ * product, a sum, a product and a subtraction for the columns after it;
+ * the hook calls torch.linalg.qr for r > 2, assumed to launch as many) and
+ * three matmuls (P, Q, P Q^T); the divisions by the world and a copy back
+ * a uncompressed tensor; the error's subtraction.
  *
- * As PyTorch's powerSGD_hook runs it (a DDP communication hook: called for
- * each bucket as soon as the bucket is ready, its allreduces chained by
- * futures), a bucket's whole chain runs on a communication stream
- * (algos/comm_stream.h) while backward goes on, one bucket after the
- * other; the step waits for the stream before the optimizer. Vogels et
- * al.'s own code compressed after backward; the hook is what users run.
- * DDP's reducer copies each gradient into its bucket before the hook and
- * back out after it, unless gradient_as_bucket_view (ddp_buckets.h). */
+ * The chain runs on a communication stream (algos/comm_stream.h) while
+ * backward goes on, one bucket after the other; the step waits for the
+ * stream before the optimizer. DDP's reducer copies each gradient into its
+ * bucket before the hook and back out after it, unless
+ * gradient_as_bucket_view (ddp_buckets.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +70,9 @@ typedef struct {
   psgd_run *runs;
   int n_runs;
   size_t p_len, q_len, n_unc; /* elements of P, of Q, uncompressed */
+  int unc_tensors;            /* uncompressed tensors: the hook copies each back */
   double cells;               /* compressed matrices' cells together */
-  double gs_flops;            /* orthonormalising every P: 2 rows r^2 each */
+  double p_gs_flops, q_gs_flops; /* orthonormalising every P, every Q: 2 rows r^2, 2 cols r^2 each */
   float *q, *p, *mat, *err, *unc; /* numeric runs */
 } psgd_bucket;
 
@@ -115,7 +121,8 @@ static int add_matrix(psgd_bucket *b, size_t at, size_t rows, size_t cols, size_
   b->mats[b->n_mats++] = (psgd_matrix){at, rows, cols, b->p_len, b->q_len};
   b->p_len += rows * r, b->q_len += cols * r;
   b->cells += (double)rows * (double)cols;
-  b->gs_flops += 2.0 * (double)rows * (double)(r * r);
+  b->p_gs_flops += 2.0 * (double)rows * (double)(r * r);
+  b->q_gs_flops += 2.0 * (double)cols * (double)(r * r);
   return 0;
 }
 
@@ -128,6 +135,7 @@ static int split_bucket(const hs_algo_ctx *ctx, int i, size_t r, double rate, ps
     const hs_layer *L = &m->layers[l];
     if (L->bucket != i || !L->count) continue;
     size_t at = L->offset - m->buckets[i].offset, used = 0;
+    int before = b->n_mats;
     if (spec[l].matrices_given) {
       for (int k = 0; k < spec[l].n_matrices && !rc; k++) {
         size_t rows = (size_t)spec[l].matrices[k][0], cols = (size_t)spec[l].matrices[k][1];
@@ -141,6 +149,7 @@ static int split_bucket(const hs_algo_ctx *ctx, int i, size_t r, double rate, ps
       used = rows * cols;
     }
     if (!rc) rc = add_run(b, at + used, L->count - used);
+    b->unc_tensors += L->tensors - (b->n_mats - before);
   }
   return rc;
 }
@@ -167,10 +176,10 @@ static int psgd_init(hs_algo_ctx *ctx) {
     if ((rc = split_bucket(ctx, i, r, rate, b))) return rc;
     for (int k = 0; k < b->n_mats; k++)
       if (b->mats[k].rows * b->mats[k].cols > most) most = b->mats[k].rows * b->mats[k].cols;
-    if (!m->params || !b->n_mats) continue;
+    if (!m->params) continue;
     size_t n = m->buckets[i].count;
-    b->q = malloc(b->q_len * sizeof(float));
-    b->p = malloc(b->p_len * sizeof(float));
+    b->q = malloc((b->q_len ? b->q_len : 1) * sizeof(float));
+    b->p = malloc((b->p_len ? b->p_len : 1) * sizeof(float));
     b->mat = malloc(n * sizeof(float));
     b->err = calloc(n, sizeof(float));
     b->unc = malloc((b->n_unc ? b->n_unc : 1) * sizeof(float));
@@ -181,7 +190,11 @@ static int psgd_init(hs_algo_ctx *ctx) {
   return 0;
 }
 
-static hs_buf fbuf(float *data, size_t count) { return data ? hs_buf_host(data, count, HS_F32) : hs_buf_virtual(count, HS_F32); }
+/* Numeric runs send their floats; timing-only ones the bucket's element
+ * type, as the hook's P, Q and torch.cat keep the gradients' dtype. */
+static hs_buf fbuf(const hs_model *m, float *data, size_t count) {
+  return data ? hs_buf_host(data, count, HS_F32) : hs_buf_virtual(count, m->dtype);
+}
 
 /* The uncompressed runs of `bucket` gathered into `packed` (torch.cat),
  * or scattered back from it. */
@@ -195,7 +208,9 @@ static void pack_runs(const psgd_bucket *b, float *bucket, float *packed, int ba
   }
 }
 
-/* On the communication stream: bucket i's chain, its allreduces in turn. */
+/* On the communication stream: bucket i's chain, as the hook chains it
+ * by futures: P computed, the uncompressed tensors' allreduce, then P's,
+ * then Q's. */
 static void bucket_chain(void *arg, int i) {
   psgd_state *s = arg;
   hs_algo_ctx *ctx = s->ctx;
@@ -203,53 +218,55 @@ static void bucket_chain(void *arg, int i) {
   hs_worker *w = ctx->w;
   psgd_bucket *b = &s->b[i];
   size_t r = (size_t)s->rank, n = m->buckets[i].count;
-  hs_request *q = NULL, *qu = NULL;
-  if (!b->n_mats) {
-    hs_buf g = hs_model_bucket_buf(m, m->grads, i);
-    hs_allreduce(w, s->own, g, g, HS_AVG, &q);
-    hs_wait(w, &q);
-    return;
-  }
+  double e = (double)hs_dtype_size(m->dtype); /* bytes an element */
+  int gs = (int)(2 * r + 4 * (r - 1));        /* Gram-Schmidt's launches a matrix */
+  hs_request *q = NULL;
   float *g = b->mat ? m->grads + m->buckets[i].offset : NULL;
-  /* M = g + err over the bucket (the hook's clone and add_: read g and
-   * err, write two), the uncompressed tensors gathered (read and write
-   * them) and allreduced while each P = M Q is computed (a matmul each,
-   * 2 rows cols r flops, reading M) */
-  hs_gpu_kernel(ctx, 16.0 * (double)n + 8.0 * (double)b->n_unc + 4.0 * b->cells, 2 + (b->n_unc > 0) + b->n_mats);
+  /* M = g + err over the bucket (the hook's add_ and clone: read two,
+   * write two), the uncompressed tensors gathered (torch.cat: read and
+   * write them), each Q orthonormalised (the warm start's) and each
+   * P = M Q (a matmul, 2 rows cols r flops, reading M) */
+  hs_gpu_kernel(ctx, e * (4.0 * (double)n + 2.0 * (double)b->n_unc + b->cells), 3 + b->n_mats * (gs + 1));
+  hs_compute(w, b->q_gs_flops + 2 * b->cells * (double)r);
   if (b->mat) {
     for (size_t j = 0; j < n; j++) b->mat[j] = g[j] + b->err[j];
     pack_runs(b, b->mat, b->unc, 0);
+    for (int k = 0; k < b->n_mats; k++) {
+      const psgd_matrix *x = &b->mats[k];
+      hs_k_orthonormalize_f32(b->q + x->q_at, x->cols, r);
+      hs_k_mm_f32(b->mat + x->offset, b->q + x->q_at, b->p + x->p_at, x->rows, x->cols, r);
+    }
   }
+  /* the uncompressed tensors' allreduce; then its division by the world
+   * and a copy back into each of them (read and write them) */
   if (b->n_unc) {
-    hs_buf u = fbuf(b->unc, b->n_unc);
-    hs_allreduce(w, s->own, u, u, HS_AVG, &qu);
+    hs_buf u = fbuf(m, b->unc, b->n_unc);
+    hs_allreduce(w, s->own, u, u, HS_AVG, &q);
+    hs_wait(w, &q);
+    hs_gpu_kernel(ctx, e * 4.0 * (double)b->n_unc, 1 + b->unc_tensors);
+    if (g) pack_runs(b, g, b->unc, 1);
   }
-  hs_compute(w, 2 * b->cells * (double)r);
-  for (int k = 0; b->mat && k < b->n_mats; k++) {
-    const psgd_matrix *x = &b->mats[k];
-    hs_k_mm_f32(b->mat + x->offset, b->q + x->q_at, b->p + x->p_at, x->rows, x->cols, r);
+  if (b->n_mats) {
+    hs_buf p = fbuf(m, b->p, b->p_len);
+    hs_allreduce(w, s->own, p, p, HS_AVG, &q);
+    hs_wait(w, &q);
+    /* each P orthonormalised, each Q = M^T P (2 rows cols r flops,
+     * reading M) */
+    hs_gpu_kernel(ctx, e * b->cells, b->n_mats * (gs + 1));
+    hs_compute(w, b->p_gs_flops + 2.0 * b->cells * (double)r);
+    for (int k = 0; b->mat && k < b->n_mats; k++) {
+      const psgd_matrix *x = &b->mats[k];
+      hs_k_orthonormalize_f32(b->p + x->p_at, x->rows, r);
+      hs_k_mtm_f32(b->mat + x->offset, b->p + x->p_at, b->q + x->q_at, x->cols, x->rows, r);
+    }
+    hs_buf qb = fbuf(m, b->q, b->q_len);
+    hs_allreduce(w, s->own, qb, qb, HS_AVG, &q);
+    hs_wait(w, &q);
   }
-  hs_buf p = fbuf(b->p, b->p_len);
-  hs_allreduce(w, s->own, p, p, HS_AVG, &q);
-  if (qu) hs_wait(w, &qu);
-  hs_wait(w, &q);
-  /* each P orthonormalised (Gram-Schmidt: 2 rows r^2 flops, 2r + 4(r - 1)
-   * launches), each Q = M^T P (2 rows cols r flops, reading M) */
-  hs_gpu_kernel(ctx, 4.0 * b->cells, b->n_mats * (int)(1 + 2 * r + 4 * (r - 1)));
-  hs_compute(w, b->gs_flops + 2.0 * b->cells * (double)r);
-  for (int k = 0; b->mat && k < b->n_mats; k++) {
-    const psgd_matrix *x = &b->mats[k];
-    hs_k_orthonormalize_f32(b->p + x->p_at, x->rows, r);
-    hs_k_mtm_f32(b->mat + x->offset, b->p + x->p_at, b->q + x->q_at, x->cols, x->rows, r);
-  }
-  hs_buf qb = fbuf(b->q, b->q_len);
-  hs_allreduce(w, s->own, qb, qb, HS_AVG, &q);
-  hs_wait(w, &q);
-  /* Each P Q^T replaces its matrix's gradient (2 rows cols r flops,
-   * writing it), the averaged uncompressed tensors are scattered back
-   * (read and write them), and the error is M less what replaced it (read
-   * two, write one over the bucket) */
-  hs_gpu_kernel(ctx, 4.0 * b->cells + 8.0 * (double)b->n_unc + 12.0 * (double)n, b->n_mats + (b->n_unc > 0) + 1);
+  /* Q divided by the world, each P Q^T written over its matrix's
+   * gradient (2 rows cols r flops), the error M less what replaced it
+   * (read two, write one over the bucket) */
+  hs_gpu_kernel(ctx, e * (b->cells + 3.0 * (double)n), (b->n_mats > 0) + b->n_mats + 1);
   hs_compute(w, 2.0 * b->cells * (double)r);
   if (!b->mat) return;
   for (int k = 0; k < b->n_mats; k++) {
@@ -257,7 +274,6 @@ static void bucket_chain(void *arg, int i) {
     hs_k_mmt_f32(b->p + x->p_at, b->q + x->q_at, s->approx, x->rows, r, x->cols);
     memcpy(g + x->offset, s->approx, x->rows * x->cols * sizeof(float));
   }
-  pack_runs(b, g, b->unc, 1);
   for (size_t j = 0; j < n; j++) b->err[j] = b->mat[j] - g[j];
 }
 
@@ -295,7 +311,8 @@ static const hs_option_spec psgd_options[] = {
     {"rank", HS_OPT_INT, "4", 1, NULL, "rank r of the approximation"},
     {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "DDP's buckets, each run through the hook as soon as it is ready"},
     {"min_compression_rate", HS_OPT_NUMBER, "2", 1, NULL,
-     "a matrix is compressed only where (rows + cols) r x this < rows cols (the hook's min_compression_rate)"},
+     "a matrix is compressed only where (rows + cols) r x this < rows cols (the hook's min_compression_rate; below "
+     "1 the hook would also cap r at the matrix's rank, not modelled)"},
     HS_DDP_BUCKET_OPTIONS,
     HS_DDP_BUCKET_VIEW_OPTION,
     {NULL, 0, NULL, 0, NULL, NULL},
