@@ -387,6 +387,23 @@ static void check_real_output(void) {
 static const char *const ranks2 = "#  Rank  0 Group  0 Pid  1 on a device  0 [0x01] GPU\n"
                                   "#  Rank  1 Group  0 Pid  1 on a device  1 [0x02] GPU\n";
 
+/* A -g table of `nodes` x 8 V100 written from the simulation with `moved`,
+ * calibrated from the unchanged machine: 0 and the fitted scenario in s,
+ * calibrate's output in out; else a failed check. */
+static int fit_moved(const char *tag, int nodes, int g, const char *moved, char *out, size_t len, hs_scenario *s) {
+  char sc[64], table[64], fit[64];
+  snprintf(sc, sizeof sc, "v100_%s.lua", tag);
+  snprintf(table, sizeof table, "all_reduce_%s.txt", tag);
+  snprintf(fit, sizeof fit, "fit_%s.lua", tag);
+  write_scenario(sc, "rdma");
+  int a = measure_op_g(sc, nodes, moved, table, "allreduce", "all_reduce_perf", g);
+  int rc = calibrate(table, sc, fit, out, len);
+  if (tap_ok(a == 13 && rc == 0 && load_fitted(sc, fit, s) == 0,
+             "%d node(s), -g %d: 13 sizes, calibrate exits 0 and its file loads (%d, %d)", nodes, g, a, rc))
+    return 0;
+  tap_diag("%s", out);
+  return -1;
+}
 
 /* The same machine measured with 4 GPUs a thread: its plateau (4 x 6 µs)
  * can be read as launches or as NVLink latency added to every size, and a
@@ -394,17 +411,11 @@ static const char *const ranks2 = "#  Rank  0 Group  0 Pid  1 on a device  0 [0x
  * launches and 0.6 µs of latency, 22% off at 128 KiB) until the fit also
  * started from the plateau's launch (calibrate_fit.c). */
 static void check_recovery_launch_g4(void) {
-  write_scenario("v100_g4.lua", "rdma");
-  const char *moved = "--set cluster.intra.efficiency=0.6 --set cluster.gpu.launch_overhead=6us";
-  int a = measure_op_g("v100_g4.lua", 1, moved, "all_reduce_g4.txt", "allreduce", "all_reduce_perf", 4);
   static char out[65536];
-  int rc = calibrate("all_reduce_g4.txt", "v100_g4.lua", "fit_g4.lua", out, sizeof out);
   hs_scenario s;
-  if (!tap_ok(a == 13 && rc == 0 && load_fitted("v100_g4.lua", "fit_g4.lua", &s) == 0,
-              "-g 4: 13 sizes, calibrate exits 0 and its file loads (%d, %d)", a, rc)) {
-    tap_diag("%s", out);
+  if (fit_moved("g4", 1, 4, "--set cluster.intra.efficiency=0.6 --set cluster.gpu.launch_overhead=6us", out,
+                sizeof out, &s))
     return;
-  }
   tap_close(s.cluster.gpu_launch_overhead, 6e-6, 0.01, "-g 4: gpu.launch_overhead from the plateau, not the latency");
   tap_close(s.cluster.intra_efficiency, 0.6, 0.01, "-g 4: intra.efficiency beside it");
   tap_ok(s.cluster.intra.latency < 1e-8, "-g 4: no NVLink latency stands in for the launches (%.3g s)",
@@ -420,17 +431,9 @@ static void check_recovery_launch_g4(void) {
  * prediction to the measured plateau whatever the launch, and the fit
  * would stall 13% off at 128 KiB. */
 static void check_recovery_launch_nodes(void) {
-  write_scenario("v100_g8n.lua", "rdma");
-  const char *moved = "--set cluster.gpu.launch_overhead=6us";
-  int a = measure_op_g("v100_g8n.lua", 2, moved, "all_reduce_g8n.txt", "allreduce", "all_reduce_perf", 8);
   static char out[65536];
-  int rc = calibrate("all_reduce_g8n.txt", "v100_g8n.lua", "fit_g8n.lua", out, sizeof out);
   hs_scenario s;
-  if (!tap_ok(a == 13 && rc == 0 && load_fitted("v100_g8n.lua", "fit_g8n.lua", &s) == 0,
-              "2 nodes, -g 8: 13 sizes, calibrate exits 0 and its file loads (%d, %d)", a, rc)) {
-    tap_diag("%s", out);
-    return;
-  }
+  if (fit_moved("g8n", 2, 8, "--set cluster.gpu.launch_overhead=6us", out, sizeof out, &s)) return;
   tap_close(s.cluster.gpu_launch_overhead, 6e-6, 0.01, "2 nodes, -g 8: gpu.launch_overhead fitted across nodes");
   const char *fitted = strstr(out, "; fitted ");
   double median = -1, worst = -1;
