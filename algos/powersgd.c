@@ -37,9 +37,11 @@
  * three matmuls (P, Q, P Q^T); the divisions by the world and a copy back
  * a uncompressed tensor; the error's subtraction.
  *
- * The chain runs on a communication stream (algos/comm_stream.h) while
- * backward goes on, one bucket after the other; the step waits for the
- * stream before the optimizer. DDP's reducer copies each gradient into its
+ * The chain runs on a communication stream (algos/comm_stream.h), one
+ * bucket after the other, but backward waits for it: the hook runs on the
+ * thread that launches backward and ends each bucket with
+ * torch.cuda.synchronize (sync_each_bucket; false lets the chain run
+ * beside backward); the step waits for the stream before the optimizer. DDP's reducer copies each gradient into its
  * bucket before the hook and back out after it, unless
  * gradient_as_bucket_view (ddp_buckets.h). */
 #include <math.h>
@@ -84,6 +86,7 @@ typedef struct {
   hs_comm *own;           /* the stream posts on a copy of world, not the training thread's */
   hs_comm_stream *stream; /* the buckets' chains, in order */
   int bucket_view;        /* no DDP copies (gradient_as_bucket_view) */
+  int sync_each_bucket;   /* the hook's torch.cuda.synchronize after each bucket */
   int *bucket_tensors;    /* parameter tensors per bucket: the copies' launches */
   float *approx;          /* numeric runs: one matrix's P Q^T (the stream runs one chain at a time) */
 } psgd_state;
@@ -165,6 +168,7 @@ static int psgd_init(hs_algo_ctx *ctx) {
   if (!(s->stream = hs_comm_stream_start(ctx->w, m->n_buckets))) return HS_ENOMEM;
   s->rank = (int)hs_opt_int(ctx->opt, "rank");
   s->bucket_view = hs_opt_bool(ctx->opt, "gradient_as_bucket_view");
+  s->sync_each_bucket = hs_opt_bool(ctx->opt, "sync_each_bucket");
   if (!(s->bucket_tensors = hs_ddp_bucket_tensors(m))) return HS_ENOMEM;
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->b = calloc(m->n_buckets, sizeof *s->b);
@@ -283,9 +287,16 @@ static double psgd_bucket_kernels(hs_algo_ctx *ctx, int i) {
   return s->bucket_view ? 0 : hs_ddp_copy_in_seconds(ctx, s->bucket_tensors, i);
 }
 
+/* The hook runs on the thread that runs backward (DDP's reducer calls it
+ * as the bucket is ready, and NCCL's futures run their callbacks as the
+ * collectives are enqueued), and its decompress ends with
+ * torch.cuda.synchronize(device) ("Removing this seemingly unnecessary sync
+ * somehow may cause failures", pytorch/pytorch#54838): backward launches
+ * nothing more until the bucket's whole chain is done on the GPU. */
 static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
   psgd_state *s = ctx->state;
   hs_comm_stream_enqueue(s->stream, bucket_chain, s, i);
+  if (s->sync_each_bucket) hs_comm_stream_sync(s->stream);
 }
 
 static void psgd_step(hs_algo_ctx *ctx) {
@@ -315,6 +326,9 @@ static const hs_option_spec psgd_options[] = {
      "1 the hook would also cap r at the matrix's rank, not modelled)"},
     HS_DDP_BUCKET_OPTIONS,
     HS_DDP_BUCKET_VIEW_OPTION,
+    {"sync_each_bucket", HS_OPT_BOOL, "true", 0, NULL,
+     "backward waits for each bucket's whole chain, as the hook's torch.cuda.synchronize makes it (pytorch/pytorch"
+     "#54838); false: the chain runs beside backward"},
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 
