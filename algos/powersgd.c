@@ -35,15 +35,15 @@
  * product, a sum, a product and a subtraction for the columns after it;
  * the hook calls torch.linalg.qr for r > 2, assumed to launch as many) and
  * three matmuls (P, Q, P Q^T); the divisions by the world and a copy back
- * a uncompressed tensor; the error's subtraction.
+ * per uncompressed tensor; the error's subtraction.
  *
  * The chain runs on a communication stream (algos/comm_stream.h), one
  * bucket after the other, but backward waits for it: the hook runs on the
  * thread that launches backward and ends each bucket with
  * torch.cuda.synchronize (sync_each_bucket; false lets the chain run
- * beside backward); the step waits for the stream before the optimizer. DDP's reducer copies each gradient into its
- * bucket before the hook and back out after it, unless
- * gradient_as_bucket_view (ddp_buckets.h). */
+ * beside backward); the step waits for the stream before the optimizer.
+ * DDP's reducer copies each gradient into its bucket before the hook and
+ * back out after it, unless gradient_as_bucket_view (ddp_buckets.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

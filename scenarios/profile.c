@@ -273,7 +273,6 @@ out:
   return rc;
 }
 
-
 /* The key a profile's error is about: workload.model_options.NAME where
  * its message names model_options.NAME and the scenario set NAME (the
  * table at `scenario`), so that the message points at that line or that
@@ -493,7 +492,6 @@ static double matrices_cells(const hs_layer_spec *l) {
   for (int k = 0; k < l->n_matrices; k++) cells += l->matrices[k][0] * l->matrices[k][1];
   return cells;
 }
-
 
 /* Runs a profile file (which returns { layers = { {name=, params=,
  * fwd_flops=, bwd_flops=, tensors=, kernels=, bwd_kernels=}, ... },
