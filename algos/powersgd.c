@@ -22,11 +22,21 @@
  * give their shapes. Vogels et al.'s own reducer differs in details (it
  * compresses every tensor of two or more dimensions, allreduces P first,
  * keeps no error for the vectors, skips orthonormalising Q); the hook is
- * what users run. Not modelled: the hook's plain allreduce for its first
- * start_powerSGD_iter steps (1 000 by default): runs here are its
- * compression phase.
+ * what users run. Its first start_powerSGD_iter steps (PyTorch's default
+ * 1 000; at least 2 with error feedback or warm start, since DDP rebuilds
+ * its buckets after the first) are plain allreduce (default._allreduce_fut:
+ * the bucket divided by the world, then allreduced, nothing waited for):
+ * warmup_steps here, 0 by default, so that a run measures the compression
+ * phase from its first step.
  * Bytes per worker per step and bucket, ring: 2 (n-1)/n x e (u + r sum rows
  * + r sum cols), u the uncompressed elements, e the element's bytes.
+ *
+ * batched = true is the hook's other form, batched_powerSGD_hook: the
+ * whole bucket of n elements viewed as one square of side ceil(sqrt(n)),
+ * zero-padded (resize_ and fill_), always compressed whatever it saves,
+ * its error kept over the padded length; P's and Q's allreduces only
+ * (2 (n-1)/n x e x 2 side r a bucket). Faster, and "usually ... a much
+ * lower accuracy, unless matrix_approximation_rank is 1" (its docstring).
  *
  * Costs, as the hook launches them: the error's add and clone and the
  * uncompressed tensors' gathering over the bucket; per compressed matrix
@@ -45,6 +55,7 @@
  * DDP's reducer copies each gradient into its bucket before the hook and
  * back out after it, unless gradient_as_bucket_view (ddp_buckets.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +84,7 @@ typedef struct {
   int n_runs;
   size_t p_len, q_len, n_unc; /* elements of P, of Q, uncompressed */
   int unc_tensors;            /* uncompressed tensors: the hook copies each back */
+  size_t len;                 /* elements the hook works over: the bucket's, or batched its padded square's */
   double cells;               /* compressed matrices' cells together */
   double p_gs_flops, q_gs_flops; /* orthonormalising every P, every Q: 2 rows r^2, 2 cols r^2 each */
   float *q, *p, *mat, *err, *unc; /* numeric runs */
@@ -87,6 +99,9 @@ typedef struct {
   hs_comm_stream *stream; /* the buckets' chains, in order */
   int bucket_view;        /* no DDP copies (gradient_as_bucket_view) */
   int sync_each_bucket;   /* the hook's torch.cuda.synchronize after each bucket */
+  int batched;            /* batched_powerSGD_hook: the bucket as one padded square */
+  int warmup, start;      /* plain allreduce for the first `warmup` steps since init (at `start`) */
+  hs_request **pending;   /* those steps' allreduces, one a bucket */
   int *bucket_tensors;    /* parameter tensors per bucket: the copies' launches */
   float *approx;          /* numeric runs: one matrix's P Q^T (the stream runs one chain at a time) */
 } psgd_state;
@@ -117,7 +132,8 @@ static int add_run(psgd_bucket *b, size_t offset, size_t count) {
 /* A matrix of the layer at `at` (elements from the bucket's start):
  * compressed where it pays, else left to the uncompressed runs. */
 static int add_matrix(psgd_bucket *b, size_t at, size_t rows, size_t cols, size_t r, double rate) {
-  if (!((double)(rows + cols) * (double)r * rate < (double)rows * (double)cols)) return add_run(b, at, rows * cols);
+  if (rate > 0 && !((double)(rows + cols) * (double)r * rate < (double)rows * (double)cols))
+    return add_run(b, at, rows * cols);
   psgd_matrix *m = realloc(b->mats, (size_t)(b->n_mats + 1) * sizeof *m);
   if (!m) return HS_ENOMEM;
   b->mats = m;
@@ -134,6 +150,13 @@ static int split_bucket(const hs_algo_ctx *ctx, int i, size_t r, double rate, ps
   const hs_model *m = ctx->model;
   const hs_layer_spec *spec = ctx->sc->workload.layers;
   int rc = 0;
+  b->len = m->buckets[i].count;
+  if (hs_opt_bool(ctx->opt, "batched")) { /* one padded square, compressed whatever it saves (rate 0) */
+    size_t side = (size_t)ceil(sqrt((double)b->len));
+    while (side * side < b->len) side++; /* sqrt's rounding */
+    b->len = side * side;
+    return b->len ? add_matrix(b, 0, side, side, r, 0) : 0;
+  }
   for (int l = 0; l < m->n_layers && !rc; l++) {
     const hs_layer *L = &m->layers[l];
     if (L->bucket != i || !L->count) continue;
@@ -169,6 +192,10 @@ static int psgd_init(hs_algo_ctx *ctx) {
   s->rank = (int)hs_opt_int(ctx->opt, "rank");
   s->bucket_view = hs_opt_bool(ctx->opt, "gradient_as_bucket_view");
   s->sync_each_bucket = hs_opt_bool(ctx->opt, "sync_each_bucket");
+  s->batched = hs_opt_bool(ctx->opt, "batched");
+  s->warmup = (int)hs_opt_int(ctx->opt, "warmup_steps");
+  s->start = ctx->iteration; /* after a shrink the hook's state starts again, as a new DDP's would */
+  if (!(s->pending = calloc(m->n_buckets > 0 ? (size_t)m->n_buckets : 1, sizeof *s->pending))) return HS_ENOMEM;
   if (!(s->bucket_tensors = hs_ddp_bucket_tensors(m))) return HS_ENOMEM;
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->b = calloc(m->n_buckets, sizeof *s->b);
@@ -181,11 +208,11 @@ static int psgd_init(hs_algo_ctx *ctx) {
     for (int k = 0; k < b->n_mats; k++)
       if (b->mats[k].rows * b->mats[k].cols > most) most = b->mats[k].rows * b->mats[k].cols;
     if (!m->params) continue;
-    size_t n = m->buckets[i].count;
+    size_t n = b->len; /* the hook's M and error: the padded square's, batched */
     b->q = malloc((b->q_len ? b->q_len : 1) * sizeof(float));
     b->p = malloc((b->p_len ? b->p_len : 1) * sizeof(float));
-    b->mat = malloc(n * sizeof(float));
-    b->err = calloc(n, sizeof(float));
+    b->mat = malloc((n ? n : 1) * sizeof(float));
+    b->err = calloc(n ? n : 1, sizeof(float));
     b->unc = malloc((b->n_unc ? b->n_unc : 1) * sizeof(float));
     if (!b->q || !b->p || !b->mat || !b->err || !b->unc) return HS_ENOMEM;
     seeded_fill(b->q, b->q_len, (uint64_t)ctx->sc->run.seed + (uint64_t)i);
@@ -221,19 +248,24 @@ static void bucket_chain(void *arg, int i) {
   hs_model *m = ctx->model;
   hs_worker *w = ctx->w;
   psgd_bucket *b = &s->b[i];
-  size_t r = (size_t)s->rank, n = m->buckets[i].count;
+  size_t r = (size_t)s->rank, n = m->buckets[i].count, len = b->len;
   double e = (double)hs_dtype_size(m->dtype); /* bytes an element */
   int gs = (int)(2 * r + 4 * (r - 1));        /* Gram-Schmidt's launches a matrix */
   hs_request *q = NULL;
   float *g = b->mat ? m->grads + m->buckets[i].offset : NULL;
+  /* batched: the bucket grown to its square (resize_ moves it to a larger
+   * block: read n, write n) and the padding zeroed (fill_) */
+  if (s->batched) hs_gpu_kernel(ctx, e * (double)(n + len), 2);
   /* M = g + err over the bucket (the hook's add_ and clone: read two,
    * write two), the uncompressed tensors gathered (torch.cat: read and
-   * write them), each Q orthonormalised (the warm start's) and each
-   * P = M Q (a matmul, 2 rows cols r flops, reading M) */
-  hs_gpu_kernel(ctx, e * (4.0 * (double)n + 2.0 * (double)b->n_unc + b->cells), 3 + b->n_mats * (gs + 1));
+   * write them; the batched hook has none), each Q orthonormalised (the
+   * warm start's) and each P = M Q (a matmul, 2 rows cols r flops,
+   * reading M) */
+  hs_gpu_kernel(ctx, e * (4.0 * (double)len + 2.0 * (double)b->n_unc + b->cells),
+                (s->batched ? 2 : 3) + b->n_mats * (gs + 1));
   hs_compute(w, b->q_gs_flops + 2 * b->cells * (double)r);
   if (b->mat) {
-    for (size_t j = 0; j < n; j++) b->mat[j] = g[j] + b->err[j];
+    for (size_t j = 0; j < len; j++) b->mat[j] = (j < n ? g[j] : 0.0f) + b->err[j];
     pack_runs(b, b->mat, b->unc, 0);
     for (int k = 0; k < b->n_mats; k++) {
       const psgd_matrix *x = &b->mats[k];
@@ -270,9 +302,16 @@ static void bucket_chain(void *arg, int i) {
   /* Q divided by the world, each P Q^T written over its matrix's
    * gradient (2 rows cols r flops), the error M less what replaced it
    * (read two, write one over the bucket) */
-  hs_gpu_kernel(ctx, e * (b->cells + 3.0 * (double)n), (b->n_mats > 0) + b->n_mats + 1);
+  hs_gpu_kernel(ctx, e * (b->cells + 3.0 * (double)len), (b->n_mats > 0) + b->n_mats + 1);
   hs_compute(w, 2.0 * b->cells * (double)r);
   if (!b->mat) return;
+  if (s->batched) { /* one square: its first n cells are the gradient, the error is kept over all */
+    if (!b->n_mats) return;
+    hs_k_mmt_f32(b->p, b->q, s->approx, b->mats[0].rows, r, b->mats[0].cols);
+    memcpy(g, s->approx, n * sizeof(float));
+    for (size_t j = 0; j < len; j++) b->err[j] = b->mat[j] - s->approx[j];
+    return;
+  }
   for (int k = 0; k < b->n_mats; k++) {
     const psgd_matrix *x = &b->mats[k];
     hs_k_mmt_f32(b->p + x->p_at, b->q + x->q_at, s->approx, x->rows, r, x->cols);
@@ -295,6 +334,15 @@ static double psgd_bucket_kernels(hs_algo_ctx *ctx, int i) {
  * nothing more until the bucket's whole chain is done on the GPU. */
 static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
   psgd_state *s = ctx->state;
+  if (ctx->iteration - s->start < s->warmup) {
+    /* the hook's first steps: the bucket divided by the world (read and
+     * write it), then its allreduce, nothing waited for until the step */
+    hs_model *m = ctx->model;
+    hs_gpu_kernel(ctx, 2.0 * (double)hs_dtype_size(m->dtype) * (double)m->buckets[i].count, 1);
+    hs_buf g = hs_model_bucket_buf(m, m->grads, i);
+    hs_allreduce(ctx->w, ctx->w->world, g, g, HS_AVG, &s->pending[i]);
+    return;
+  }
   hs_comm_stream_enqueue(s->stream, bucket_chain, s, i);
   if (s->sync_each_bucket) hs_comm_stream_sync(s->stream);
 }
@@ -302,6 +350,7 @@ static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
 static void psgd_step(hs_algo_ctx *ctx) {
   psgd_state *s = ctx->state;
   hs_comm_stream_sync(s->stream);
+  hs_waitall(ctx->w, s->pending, ctx->model->n_buckets); /* the plain steps' allreduces, if any */
   /* the reducer's copies out after the hook's futures, then the step */
   hs_sgd_step_after(ctx, s->bucket_view ? 0 : hs_ddp_copy_out_seconds(ctx), ctx->model->grads, s->momentum);
 }
@@ -314,18 +363,41 @@ static void psgd_finish(hs_algo_ctx *ctx) {
     psgd_bucket *b = &s->b[i];
     free(b->q), free(b->p), free(b->mat), free(b->err), free(b->unc), free(b->mats), free(b->runs);
   }
-  free(s->b), free(s->momentum), free(s->bucket_tensors), free(s->approx);
+  free(s->b), free(s->momentum), free(s->bucket_tensors), free(s->approx), free(s->pending);
   free(s);
 }
 
+/* The hook accepts any rank; P and Q grow with it (rows x r and cols x r
+ * floats a matrix, batched side x r each), and a rank in the millions only
+ * runs out of memory. Its docs suggest 1-4, "increased to 32" for some
+ * NLP tasks: 1024 leaves room for any study. */
+enum { PSGD_RANK_MAX = 1024 };
+
+static const char *psgd_validate(const hs_scenario *sc, char *msg, size_t len) {
+  long r = hs_opt_int(&sc->algorithm.options, "rank");
+  if (r > PSGD_RANK_MAX) {
+    snprintf(msg, len, "rank must be at most %d (P and Q grow with it; PyTorch's hook suggests 1 to 4, up to 32), got %ld",
+             PSGD_RANK_MAX, r);
+    return "rank";
+  }
+  return NULL;
+}
+
 static const hs_option_spec psgd_options[] = {
-    {"rank", HS_OPT_INT, "4", 1, NULL, "rank r of the approximation"},
+    {"rank", HS_OPT_INT, "4", 1, NULL, "rank r of the approximation (at most 1024)"},
     {"bucket_size", HS_OPT_BYTES, "25MiB", 1, NULL, "DDP's buckets, each run through the hook as soon as it is ready"},
     {"min_compression_rate", HS_OPT_NUMBER, "2", 1, NULL,
      "a matrix is compressed only where (rows + cols) r x this < rows cols (the hook's min_compression_rate; below "
      "1 the hook would also cap r at the matrix's rank, not modelled)"},
     HS_DDP_BUCKET_OPTIONS,
     HS_DDP_BUCKET_VIEW_OPTION,
+    {"batched", HS_OPT_BOOL, "false", 0, NULL,
+     "PyTorch's batched_powerSGD_hook: each bucket viewed as one zero-padded square of side ceil(sqrt(n)) and "
+     "compressed whatever it saves (faster, usually less accurate unless rank is 1); false: powerSGD_hook, tensor by "
+     "tensor"},
+    {"warmup_steps", HS_OPT_INT, "0", 0, NULL,
+     "plain allreduce for the first steps (the hook's start_powerSGD_iter: PyTorch's default 1000, at least 2 with "
+     "error feedback or warm start); 0: compress from the first step"},
     {"sync_each_bucket", HS_OPT_BOOL, "true", 0, NULL,
      "backward waits for each bucket's whole chain, as the hook's torch.cuda.synchronize makes it (pytorch/pytorch"
      "#54838); false: the chain runs beside backward"},
@@ -338,6 +410,7 @@ const hs_algorithm_desc hs_algo_powersgd = {
     .options = psgd_options,
     .bucket_option = "bucket_size",
     HS_DDP_BUCKET_LAYOUT,
+    .validate = psgd_validate,
     .init = psgd_init,
     .bucket_ready = psgd_bucket_ready,
     .bucket_kernels = psgd_bucket_kernels,

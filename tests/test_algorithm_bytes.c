@@ -53,6 +53,15 @@ static double f_powersgd(int it, int n, const hs_run_result *r) {
   double rows = 10, cols = 32, rank = 2;
   return ring(n, 4 * 10) + ring(n, 4 * rows * rank) + ring(n, 4 * cols * rank);
 }
+static double f_powersgd_warm(int it, int n, const hs_run_result *r) { return it < 5 ? f_allreduce(it, n, r) : f_powersgd(it, n, r); }
+/* batched_powerSGD_hook: the bucket's 330 elements as one square of side
+ * ceil(sqrt(330)) = 19 (361 cells, 31 of them padding), always
+ * compressed: P and Q, 19 x r each, and nothing else. */
+static double f_powersgd_batched(int it, int n, const hs_run_result *r) {
+  (void)it, (void)r;
+  double side = 19, rank = 2;
+  return 2 * ring(n, 4 * side * rank);
+}
 static double f_shift_one(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 4 * P; }
 static double f_ring(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 2 * 4 * P; }
 static double f_lpd(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 2 * (8 + P); }
@@ -80,6 +89,8 @@ static const bytes_case cases[] = {
     {"qadam", ", warmup_steps = 0", f_bytegrad, "bytegrad's from the first step"},
     {"onebit_adam", ", warmup_steps = 0", f_onebit_sign, "n x 2(n-1)(4 + ceil(ceil(P/n)/8)) from the first step"},
     {"powersgd", ", rank = 2", f_powersgd, "ring allreduces of the bias (4 x 10), P (4 r x 10) and Q (4 r x 32)"},
+    {"powersgd", ", rank = 2, warmup_steps = 5", f_powersgd_warm, "gradient_allreduce for 5 steps (the hook's start_powerSGD_iter), then the bias, P and Q"},
+    {"powersgd", ", rank = 2, batched = true", f_powersgd_batched, "ring allreduces of P and Q (4 r x 19 each) of the bucket's padded square"},
     {"decentralized", ", peers = \"shift_one\"", f_shift_one, "one model (4P) per worker"},
     {"decentralized", ", peers = \"ring\"", f_ring, "two models per worker"},
     {"decentralized", ", peers = \"all\"", f_allreduce, "allreduce of the model"},

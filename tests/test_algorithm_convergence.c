@@ -4,7 +4,8 @@
  * 16 workers, softmax regression on a 10-class mixture, iid and Dirichlet
  * (alpha = 0.5) partitions: each algorithm (and each variant worth telling
  * apart: decentralized peers, hierarchical forms, Choco's compressors, the
- * parameter server's two modes, the Adams without a warm-up)
+ * parameter server's two modes, the Adams without a warm-up, PowerSGD's
+ * plain first steps and its batched form)
  *
  *  - ends within 2 points of held-out accuracy of gradient_allreduce trained
  *    on the same number of samples (the same iterations x workers x batch;
@@ -18,6 +19,9 @@
  *    keeps 13% of it on iid data (8% on Dirichlet), so a quarter leaves
  *    twice that margin, while an algorithm that skipped its exchange would
  *    keep all of it.
+ *
+ * Batched PowerSGD at its square's rank must give gradient_allreduce's run
+ * itself (below).
  *
  * The accuracy check alone cannot tell a silent algorithm on iid data: the
  * workers that never communicate reach 96.25% there, against 96.30% for
@@ -59,6 +63,8 @@ static const variant variants[] = {
     {"onebit_adam", ", warmup_steps = 30, hierarchical = true", 0},
     {"qadam", ", warmup_steps = 30, hierarchical = true", 0},
     {"powersgd", ", rank = 2", 0},
+    {"powersgd", ", rank = 2, warmup_steps = 30", 0},
+    {"powersgd", ", rank = 1, batched = true", 0},
     {"decentralized", ", peers = \"all\"", 0},
     {"decentralized", ", peers = \"shift_one\"", 0},
     {"decentralized", ", peers = \"ring\"", 0},
@@ -123,6 +129,25 @@ int main(void) {
              "%s%s, %s: accuracy %.2f%% vs gradient_allreduce %.2f%% (within 2 points), same samples, loss finite in "
              "all %d rows", v->name, v->options, partitions[p], 100 * r->accuracy, 100 * ref->accuracy, r->rows);
       check_together(v, partitions[p], r, spread);
+      hs_run_free(r);
+    }
+    /* batched PowerSGD at the rank of its square is the allreduce itself:
+     * 330 parameters in a square of side 19, whose last row (19 of its 31
+     * padding cells) is zero, so rank 18 spans every worker's M, P Q^T is
+     * M's projection on that span, and the average comes back exactly, to
+     * rounding (1e-5 of the final loss; every weight within 1e-4). Padding
+     * that was not zero, a gradient copied back from the wrong cells or an
+     * error kept over the wrong length would not. */
+    const variant full = {"powersgd", ", rank = 18, batched = true", 0};
+    hs_run_result *r = train(partitions[p], &full);
+    if (r) {
+      double worst = 0;
+      for (size_t k = 0; k < r->n_params && k < ref->n_params; k++)
+        worst = fmax(worst, fabs((double)r->params[k] - (double)ref->params[k]));
+      double lr = r->rows ? r->loss[r->rows - 1] : NAN, la = ref->rows ? ref->loss[ref->rows - 1] : NAN;
+      tap_ok(r->ok && r->n_params == ref->n_params && worst < 1e-4 && fabs(lr - la) <= 1e-5 * fabs(la),
+             "powersgd, rank = 18, batched, %s: gradient_allreduce's run (final loss %.9g against %.9g, weights "
+             "within %.3g)", partitions[p], lr, la, worst);
       hs_run_free(r);
     }
     hs_run_free(ref);

@@ -5,7 +5,8 @@
  * microsecond, differ as their kernels do; the optimizer step costs what
  * its bytes and launches say, fused over buckets or per tensor; so do
  * PyTorch DDP's copies into and out of its buckets and its broadcast of
- * the batch-norms' buffers before every forward, local SGD's
+ * the batch-norms' buffers before every forward, PowerSGD's two hooks'
+ * launches, local SGD's
  * averaging, and the compression, decoding and mixing of the two ring
  * gossips (choco, low_precision_decentralized). */
 #include <math.h>
@@ -143,6 +144,29 @@ int main(void) {
            "%s: DDP's bucket copies around the hook cost %.6f s over 4 iterations (want %.6f s, 2%%)", hooks[h], c - n,
            copy_cost);
   }
+
+  /* PowerSGD's two hooks launch what they run, and backward waits for
+   * each bucket's chain (the hook's synchronize), so every launch is on
+   * the critical path: how much longer a 4 us launch makes an iteration
+   * than a free one counts them, the model's own kernels and the step
+   * alike in both. powerSGD_hook at rank 4 over ResNet-50's 5 buckets: 3
+   * a bucket (add, clone, cat), each of its 54 matrices two Gram-Schmidts
+   * of 2r + 4(r - 1) = 20 launches and a matmul after each, the 107
+   * uncompressed tensors' division and copies back (1 + theirs a bucket),
+   * and per bucket Q's division, each P Q^T and the error: 2459.
+   * batched_powerSGD_hook: one square a bucket, 2 (resize_, fill_) + 2
+   * (add, clone: no cat) + 21 + 21 + 3 = 49, 245 in all. 1e-3 of a
+   * launch: sums of doubles. */
+  snprintf(sets, sizeof sets, "%s --set cluster.gpu.launch_overhead=0", view);
+  double per_tensor_launches = (run_time("psgd", "powersgd", view) - run_time("psgd-free", "powersgd", sets)) / 16e-6;
+  char batched[256];
+  snprintf(batched, sizeof batched, "%s --set algorithm.batched=true", view);
+  snprintf(sets, sizeof sets, "%s --set cluster.gpu.launch_overhead=0", batched);
+  double batched_launches =
+      (run_time("psgd-batched", "powersgd", batched) - run_time("psgd-batched-free", "powersgd", sets)) / 16e-6;
+  tap_ok(fabs((per_tensor_launches - batched_launches) - (2459 - 245)) < 1e-3,
+         "powersgd: %.4f launches an iteration tensor by tensor, %.4f batched: 2214 more (2459 against 49 a bucket)",
+         per_tensor_launches, batched_launches);
 
   /* DDP's buffer broadcast before forward (broadcast_buffers, its
    * default): ResNet-50's 159 batch-norm buffers, 212,904 bytes, in two

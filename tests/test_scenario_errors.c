@@ -94,6 +94,8 @@ static const bad_case cases[] = {
      {"scenario.lua:3:", "cluster.inter.rack_size", "at most 65536"}},
     {"integer option past an int", 5, "algorithm { name = \"local_sgd\", period = 2^32 }", NULL,
      {"scenario.lua:5:", "algorithm.period", "at most 2147483647"}},
+    {"PowerSGD rank past its bound", 5, "algorithm { name = \"powersgd\", batched = true, rank = 1e9 }", NULL,
+     {"scenario.lua:5:", "algorithm.rank", "at most 1024"}},
     {"more memory than the machine has", 4,
      "workload { model = \"softmax\", dataset = { samples = 1e8, features = 1e7 } }", NULL,
      {"scenario.lua:4:", "workload.dataset.features", "of memory, most of it for the data set"}},
