@@ -74,7 +74,8 @@ static int ring_right_fn(hs_peer_scheme *s, int r, int n, long t, int *p, double
 static int shift_one_fn(hs_peer_scheme *s, int r, int n, long t, int *p, double *w, char *e, size_t l) {
   (void)s, (void)w;
   if (n % 2) {
-    snprintf(e, l, "shift_one pairs every rank, so it needs an even number of ranks (got %d)", n);
+    snprintf(e, l, "shift_one pairs every rank, so it needs an even number of ranks (got %d); \"ring\" or "
+             "\"exp2\" gossip over any number", n);
     return -1;
   }
   p[0] = hs_peer_shift_one(r, n, t);
