@@ -118,11 +118,11 @@ static void ama_step(hs_algo_ctx *ctx) {
 static void ama_finish(hs_algo_ctx *ctx) {
   ama_state *s = ctx->state;
   s->finished = 1;
-  hs_sem_release(ctx->w, s->wake); /* a thread waiting out sync_interval goes to agree at once */
+  if (s->wake) hs_sem_release(ctx->w, s->wake); /* a thread waiting out sync_interval goes to agree at once */
   if (s->thread) hs_thread_join(ctx->w, s->thread);
   hs_comm_free(ctx->w, s->bg);
-  hs_mutex_destroy(ctx->w, s->lock);
-  hs_sem_destroy(ctx->w, s->wake);
+  if (s->lock) hs_mutex_destroy(ctx->w, s->lock); /* an init that failed may not have made them */
+  if (s->wake) hs_sem_destroy(ctx->w, s->wake);
   free(s->momentum), free(s->copy), free(s->sum);
   free(s);
 }

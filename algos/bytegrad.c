@@ -79,7 +79,7 @@ static void bg_step(hs_algo_ctx *ctx) {
 static void bg_finish(hs_algo_ctx *ctx) {
   bg_state *s = ctx->state;
   hs_comm_stream_stop(s->stream);
-  for (int b = 0; b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]);
+  for (int b = 0; s->sg && b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]); /* none if init stopped early */
   hs_hierarchy_free(ctx->w, &s->h);
   if (s->own) hs_comm_free(ctx->w, s->own);
   free(s->sg), free(s->momentum);

@@ -138,7 +138,7 @@ void hs_cadam_step(hs_algo_ctx *ctx) {
 void hs_cadam_finish(hs_algo_ctx *ctx) {
   cadam_state *s = ctx->state;
   hs_comm_stream_stop(s->stream);
-  for (int b = 0; b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]);
+  for (int b = 0; s->sg && b < ctx->model->n_buckets; b++) hs_sg_free(s->sg[b]); /* none if init stopped early */
   hs_hierarchy_free(ctx->w, &s->h);
   if (s->own) hs_comm_free(ctx->w, s->own);
   free(s->sg), free(s->pending), free(s->m), free(s->v), free(s->prev);

@@ -68,6 +68,7 @@ typedef struct { /* one worker as seen by an asynchronous server */
 struct ps_state {
   hs_algo_ctx *ctx;
   int servers, workers, async, staleness;
+  int ready;          /* init finished: a worker has its servers to say goodbye to */
   int cpu;            /* this rank is a CPU server: its kernels run at host memory bandwidth */
   int overlap;        /* sync: per bucket on the communication stream */
   int units;          /* what is exchanged: the buckets (overlap) or the whole model */
@@ -225,6 +226,7 @@ static int ps_init(hs_algo_ctx *ctx) {
     if (!rc && s->overlap && w->role == HS_ROLE_WORKER &&
         !(s->stream = hs_comm_stream_start(w, m->n_buckets + 1))) /* the buckets and the drain */
       rc = HS_ENOMEM;
+    s->ready = !rc;
     return rc;
   }
   s->pair = calloc((size_t)s->workers, sizeof *s->pair);
@@ -233,6 +235,7 @@ static int ps_init(hs_algo_ctx *ctx) {
     int rc = hs_comm_split(w, w->world, member ? 0 : -1, w->rank, &s->pair[v]);
     if (rc) return rc;
   }
+  s->ready = 1;
   return 0;
 }
 
@@ -542,7 +545,7 @@ static void ps_serve(hs_algo_ctx *ctx) {
 static void ps_finish(hs_algo_ctx *ctx) {
   ps_state *s = ctx->state;
   hs_worker *w = ctx->w;
-  if (s->async && w->role == HS_ROLE_WORKER) worker_bye(s, w);
+  if (s->async && s->ready && w->role == HS_ROLE_WORKER) worker_bye(s, w);
   hs_comm_stream_stop(s->stream);
   if (s->node) hs_comm_free(w, s->node);
   if (s->push_c) hs_comm_free(w, s->push_c);

@@ -55,6 +55,11 @@ struct sim_recovery {
 
 void hs_sim_track_actor(sim_rank *r, sg_actor_t a) {
   r->world->actors++;
+  /* A rank struck before it started its helpers (a failure at time 0,
+   * played before the rank's own actor ran) gets them daemonized as
+   * strike() did the others: one left waiting on its queue would keep the
+   * simulation from ever ending. */
+  if (r->dead) sg_actor_daemonize(a);
   if (r->n_actors == r->cap_actors) {
     r->cap_actors = r->cap_actors ? 2 * r->cap_actors : 4;
     r->actors = realloc(r->actors, (size_t)r->cap_actors * sizeof *r->actors);

@@ -74,22 +74,22 @@ static void snapshot(snapshots *s, int it, double time, const float *params) {
   s->iteration[s->n++] = it;
 }
 
-/* A failure struck (hs_failures changed). Under "abort", or when this rank
- * cannot go on, returns -1: the rank stops. Under "shrink" the lifecycle of
- * algorithm.h runs: the algorithm is torn down (finish), the survivors
- * agree on the iteration to resume from and form a world of their own,
- * agree on the weights (numeric runs: rank 0 of the new world broadcasts
- * its own, as an elastic restart would restart from one survivor's state),
- * and only then is the algorithm started again (init, ctx->restarts
- * counting), so whatever it copies from the model is the agreed model. */
-static int recover(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, int *it) {
+/* Tears the algorithm down, whatever of it its init had built: every
+ * finish takes a state its init left half built (an init that failed). */
+static void tear_down(hs_algo_ctx *ctx, const hs_algorithm_desc *algo) {
+  if (algo->finish && ctx->state) algo->finish(ctx);
+  ctx->state = NULL;
+}
+
+/* One recovery: 0 done, -1 the rank stops, 1 another failure struck while
+ * the algorithm started again. */
+static int recover_once(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, int *it) {
   hs_worker *w = ctx->w;
   const hs_scenario *sc = ctx->sc;
   /* Torn down in every case: an algorithm's own threads of control (the
    * averaging thread of async_model_average) must be joined before the
    * model they use is freed. */
-  if (algo->finish) algo->finish(ctx);
-  ctx->state = NULL;
+  tear_down(ctx, algo);
   if (sc->run.on_failure != HS_ON_FAILURE_SHRINK) return -1;
   int resume = *it;
   for (;;) { /* another failure during an agreement: agree again from the start */
@@ -126,7 +126,27 @@ static int recover(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, i
   }
   ctx->iteration = *it = resume;
   ctx->restarts++; /* then the algorithm, over them */
-  return algo->init && algo->init(ctx) ? -1 : 0;
+  int rc = algo->init ? algo->init(ctx) : 0;
+  if (hs_failures(w) != *seen) return 1;
+  if (rc) tear_down(ctx, algo);
+  return rc ? -1 : 0;
+}
+
+/* A failure struck (hs_failures changed). Under "abort", or when this rank
+ * cannot go on, returns -1: the rank stops. Under "shrink" the lifecycle of
+ * algorithm.h runs: the algorithm is torn down (finish), the survivors
+ * agree on the iteration to resume from and form a world of their own,
+ * agree on the weights (numeric runs: rank 0 of the new world broadcasts
+ * its own, as an elastic restart would restart from one survivor's state),
+ * and only then is the algorithm started again (init, ctx->restarts
+ * counting), so whatever it copies from the model is the agreed model.
+ * Another failure while it starts again (its communicators revoked under
+ * it) is recovered from in turn. */
+static int recover(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *seen, int *it) {
+  for (;;) {
+    int rc = recover_once(ctx, algo, seen, it);
+    if (rc <= 0) return rc;
+  }
 }
 
 int hs_train_worker(hs_worker *w, hs_train_job *job) {
@@ -148,12 +168,21 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   hs_model_init_params(model, wl, sc->run.seed, w->rank);
 
   hs_algo_ctx ctx = {.w = w, .sc = sc, .opt = &sc->algorithm.options, .model = model};
+  /* Failures are counted from the run's start: one that strikes while the
+   * algorithm starts (at time 0, or during its communicators' splits) is
+   * recovered from as any later one, not taken for a failed init. */
+  int seen_failures = 0;
   int rc = algo->init ? algo->init(&ctx) : 0;
-  if (rc) {
+  if (rc && hs_failures(w) == seen_failures) { /* not a failure's doing: out of memory, say */
+    tear_down(&ctx, algo);
     hs_model_free(model);
     return rc;
   }
-  int seen_failures = hs_failures(w);
+  int first = 0;
+  if (hs_failures(w) != seen_failures && recover(&ctx, algo, &seen_failures, &first)) {
+    hs_model_free(model);
+    return HS_EPEER;
+  }
   const int world_rank = w->rank; /* the GPU's own rank, whatever the world becomes */
   if (w->role == HS_ROLE_SERVER) {
     int served = 0;
