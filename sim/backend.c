@@ -32,6 +32,7 @@ static int sim_waitall(hs_request **q, int n) {
 struct sim_rendezvous {
   int ctx, seq;
   int size, left;
+  int arrived, revoked; /* revoked: the parent was, when its last member arrived */
   int *color, *key;
   int ctx_base;
   sim_members **groups; /* one per parent rank, shared per color */
@@ -129,13 +130,21 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
 
 hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all) { return hs_sim_comm_new(self, 0, all, self->w.rank); }
 
+static void sim_comm_free(hs_comm *c);
+
 static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
   sim_world *w = c->self->world;
   sim_rendezvous *r = rendezvous_get(w, c);
   c->split_seq++;
   r->color[c->g.me] = color;
   r->key[c->g.me] = key;
+  /* Whether the parent is revoked is decided once, by its last member to
+   * arrive, for all: decided by each as it leaves, a failure striking
+   * between two of them sent one on to its next split while the other
+   * returned, and the first waited there for ever. */
+  if (++r->arrived == r->size) r->revoked = c->ctx < w->revoke_floor;
   sg_barrier_wait(r->barrier);
+  int revoked = r->revoked;
   *out = NULL;
   if (color >= 0) {
     /* Group index: order of first appearance of the color among parent ranks. */
@@ -176,6 +185,16 @@ static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
     *out = hs_sim_comm_new(c->self, r->ctx_base + group_idx, m, me);
   }
   rendezvous_done(w, r);
+  /* A split of a communicator a failure has revoked is an operation on it,
+   * and fails as every later one does: its groups may hold the dead, and
+   * the new communicators, made after the failure, would not be revoked
+   * (one of them held an asynchronous parameter server's worker waiting
+   * for ever on a server that had gone to recover). */
+  if (revoked) {
+    if (*out) sim_comm_free(*out);
+    *out = NULL;
+    return HS_EPEER;
+  }
   return HS_OK;
 }
 
@@ -234,6 +253,7 @@ static void sim_compute_busy(hs_worker *w, double flops, double seconds) {
 
 struct hs_thread {
   sg_actor_t actor;
+  sim_rank *rank; /* whose helper it is (hs_sim_track_actor) */
   void (*fn)(void *);
   void *arg;
 };
@@ -243,6 +263,10 @@ static void thread_main(int argc, char **argv) {
   (void)argv;
   hs_thread *t = sg_actor_self_get_data();
   t->fn(t->arg);
+  /* Ended: no longer one of the rank's actors that a failure would
+   * daemonize (a daemon that has ended, its handle freed by the join,
+   * crashed the engine at its end). */
+  hs_sim_untrack_actor(t->rank, t->actor);
 }
 
 static int sim_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thread **out) {
@@ -251,6 +275,7 @@ static int sim_thread_spawn(hs_worker *w, void (*fn)(void *), void *arg, hs_thre
   hs_thread *t = calloc(1, sizeof *t);
   t->fn = fn;
   t->arg = arg;
+  t->rank = self;
   char name[64];
   snprintf(name, sizeof name, "thread-%d-%d", w->rank, serial++);
   t->actor = sg_actor_init(name, self->host);

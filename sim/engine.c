@@ -32,6 +32,8 @@ static void rank_main(int argc, char **argv) {
    * would see the transfers cancelled. */
   sim_world *w = b->rank->world;
   while (w->epoch > 0 && w->pending) sg_actor_sleep_for(1e-6);
+  /* Ended: a later failure of this rank's node must not daemonize it. */
+  hs_sim_untrack_actor(b->rank, sg_actor_self());
 }
 
 /* What the simulator can run for this scenario: every operation's

@@ -67,6 +67,14 @@ void hs_sim_track_actor(sim_rank *r, sg_actor_t a) {
   r->actors[r->n_actors++] = a;
 }
 
+void hs_sim_untrack_actor(sim_rank *r, sg_actor_t a) {
+  for (int i = 0; i < r->n_actors; i++)
+    if (r->actors[i] == a) {
+      r->actors[i] = r->actors[--r->n_actors];
+      return;
+    }
+}
+
 void hs_sim_start_helper(hs_comm *c, const char *kind, void (*code)(int, char **), void *data) {
   char name[64];
   snprintf(name, sizeof name, "%s-%d-c%d", kind, c->self->w.rank, c->ctx);
@@ -191,15 +199,12 @@ static void revoke_all(sim_world *w) {
 }
 
 static void strike(sim_world *w, const failure_event *e) {
+  /* Counted first, before any simcall: once none but daemons is left (the
+   * last GPUs lost), SimGrid ends the simulation at the simcall that
+   * daemonizes the last one, this actor with it (counted after, a run
+   * that lost every GPU reported one failure of two). */
   int lost = 0;
-  for (int r = e->first; r < e->first + e->count && r < w->n; r++) {
-    sim_rank *sr = &w->ranks[r];
-    if (sr->dead) continue;
-    sr->dead = 1;
-    lost++;
-    w->alive--;
-    for (int a = 0; a < sr->n_actors; a++) sg_actor_daemonize(sr->actors[a]);
-  }
+  for (int r = e->first; r < e->first + e->count && r < w->n; r++) lost += !w->ranks[r].dead;
   if (!lost) return; /* it had died already */
   hs_sim_stats *st = w->stats;
   if (st && st->n_failures < HS_SIM_FAILURES_MAX) {
@@ -207,9 +212,18 @@ static void strike(sim_world *w, const failure_event *e) {
     snprintf(st->failure_what[st->n_failures], sizeof st->failure_what[0], "%s", e->what);
   }
   if (st) st->n_failures++, st->ranks_lost += lost;
-  if (w->sc->run.on_failure == HS_ON_FAILURE_ABORT || w->alive == 0) {
+  if (w->sc->run.on_failure == HS_ON_FAILURE_ABORT || w->alive == lost) {
     w->aborting = 1;
     if (st) st->aborted = 1;
+  }
+  /* The victims' actors (those still running: an ended one is no longer
+   * tracked) become daemons, as they are marked dead. */
+  for (int r = e->first; r < e->first + e->count && r < w->n; r++) {
+    sim_rank *sr = &w->ranks[r];
+    if (sr->dead) continue;
+    sr->dead = 1;
+    w->alive--;
+    for (int a = 0; a < sr->n_actors; a++) sg_actor_daemonize(sr->actors[a]);
   }
   w->epoch++;
   revoke_all(w);

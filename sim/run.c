@@ -96,13 +96,14 @@ static int run_staged(void *arg, const char *stage, const char *target) {
                       .ranks_lost = stats.ranks_lost, .aborted = stats.aborted};
   /* Shrinking until no rank is left ends the run as an abort does: the
    * scenario's failures took every GPU (seen: mtbf = 1ns). */
-  int all_lost = !stats.aborted && stats.n_failures > 0 && job.ranks_done == 0;
+  int shrink = sc->run.on_failure == HS_ON_FAILURE_SHRINK;
+  int all_lost = shrink && stats.n_failures > 0 && (stats.aborted || job.ranks_done == 0);
   if (all_lost) info.aborted = 1;
   int rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
   /* What was measured is written either way; a run in which some rank did
    * not run to its end is still a failed run. A failure that aborts the run
    * as the scenario asked is its own outcome: exit 3. */
-  if (stats.aborted) {
+  if (stats.aborted && !shrink) {
     fprintf(stderr, "hearsay: %s at %.6g s ended the run (run.on_failure = \"abort\"); the outputs hold the %d "
             "iterations measured before it\n", stats.failure_what[0], stats.failure_time[0], hs_metrics_rows(m));
     if (!opt->quiet) hs_report_print(stdout, sc, m, &info, target);

@@ -193,6 +193,8 @@ int hs_sim_stream_free(hs_comm *c);
 /* failures.c */
 void hs_sim_start_failures(sim_world *w);
 void hs_sim_track_actor(sim_rank *r, sg_actor_t a);
+/* An actor of r's that has ended: a later failure of r leaves it alone. */
+void hs_sim_untrack_actor(sim_rank *r, sg_actor_t a);
 /* Starts one of communicator c's helper actors on its rank's host (a send
  * communication stream), named "KIND-RANK-cCTX", with `data` as
  * its actor data, and tracks it. */

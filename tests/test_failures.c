@@ -1,12 +1,15 @@
 /* test_failures.c — failures { } with run.on_failure = "abort" and "shrink":
  * the run ends (or goes on) within bounded wall time, metrics.csv keeps
  * every row measured before the failure, and under shrink training goes on
- * over the survivors with a falling loss. */
+ * over the survivors with a falling loss. Also failures at time 0, while
+ * every algorithm starts, and plans that take every GPU: cases a sweep of
+ * random failure plans found hanging or crashing. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "tests/harness.h"
 #include "tests/run_csv.h"
 #include "tests/tap.h"
 
@@ -155,6 +158,36 @@ int main(void) {
   tap_ok(done_early.rc == 0 && done_early.wall < 60 && done_early.rows > 0 && !strstr(done_early.err, "80 days"),
          "asynchronous parameter server, a worker done before node 2 fails: the survivors shrink without it and the "
          "run ends (exit %d, %.2f s wall)", done_early.rc, done_early.wall);
+  /* Found by a sweep of random failure plans (2026-11-27). An
+   * asynchronous parameter server whose GPU 3 fails at time 0: the split
+   * that built its worker-server pairs ran over a world the failure had
+   * revoked, made pairs that were not revoked, and a worker waited for
+   * ever on its goodbye to a server gone to recover (the watchdog's 40
+   * simulated days). Splits of a revoked communicator now fail. */
+  for (int p = 0; p < 2; p++) {
+    static hs_csv_run r0;
+    snprintf(lua, sizeof lua, lua_fmt, "parameter_server", p ? "shrink" : "abort", "failures { { gpu = 3, at = 0 } }\n");
+    hs_csv_run_lua("ps-zero", lua, "--set algorithm.mode=async", &r0);
+    tap_ok(r0.rc == (p ? 0 : 3) && r0.wall < 60 && !strstr(r0.err, "days"),
+           "asynchronous parameter server, GPU 3 failing at time 0, %s: exit %d (%d) in %.2f s wall", p ? "shrink" : "abort",
+           r0.rc, p ? 0 : 3, r0.wall);
+  }
+  /* Every GPU lost under shrink, the first at time 0, with Horovod's loop
+   * and its streams: the streams' actors that had ended were daemonized by
+   * the second failure (a crash at the engine's end), and daemonizing the
+   * last GPUs' actors ended the simulation inside the strike, before it
+   * was counted (the report named one failure of two, under "abort"). */
+  static hs_csv_run all;
+  snprintf(lua, sizeof lua, lua_fmt, "gradient_allreduce", "shrink",
+           "failures { { node = 0, at = 0 }, { node = 1, at = 0 }, { node = 2, at = 0.002 }, { node = 3, at = 0.004 } }\n");
+  hs_csv_run_lua("all-lost", lua, "--set algorithm.cycle_time=5ms", &all);
+  char path[700], summary[1 << 14] = "";
+  snprintf(path, sizeof path, "%s/summary.json", all.out);
+  hs_test_slurp(path, summary, sizeof summary);
+  tap_ok(all.rc == 3 && all.wall < 60 && strstr(all.err, "took every rank (the last at 0.004 s") &&
+             strstr(summary, "\"struck\": 4, \"ranks_lost\": 8, \"aborted\": true"),
+         "every GPU lost under shrink, Horovod's loop, the first at time 0: exit %d (3) in %.2f s wall, the last failure "
+         "named, all four failures and 8 ranks counted", all.rc, all.wall);
   sweep();
   return tap_done(0);
 }

@@ -387,8 +387,11 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
       hs_format_time(info->failure_time[i], tf, sizeof tf);
       fprintf(out, "%s%s at %s", i ? ", " : "", info->failure_what[i], tf);
     }
+    int shrink = sc->run.on_failure == HS_ON_FAILURE_SHRINK;
     fprintf(out, "; %d ranks lost, %s\n", info->ranks_lost,
-            info->aborted ? "run aborted (run.on_failure = \"abort\")" : "survivors went on (shrink)");
+            !info->aborted ? "survivors went on (shrink)"
+            : shrink       ? "none left to go on (run.on_failure = \"shrink\")"
+                           : "run aborted (run.on_failure = \"abort\")");
   }
   if (info->collectives) {
     long total = 0;
