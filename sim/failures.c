@@ -43,6 +43,7 @@ struct sim_recovery {
   int arrived;
   int *rank_arrived; /* per world rank */
   int resume;
+  int epoch; /* the world's failures when it closed */
   sg_sem_t go;
   int leaving;
   /* set on release */
@@ -121,6 +122,7 @@ static void recovery_check(sim_world *w) {
   for (int r = 0; r < w->n; r++)
     if (!w->ranks[r].dead && rc->rank_arrived[r]) m->ranks[m->n++] = r;
   rc->members = m;
+  rc->epoch = w->epoch;
   rc->ctx = w->next_ctx++;
   rc->released = 1;
   w->recovery = NULL;
@@ -151,6 +153,7 @@ int hs_sim_shrink(hs_worker *wk, int iteration, int *resume) {
   recovery_check(w);
   sg_sem_acquire(rc->go);
   *resume = rc->resume;
+  wk->failures_agreed = rc->epoch;
   sim_members *m = rc->members;
   int ctx = rc->ctx;
   if (++rc->leaving == rc->arrived) {

@@ -188,6 +188,23 @@ int main(void) {
              strstr(summary, "\"struck\": 4, \"ranks_lost\": 8, \"aborted\": true"),
          "every GPU lost under shrink, Horovod's loop, the first at time 0: exit %d (3) in %.2f s wall, the last failure "
          "named, all four failures and 8 ranks counted", all.rc, all.wall);
+  /* Two failures in a row, the survivors of the first gathering at their
+   * own pace (a rank notices a failure only when its compute ends): those
+   * that gathered before the second took one count of failures, those it
+   * brought another, so one group agreed again while the other started
+   * the algorithm, and both waited for ever (the watchdog's 20 days).
+   * Every rank released by an agreement now takes its count. */
+  static hs_csv_run twice;
+  hs_csv_run_lua("twice",
+                 "cluster { nodes = 3, gpus_per_node = 4, gpu = { flops = '10TF' }, inter = { bandwidth = '25Gbps' } }\n"
+                 "workload { model = 'resnet18', batch = 16 }\n"
+                 "algorithm { name = 'low_precision_decentralized' }\n"
+                 "run { iterations = 20, seed = 73, on_failure = 'shrink' }\n"
+                 "failures { { node = 1, at = 0.001 }, { gpu = 0, at = 0.026 } }\n",
+                 "", &twice);
+  tap_ok(twice.rc == 0 && twice.wall < 60 && twice.rows == 20 && hs_csv(&twice, twice.rows - 1, "workers") == 7,
+         "two failures in a row while the survivors of the first gather: exit %d (0) in %.2f s wall, %d rows (20), 7 "
+         "workers at the end", twice.rc, twice.wall, twice.rows);
   sweep();
   return tap_done(0);
 }

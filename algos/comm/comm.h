@@ -199,6 +199,10 @@ struct hs_worker {
   hs_role role;
   int node, local_rank, gpus_per_node; /* placement, for hierarchical schemes */
   uint64_t bytes_sent; /* bytes this rank put on the wire, counted by the backend */
+  /* failures() as the last shrink() agreement closed, the same for every
+   * rank it released: what the survivors have recovered from (a rank's own
+   * reading after it, taken at its own moment, can differ from another's) */
+  int failures_agreed;
   /* Where the loop and the backend record timeline spans (algos/report/trace.h)
    * while tracing is on; NULL or off: nothing is recorded. */
   hs_trace *trace;

@@ -92,9 +92,15 @@ static int recover_once(hs_algo_ctx *ctx, const hs_algorithm_desc *algo, int *se
   tear_down(ctx, algo);
   if (sc->run.on_failure != HS_ON_FAILURE_SHRINK) return -1;
   int resume = *it;
-  for (;;) { /* another failure during an agreement: agree again from the start */
-    *seen = hs_failures(w);
+  for (;;) { /* another failure after an agreement closed: agree again from the start */
     if (hs_shrink(w, *it, &resume)) return -1;
+    /* A failure while the survivors gathered is in the agreement (its
+     * world is of the ranks alive when it closed); what every rank it
+     * released has seen is the count then, not each one's own reading
+     * (a rank that gathered early and one that came with a later failure
+     * once took different counts, one went to agree again while the other
+     * started the algorithm, and both waited for ever). */
+    *seen = w->failures_agreed;
     if (hs_failures(w) != *seen) continue;
     hs_role role = w->rank >= w->size - hs_algorithm_servers(sc) ? HS_ROLE_SERVER : HS_ROLE_WORKER;
     /* A dead server takes its shard with it: no survivor could take its
