@@ -93,6 +93,31 @@ static const char *dec_validate(const hs_scenario *sc, char *msg, size_t len) {
   return NULL;
 }
 
+/* After a shrink the scheme runs over fewer ranks (or nodes) than the
+ * scenario was checked for, and may not run over them at all (shift_one
+ * pairs every rank: an odd number of survivors). Every rank learns the
+ * gossip group's size (the leaders', counted over the world, where the
+ * scheme runs among nodes) and checks the round to come alike, so all of
+ * them stop together, rather than the gossip stopping the process there
+ * (exit 2, nothing written). */
+static int scheme_fits_survivors(hs_algo_ctx *ctx, dec_state *s) {
+  hs_worker *w = ctx->w;
+  int n = w->size;
+  if (s->h.enabled) {
+    int leader = s->gossip != NULL;
+    hs_request *q = NULL;
+    int rc = hs_allreduce(w, w->world, hs_buf_host(&leader, 1, HS_I32), hs_buf_host(&n, 1, HS_I32), HS_SUM, &q);
+    if (rc || (rc = hs_wait(w, &q))) return rc;
+  }
+  char err[HS_PEER_ERR_MAX];
+  if (hs_peer_schedule_get(hs_peer_scheme_schedule(s->scheme, n), ctx->iteration / s->interval, err, sizeof err))
+    return 0;
+  if (w->rank == 0)
+    fprintf(stderr, "hearsay: after the failure, peer scheme %s cannot run over the %d %s left: %s\n", s->scheme->name,
+            n, s->h.enabled ? "nodes" : "ranks", err);
+  return HS_EINVAL;
+}
+
 static int dec_init(hs_algo_ctx *ctx) {
   dec_state *s = calloc(1, sizeof *s);
   ctx->state = s;
@@ -105,6 +130,7 @@ static int dec_init(hs_algo_ctx *ctx) {
   int rc = hs_hierarchy_init(ctx->w, uses_hierarchy(ctx->sc), &s->h, &s->gossip);
   if (rc) return rc;
   if (s->h.enabled && !(s->stream = hs_comm_stream_start(ctx->w, 1))) return HS_ENOMEM;
+  if (ctx->restarts > 0 && !s->scheme->allreduce && (rc = scheme_fits_survivors(ctx, s))) return rc;
   size_t np = ctx->model->n_params;
   if (ctx->model->params) {
     s->mixed = malloc(np * sizeof(float));

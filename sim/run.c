@@ -97,8 +97,12 @@ static int run_staged(void *arg, const char *stage, const char *target) {
   /* Shrinking until no rank is left ends the run as an abort does: the
    * scenario's failures took every GPU (seen: mtbf = 1ns). */
   int shrink = sc->run.on_failure == HS_ON_FAILURE_SHRINK;
-  int all_lost = shrink && stats.n_failures > 0 && (stats.aborted || job.ranks_done == 0);
-  if (all_lost) info.aborted = 1;
+  int all_lost = shrink && stats.n_failures > 0 && stats.aborted;
+  /* Survivors that could not go on (a parameter server lost, a peer
+   * scheme that cannot run over them; each says why): the failures ended
+   * the run as much as an abort would have. */
+  int stuck = shrink && stats.n_failures > 0 && !stats.aborted && job.ranks_done == 0;
+  if (all_lost || stuck) info.aborted = 1;
   int rc = hs_report_write(dir, sc, m, &info) ? 1 : 0;
   /* What was measured is written either way; a run in which some rank did
    * not run to its end is still a failed run. A failure that aborts the run
@@ -111,6 +115,12 @@ static int run_staged(void *arg, const char *stage, const char *target) {
   } else if (all_lost) {
     fprintf(stderr, "hearsay: failures { } took every rank (the last at %.6g s; run.on_failure = \"shrink\" had "
             "nothing left to go on with); the outputs hold the %d iterations measured\n",
+            stats.failure_time[info.listed > 0 ? info.listed - 1 : 0], hs_metrics_rows(m));
+    if (!opt->quiet) hs_report_print(stdout, sc, m, &info, target);
+    rc = rc ? rc : HS_RUN_ABORTED;
+  } else if (stuck) {
+    fprintf(stderr, "hearsay: the survivors of %s at %.6g s could not go on (run.on_failure = \"shrink\"; why, above); "
+            "the outputs hold the %d iterations measured\n", stats.failure_what[info.listed > 0 ? info.listed - 1 : 0],
             stats.failure_time[info.listed > 0 ? info.listed - 1 : 0], hs_metrics_rows(m));
     if (!opt->quiet) hs_report_print(stdout, sc, m, &info, target);
     rc = rc ? rc : HS_RUN_ABORTED;

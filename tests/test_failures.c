@@ -205,6 +205,17 @@ int main(void) {
   tap_ok(twice.rc == 0 && twice.wall < 60 && twice.rows == 20 && hs_csv(&twice, twice.rows - 1, "workers") == 7,
          "two failures in a row while the survivors of the first gather: exit %d (0) in %.2f s wall, %d rows (20), 7 "
          "workers at the end", twice.rc, twice.wall, twice.rows);
+  /* decentralized's default peers, shift_one, pair every rank: one GPU
+   * of 8 lost leaves 7, over which it cannot run. The run stops with its
+   * rows and says why (it stopped the process from inside the gossip
+   * before: exit 2, nothing written). */
+  static hs_csv_run odd;
+  snprintf(lua, sizeof lua, lua_fmt, "decentralized", "shrink", "failures { { gpu = 3, at = 0.002 } }\n");
+  hs_csv_run_lua("odd", lua, NULL, &odd);
+  tap_ok(odd.rc == 3 && odd.wall < 60 && odd.rows > 0 && strstr(odd.err, "cannot run over the 7 ranks left") &&
+             strstr(odd.err, "could not go on"),
+         "decentralized shift_one, one GPU of 8 lost: exit %d (3) in %.2f s wall, %d rows kept, the reason given", odd.rc,
+         odd.wall, odd.rows);
   sweep();
   return tap_done(0);
 }

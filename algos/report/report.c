@@ -390,7 +390,7 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     int shrink = sc->run.on_failure == HS_ON_FAILURE_SHRINK;
     fprintf(out, "; %d ranks lost, %s\n", info->ranks_lost,
             !info->aborted ? "survivors went on (shrink)"
-            : shrink       ? "none left to go on (run.on_failure = \"shrink\")"
+            : shrink       ? "the run stopped (run.on_failure = \"shrink\")"
                            : "run aborted (run.on_failure = \"abort\")");
   }
   if (info->collectives) {
