@@ -245,5 +245,11 @@ void hs_sim_start_background(const hs_scenario *sc);
  * once the simulated time passes hs_sim_time_bound. */
 void hs_sim_start_watchdog(sim_world *w);
 double hs_sim_time_bound(const hs_scenario *sc);
+/* Whether the bound passing cannot be the cluster's doing: what it makes
+ * an iteration take at least, times the iterations, is 10^4 times under
+ * the bound, and nothing it leaves out (stragglers, network events, a
+ * bound the scenario set) is there. The watchdog then reports a stuck
+ * simulation, a bug, rather than a slow scenario. */
+int hs_sim_watchdog_stuck(const hs_scenario *sc);
 
 #endif

@@ -19,6 +19,7 @@
 #include "scenarios/gpu_spread.h"
 #include "scenarios/loader.h"
 #include "scenarios/units.h"
+#include "sim/guard.h"
 #include "sim/sim_internal.h"
 
 /* A day per iteration: no training step of any real system takes longer. */
@@ -39,7 +40,7 @@ static void format_long_time(double s, char *buf, size_t len) {
   else hs_format_time(s, buf, len);
 }
 
-static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
+static const char *explain(const hs_scenario *sc, char *buf, size_t len, double *per_iteration) {
   const hs_cluster_spec *c = &sc->cluster;
   const hs_workload_spec *w = &sc->workload;
   double flops = 0, bytes = 0;
@@ -71,6 +72,7 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
     bw = c->transport.stream_bandwidth, bw_key = "cluster.inter.stream_bandwidth";
   double transfer = n > 1 ? 2 * bytes / bw : 0;
   double latency = n > 1 ? 2.0 * (n - 1) * lat : 0;
+  *per_iteration = compute > transfer ? (compute > latency ? compute : latency) : (transfer > latency ? transfer : latency);
   char t[32], v[32];
   const char *key;
   if (compute >= transfer && compute >= latency) {
@@ -96,6 +98,20 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len) {
   return sc->run.max_simulated_time > 0 ? "run.max_simulated_time" : key;
 }
 
+/* What the cluster makes an iteration take at least (explain's estimate)
+ * cannot account for the bound passing: 10^4 times under it, with nothing
+ * the estimate leaves out (stragglers' slowdowns, network { } events, a
+ * bound the scenario set). The simulation is then stuck, not slow: every
+ * such run found so far was a deadlock in hearsay (an actor left waiting
+ * after a failure), which the old message blamed on the network. */
+int hs_sim_watchdog_stuck(const hs_scenario *sc) {
+  char why[512];
+  double per_iteration = 0;
+  explain(sc, why, sizeof why, &per_iteration);
+  if (sc->run.max_simulated_time > 0 || sc->network.n > 0 || sc->stragglers.n > 0 || sc->stragglers.fn) return 0;
+  return per_iteration * (double)hs_algorithm_max_iterations(sc) * 1e4 < hs_sim_time_bound(sc);
+}
+
 static void watch(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -104,8 +120,20 @@ static void watch(int argc, char **argv) {
   double bound = hs_sim_time_bound(sc);
   sg_actor_sleep_for(bound);
   char why[512], b[32];
-  const char *cause_key = explain(sc, why, sizeof why);
+  double per_iteration = 0;
+  const char *cause_key = explain(sc, why, sizeof why, &per_iteration);
   format_long_time(bound, b, sizeof b);
+  if (hs_sim_watchdog_stuck(sc)) {
+    char t[32];
+    format_long_time(per_iteration, t, sizeof t);
+    fprintf(stderr,
+            "hearsay: the simulated time passed %s before the run ended, where this cluster makes an iteration take "
+            "about %s: the simulation is stuck, not slow. This is a bug in hearsay, not in the scenario; please report "
+            "it with the scenario and the command line (HS_SIMGRID_LOG=info lists the actors left waiting).\n",
+            b, t);
+    fflush(NULL);
+    _exit(HS_GUARD_CRASHED);
+  }
   /* Named where the key that most likely made it so was set. */
   char where[HS_PATH_MAX + 256];
   hs_scenario_where(sc, cause_key, where, sizeof where);

@@ -1,0 +1,57 @@
+/* test_watchdog.c — when the simulated time passes its bound, the watchdog
+ * (sim/watchdog.c) tells a slow scenario from a stuck simulation:
+ *
+ *  - a cluster whose iterations should take milliseconds cannot account for
+ *    a day of simulated time each: stuck, a bug in hearsay (every such run
+ *    found so far was an actor left waiting after a failure, which the
+ *    message used to blame on the network's bandwidth);
+ *  - the same cluster at 42 B/s (the user meant 42 Gbps), a latency of an
+ *    hour, or GPUs of 1 flop/s: slow, the units message;
+ *  - what the estimate leaves out makes no verdict of stuck: stragglers'
+ *    slowdowns, network { } events, a bound the scenario set itself.
+ * The verdict is hs_sim_watchdog_stuck; the message around it is printed
+ * where the watchdog stops the run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scenarios/loader.h"
+#include "sim/sim_internal.h"
+#include "tests/harness.h"
+#include "tests/tap.h"
+
+static const char *base =
+    "cluster { nodes = 4, gpus_per_node = 2, gpu = { flops = '10TF' }, inter = { bandwidth = '25Gbps' } }\n"
+    "workload { model = 'resnet18', batch = 16 }\n"
+    "algorithm { name = 'gradient_allreduce' }\n"
+    "run { iterations = 20 }\n";
+
+/* The verdict for the base scenario with `extra` appended and `set` applied
+ * (NULL: none); -1 if it does not load. */
+static int stuck(const char *name, const char *extra, const char *set) {
+  char path[700];
+  snprintf(path, sizeof path, "%s/%s.lua", hs_test_tmpdir(), name);
+  FILE *f = fopen(path, "w");
+  fputs(base, f);
+  if (extra) fputs(extra, f);
+  fclose(f);
+  hs_scenario sc;
+  const char *sets[1] = {set};
+  if (hs_scenario_load(path, sets, set ? 1 : 0, &sc)) return -1;
+  int v = hs_sim_watchdog_stuck(&sc);
+  hs_scenario_free(&sc);
+  return v;
+}
+
+int main(void) {
+  tap_ok(stuck("plain", NULL, NULL) == 1,
+         "25 Gbps, 10 TF/s GPUs, ResNet-18: a day an iteration cannot be the cluster's doing: stuck");
+  tap_ok(stuck("bytes", NULL, "cluster.inter.bandwidth=42") == 0, "42 B/s between nodes: slow, not stuck");
+  tap_ok(stuck("latency", NULL, "cluster.inter.latency=1h") == 0, "an hour of latency a hop: slow, not stuck");
+  tap_ok(stuck("flops", NULL, "cluster.gpu.flops=1") == 0, "GPUs of 1 flop/s: slow, not stuck");
+  tap_ok(stuck("bound", NULL, "run.max_simulated_time=1e-6") == 0, "a bound the scenario set: no verdict of stuck");
+  tap_ok(stuck("stragglers", "stragglers { { gpu = 3, slowdown = 1e6 } }\n", NULL) == 0,
+         "stragglers' slowdowns, which the estimate leaves out: no verdict of stuck");
+  tap_ok(stuck("network", "network { { link = 'node1', bandwidth = 0.001, from = 0, to = '1h' } }\n", NULL) == 0,
+         "a network { } event, which the estimate leaves out: no verdict of stuck");
+  return tap_done(0);
+}
