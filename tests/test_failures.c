@@ -216,6 +216,19 @@ int main(void) {
              strstr(odd.err, "could not go on"),
          "decentralized shift_one, one GPU of 8 lost: exit %d (3) in %.2f s wall, %d rows kept, the reason given", odd.rc,
          odd.wall, odd.rows);
+  /* A failure at time 0, GPU 7 three times slower: after the shrink GPU 7
+   * is rank 5 of the 6 survivors, but its stragglers { } entry and its
+   * metrics stay its own. (train.c takes the GPU's own rank before the
+   * algorithm starts, so a recovery at start-up cannot renumber it; this
+   * run recovers in its first iteration, which it does not tell apart.) */
+  static hs_csv_run slow7;
+  snprintf(lua, sizeof lua, lua_fmt, "bytegrad", "shrink",
+           "stragglers { { gpu = 7, slowdown = 3 } }\nfailures { { node = 0, at = 0 } }\n");
+  hs_csv_run_lua("slow7", lua, NULL, &slow7);
+  int all7 = slow7.rows == 200;
+  for (int i = 0; i < slow7.rows && all7; i++) all7 = hs_csv(&slow7, i, "slowest_rank") == 7;
+  tap_ok(slow7.rc == 0 && all7, "node 0 failing at time 0, GPU 7 three times slower: GPU 7 is the slowest of every one of "
+         "the 200 rows (exit %d, %d rows)", slow7.rc, slow7.rows);
   sweep();
   return tap_done(0);
 }

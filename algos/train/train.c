@@ -174,6 +174,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   hs_model_init_params(model, wl, sc->run.seed, w->rank);
 
   hs_algo_ctx ctx = {.w = w, .sc = sc, .opt = &sc->algorithm.options, .model = model};
+  const int world_rank = w->rank; /* the GPU's own rank, whatever the world becomes (a shrink below too) */
   /* Failures are counted from the run's start: one that strikes while the
    * algorithm starts (at time 0, or during its communicators' splits) is
    * recovered from as any later one, not taken for a failed init. */
@@ -189,7 +190,6 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
     hs_model_free(model);
     return HS_EPEER;
   }
-  const int world_rank = w->rank; /* the GPU's own rank, whatever the world becomes */
   if (w->role == HS_ROLE_SERVER) {
     int served = 0;
     for (;;) {
