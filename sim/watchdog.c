@@ -104,12 +104,16 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len, double 
  * bound the scenario set). The simulation is then stuck, not slow: every
  * such run found so far was a deadlock in hearsay (an actor left waiting
  * after a failure), which the old message blamed on the network. */
+static int stuck_given(const hs_scenario *sc, double per_iteration) {
+  if (sc->run.max_simulated_time > 0 || sc->network.n > 0 || sc->stragglers.n > 0 || sc->stragglers.fn) return 0;
+  return per_iteration * (double)hs_algorithm_max_iterations(sc) * 1e4 < hs_sim_time_bound(sc);
+}
+
 int hs_sim_watchdog_stuck(const hs_scenario *sc) {
   char why[512];
   double per_iteration = 0;
   explain(sc, why, sizeof why, &per_iteration);
-  if (sc->run.max_simulated_time > 0 || sc->network.n > 0 || sc->stragglers.n > 0 || sc->stragglers.fn) return 0;
-  return per_iteration * (double)hs_algorithm_max_iterations(sc) * 1e4 < hs_sim_time_bound(sc);
+  return stuck_given(sc, per_iteration);
 }
 
 static void watch(int argc, char **argv) {
@@ -123,7 +127,7 @@ static void watch(int argc, char **argv) {
   double per_iteration = 0;
   const char *cause_key = explain(sc, why, sizeof why, &per_iteration);
   format_long_time(bound, b, sizeof b);
-  if (hs_sim_watchdog_stuck(sc)) {
+  if (stuck_given(sc, per_iteration)) {
     char t[32];
     format_long_time(per_iteration, t, sizeof t);
     fprintf(stderr,
