@@ -52,6 +52,12 @@
  * thread that launches backward and ends each bucket with
  * torch.cuda.synchronize (sync_each_bucket; false lets the chain run
  * beside backward); the step waits for the stream before the optimizer.
+ * Waited for so, the hook's host is on the path too (measured on an
+ * H200: docs/validation.md, "DDP and its hooks on one GPU"): each of its
+ * operations costs the host cluster.host.op_overhead to issue from
+ * Python, each collective with its future host.collective_overhead, and
+ * after each synchronize the GPU idles host.sync_overhead until backward
+ * is issued again.
  * DDP's reducer copies each gradient into its bucket before the hook and
  * back out after it, unless gradient_as_bucket_view (ddp_buckets.h). */
 #include <math.h>
@@ -227,6 +233,30 @@ static hs_buf fbuf(const hs_model *m, float *data, size_t count) {
   return data ? hs_buf_host(data, count, HS_F32) : hs_buf_virtual(count, m->dtype);
 }
 
+/* The hook is Python, and where backward waits for its chain (the
+ * synchronize) the GPU waits for the host too: each of its tensor
+ * operations costs the host cluster.host.op_overhead to issue, so a group
+ * of them takes the longer of that and what its kernels take on the GPU
+ * (the GPU runs each as soon as it is issued). Beside backward
+ * (sync_each_bucket = false) the host's lead over the GPU is taken to
+ * hide it, and only the kernels are charged. */
+static void psgd_kernels(const psgd_state *s, double bytes, int launches) {
+  hs_algo_ctx *ctx = s->ctx;
+  const hs_cluster_spec *c = &ctx->sc->cluster;
+  double gpu = hs_gpu_kernel_seconds(c, bytes, launches);
+  double host = s->sync_each_bucket ? launches * c->host_op_overhead : 0;
+  hs_gpu_busy(ctx->w, host > gpu ? host : gpu);
+}
+
+/* A collective the hook posts through torch.distributed, its future and
+ * callback: the host's cluster.host.collective_overhead first, where the
+ * GPU waits for it. */
+static void psgd_allreduce(const psgd_state *s, hs_buf x, hs_request **q) {
+  hs_algo_ctx *ctx = s->ctx;
+  if (s->sync_each_bucket) hs_gpu_busy(ctx->w, ctx->sc->cluster.host_collective_overhead);
+  hs_allreduce(ctx->w, s->own, x, x, HS_AVG, q);
+}
+
 /* The uncompressed runs of `bucket` gathered into `packed` (torch.cat),
  * or scattered back from it. */
 static void pack_runs(const psgd_bucket *b, float *bucket, float *packed, int back) {
@@ -255,14 +285,14 @@ static void bucket_chain(void *arg, int i) {
   float *g = b->mat ? m->grads + m->buckets[i].offset : NULL;
   /* batched: the bucket grown to its square (resize_ moves it to a larger
    * block: read n, write n) and the padding zeroed (fill_) */
-  if (s->batched) hs_gpu_kernel(ctx, e * (double)(n + len), 2);
+  if (s->batched) psgd_kernels(s, e * (double)(n + len), 2);
   /* M = g + err over the bucket (the hook's add_ and clone: read two,
    * write two), the uncompressed tensors gathered (torch.cat: read and
    * write them; the batched hook has none), each Q orthonormalised (the
    * warm start's) and each P = M Q (a matmul, 2 rows cols r flops,
    * reading M) */
-  hs_gpu_kernel(ctx, e * (4.0 * (double)len + 2.0 * (double)b->n_unc + b->cells),
-                (s->batched ? 2 : 3) + b->n_mats * (gs + 1));
+  psgd_kernels(s, e * (4.0 * (double)len + 2.0 * (double)b->n_unc + b->cells),
+               (s->batched ? 2 : 3) + b->n_mats * (gs + 1));
   hs_compute(w, b->q_gs_flops + 2 * b->cells * (double)r);
   if (b->mat) {
     for (size_t j = 0; j < len; j++) b->mat[j] = (j < n ? g[j] : 0.0f) + b->err[j];
@@ -277,18 +307,18 @@ static void bucket_chain(void *arg, int i) {
    * and a copy back into each of them (read and write them) */
   if (b->n_unc) {
     hs_buf u = fbuf(m, b->unc, b->n_unc);
-    hs_allreduce(w, s->own, u, u, HS_AVG, &q);
+    psgd_allreduce(s, u, &q);
     hs_wait(w, &q);
-    hs_gpu_kernel(ctx, e * 4.0 * (double)b->n_unc, 1 + b->unc_tensors);
+    psgd_kernels(s, e * 4.0 * (double)b->n_unc, 1 + b->unc_tensors);
     if (g) pack_runs(b, g, b->unc, 1);
   }
   if (b->n_mats) {
     hs_buf p = fbuf(m, b->p, b->p_len);
-    hs_allreduce(w, s->own, p, p, HS_AVG, &q);
+    psgd_allreduce(s, p, &q);
     hs_wait(w, &q);
     /* each P orthonormalised, each Q = M^T P (2 rows cols r flops,
      * reading M) */
-    hs_gpu_kernel(ctx, e * b->cells, b->n_mats * (gs + 1));
+    psgd_kernels(s, e * b->cells, b->n_mats * (gs + 1));
     hs_compute(w, b->p_gs_flops + 2.0 * b->cells * (double)r);
     for (int k = 0; b->mat && k < b->n_mats; k++) {
       const psgd_matrix *x = &b->mats[k];
@@ -296,13 +326,13 @@ static void bucket_chain(void *arg, int i) {
       hs_k_mtm_f32(b->mat + x->offset, b->p + x->p_at, b->q + x->q_at, x->cols, x->rows, r);
     }
     hs_buf qb = fbuf(m, b->q, b->q_len);
-    hs_allreduce(w, s->own, qb, qb, HS_AVG, &q);
+    psgd_allreduce(s, qb, &q);
     hs_wait(w, &q);
   }
   /* Q divided by the world, each P Q^T written over its matrix's
    * gradient (2 rows cols r flops), the error M less what replaced it
    * (read two, write one over the bucket) */
-  hs_gpu_kernel(ctx, e * (b->cells + 3.0 * (double)len), (b->n_mats > 0) + b->n_mats + 1);
+  psgd_kernels(s, e * (b->cells + 3.0 * (double)len), (b->n_mats > 0) + b->n_mats + 1);
   hs_compute(w, 2.0 * b->cells * (double)r);
   if (!b->mat) return;
   if (s->batched) { /* one square: its first n cells are the gradient, the error is kept over all */
@@ -344,7 +374,12 @@ static void psgd_bucket_ready(hs_algo_ctx *ctx, int i) {
     return;
   }
   hs_comm_stream_enqueue(s->stream, bucket_chain, s, i);
-  if (s->sync_each_bucket) hs_comm_stream_sync(s->stream);
+  if (s->sync_each_bucket) {
+    hs_comm_stream_sync(s->stream);
+    /* the synchronize emptied the GPU's queue: it idles until the host
+     * has issued backward's next kernels (cluster.host.sync_overhead) */
+    hs_gpu_busy(ctx->w, ctx->sc->cluster.host_sync_overhead);
+  }
 }
 
 static void psgd_step(hs_algo_ctx *ctx) {
@@ -400,7 +435,8 @@ static const hs_option_spec psgd_options[] = {
      "error feedback or warm start); 0: compress from the first step"},
     {"sync_each_bucket", HS_OPT_BOOL, "true", 0, NULL,
      "backward waits for each bucket's whole chain, as the hook's torch.cuda.synchronize makes it (pytorch/pytorch"
-     "#54838); false: the chain runs beside backward"},
+     "#54838), and so for the hook's host (cluster.host.op_overhead, collective_overhead, sync_overhead); false: the "
+     "chain runs beside backward, its host hidden"},
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 

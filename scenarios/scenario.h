@@ -118,6 +118,11 @@ typedef struct {
    * defaults in scenarios/gpu_defaults.c): */
   double host_memory_bandwidth; /* B/s of the CPUs' memory: a server's sums and updates */
   double host_bandwidth;        /* B/s between the node's switch (GPUs, NICs) and CPU memory: PCIe */
+  /* What the host's framework spends where the GPU waits for it (a
+   * communication hook that synchronises after each bucket): */
+  double host_op_overhead;         /* s to issue one tensor operation from Python (eager PyTorch) */
+  double host_collective_overhead; /* s to issue one collective with its future (torch.distributed) */
+  double host_sync_overhead;       /* s the GPU idles after a synchronisation, until the host refills it */
   /* Ranks beyond the GPUs, as the algorithm places its servers
    * (hs_algorithm_layout; the loader fills these): a CPU process on every
    * GPU node, and CPU-only server machines of one process each. Ranks are

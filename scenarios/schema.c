@@ -89,6 +89,12 @@ static const field host_fields[] = {
     /* absent: the CPU's and the PCIe generation's (resolve_published_defaults) */
     {"memory_bandwidth", F_BW, OFF(cluster.host_memory_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     {"bandwidth", F_BW, OFF(cluster.host_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
+    /* measured on an H200's host with PyTorch 2.11 (docs/validation.md,
+     * "DDP and its hooks on one GPU") */
+    {"op_overhead", F_LATENCY, OFF(cluster.host_op_overhead), "10us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    {"collective_overhead", F_LATENCY, OFF(cluster.host_collective_overhead), "200us", MIN_GE, 0, HS_LATENCY_MAX, NULL,
+     NULL},
+    {"sync_overhead", F_LATENCY, OFF(cluster.host_sync_overhead), "850us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     END};
 static const field cluster_fields[] = {
     {"nodes", F_INT, OFF(cluster.nodes), NULL, MIN_GE, 1, HS_NODES_MAX, NULL, NULL},
