@@ -72,10 +72,10 @@ int main(void) {
    * first of 1 MiB, then 25 MiB), 4 us each, 4 iterations. */
   /* no copies: the optimizer alone; PowerSGD's host free, so that its
    * launches are counted at their GPU cost */
-  const char *host0 = "--set cluster.host.op_overhead=0 --set cluster.host.collective_overhead=0 "
-                      "--set cluster.host.sync_overhead=0";
-  const char *view = "--set algorithm.gradient_as_bucket_view=true --set cluster.host.op_overhead=0 "
-                     "--set cluster.host.collective_overhead=0 --set cluster.host.sync_overhead=0";
+#define HOST_FREE \
+  "--set cluster.host.op_overhead=0 --set cluster.host.collective_overhead=0 --set cluster.host.sync_overhead=0"
+  const char *host0 = HOST_FREE;
+  const char *view = "--set algorithm.gradient_as_bucket_view=true " HOST_FREE;
   char sets[512];
   double fused = run_time("fused", "gradient_allreduce", view);
   snprintf(sets, sizeof sets, "%s --set workload.fused_optimizer=false", view);
@@ -190,15 +190,13 @@ int main(void) {
                           "--set algorithm.gradient_as_bucket_view=true";
   const char *host_costs = "--set cluster.host.op_overhead=100us --set cluster.host.collective_overhead=1ms "
                            "--set cluster.host.sync_overhead=2ms";
-  const char *host_free = "--set cluster.host.op_overhead=0 --set cluster.host.collective_overhead=0 "
-                          "--set cluster.host.sync_overhead=0";
   const char *forms[] = {"", "--set algorithm.batched=true", "--set algorithm.sync_each_bucket=false"};
   const double host_want[] = {4 * (2459 * 100e-6 + 15 * 1e-3 + 5 * 2e-3), 4 * (245 * 100e-6 + 10 * 1e-3 + 5 * 2e-3), 0};
   const char *what[] = {"tensor by tensor", "batched", "beside backward"};
   for (int f = 0; f < 3; f++) {
     char with[700], without[700], n1[64], n2[64];
     snprintf(with, sizeof with, "%s %s %s", no_launch, forms[f], host_costs);
-    snprintf(without, sizeof without, "%s %s %s", no_launch, forms[f], host_free);
+    snprintf(without, sizeof without, "%s %s %s", no_launch, forms[f], host0);
     snprintf(n1, sizeof n1, "psgd-host-%d", f);
     snprintf(n2, sizeof n2, "psgd-host-free-%d", f);
     double d = run_time(n1, "powersgd", with) - run_time(n2, "powersgd", without);
