@@ -91,6 +91,7 @@ typedef struct {
   hs_cpu_vendor cpu;
   bool nvls;                /* the node's switch reduces in the fabric (NVLink SHARP) */
   bool in_network_reduction; /* the inter-node fabric reduces (SHARP / CollNet) */
+  double in_network_efficiency; /* fraction of the NICs' rate the fabric's reductions reach (SHARP's streams) */
   double gpu_flops;      /* peak flop/s */
   double gpu_efficiency; /* fraction of peak reached by training kernels */
   double gpu_memory_bandwidth; /* B/s: what memory-bound kernels move (algos/train/gpu_kernel.h) */

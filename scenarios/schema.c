@@ -77,6 +77,9 @@ static const field inter_fields[] = {
     {"oversubscription", F_NUM, OFF(cluster.oversubscription), "1", MIN_GE, 1, 1e6, NULL, NULL},
     {"uplink_latency", F_LATENCY, OFF(cluster.uplink_latency), "1us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     {"in_network_reduction", F_BOOL, OFF(cluster.in_network_reduction), "false", MIN_NONE, 0, 0, NULL, NULL},
+    /* NVIDIA/nccl#320 (maintainer, 2023-01): "~20 GB/s per NIC" through
+     * SHARP on HDR, whose NICs carry NCCL's rings 24 GB/s (docs/fidelity.md) */
+    {"in_network_efficiency", F_NUM, OFF(cluster.in_network_efficiency), "0.83", MIN_GE, 1e-3, 1, NULL, NULL},
     {"transport", F_ENUM, OFF(cluster.transport.kind), "rdma", MIN_NONE, 0, 0, "rdma|tcp", NULL},
     /* absent: the transport's (resolve_published_defaults) */
     {"efficiency", F_NUM, OFF(cluster.transport.efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},

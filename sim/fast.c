@@ -856,7 +856,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
       for (int j = 0; j < r->n_send; j++, q++) {
         fast_flow *fw = &r->flows[j];
         int by_switch = s->how.cost.switch_wire > 0 &&
-                        (hs_sim_is_node_switch(w, world_of[i]) || hs_sim_is_node_switch(w, world_of[fw->peer]));
+                        (hs_sim_is_switch(w, world_of[i]) || hs_sim_is_switch(w, world_of[fw->peer]));
         fw->cost = scratch_lat[q] + (double)fw->bytes * (by_switch ? s->how.cost.switch_wire : wire) / scratch_rate[q];
         fw->hop = hop_cost(w, s, world_of[i], world_of[fw->peer]);
         fast_rec *other = &s->recs[fw->peer][fw->match];

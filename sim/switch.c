@@ -59,7 +59,7 @@ void hs_sim_switch_of(const sim_world *w, hs_lower_group *g) {
   if (g->switch_id >= 0 || g->fabric_switch_id >= 0 || g->node_switch_base > 0) g->run_switch = hs_sim_run_switch;
 }
 
-int hs_sim_is_node_switch(const sim_world *w, int id) { return id >= w->n && id - w->n < nodes_of(w); }
+int hs_sim_is_switch(const sim_world *w, int id) { return id >= w->n; }
 
 typedef struct {
   hs_comm comm; /* the switch's view of the members' communicator */

@@ -123,8 +123,10 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
   latency(&w, "message_cost", c->transport.message_cost);
   key(&w, "in_network_reduction");
   fputs(c->in_network_reduction ? "true" : "false", f);
+  number(&w, "in_network_efficiency", c->in_network_efficiency);
   close_table(&w, (const char *const[]){"bandwidth", "latency", "nics_per_node", "transport", "efficiency",
-                                         "stream_bandwidth", "socket_threads", "message_cost", NULL});
+                                         "stream_bandwidth", "socket_threads", "message_cost", "in_network_efficiency",
+                                         NULL});
 
   open_table(&w, "host");
   bandwidth(&w, "memory_bandwidth", c->host_memory_bandwidth);

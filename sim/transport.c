@@ -136,13 +136,13 @@ void hs_sim_mailbox_cache_free(sim_mailbox_cache *mc) {
 
 /* ---- the protocol ------------------------------------------------------------------
  * A collective's protocol (protocol.h) puts `wire` bytes on the links per
- * payload byte (`switch_wire` on a message to or from a node's switch),
+ * payload byte (`switch_wire` on a message to or from a switch that reduces),
  * and its messages leave `hop` seconds after they are posted: SimGrid has
  * no per-message latency, so the send itself waits. */
 
 static long wire_size(const sim_world *w, const hs_lower_group *g, int peer, size_t bytes) {
   int by_switch = g->switch_wire > 0 &&
-                  (hs_sim_is_node_switch(w, g->members[g->me]) || hs_sim_is_node_switch(w, g->members[peer]));
+                  (hs_sim_is_switch(w, g->members[g->me]) || hs_sim_is_switch(w, g->members[peer]));
   double wire = by_switch ? g->switch_wire : g->wire;
   return wire > 1 ? (long)ceil((double)bytes * wire) : (long)bytes;
 }

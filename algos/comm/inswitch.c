@@ -41,6 +41,22 @@ size_t hs_lower_switch_units(double bytes, size_t unit, size_t count, int member
   return U < 1 ? 1 : (size_t)U;
 }
 
+size_t hs_lower_pipeline_units(double bytes, size_t unit, size_t count, int participants, double fill, double rate,
+                               double latency) {
+  size_t most = hs_lower_switch_units(bytes, 1, count, participants), U;
+  if (rate > 0 && latency > 0) {
+    /* U + fill ticks of latency + bytes / (U rate) each: fewest seconds at
+     * U = sqrt(fill bytes / (rate latency)), where the ticks' latencies
+     * cost what the fill's extra units do */
+    double best = ceil(sqrt(fill * bytes / (rate * latency)));
+    U = best < (double)most ? (size_t)best : most;
+  } else { /* units of `unit`, but never so few that the fill is more than a fifth of the ticks */
+    U = hs_lower_switch_units(bytes, unit, count, participants);
+    if ((double)U < 4 * fill) U = 4 * fill < (double)most ? (size_t)(4 * fill) : most;
+  }
+  return U < 1 ? 1 : U;
+}
+
 static size_t unit_bytes(const hs_lower_group *g) {
   double w = g->switch_slices > 0 ? g->switch_slices : 1;
   return (size_t)((double)(g->slice ? g->slice : 1) * w);
@@ -141,6 +157,10 @@ void hs_lower_switch_allgather(hs_lower_group *g, hs_buf r) {
 void hs_lower_switch_serve(const hs_lower_group *sw, const hs_switch_job *job) {
   if (job->kind == HS_SWITCH_NVLS_TREE) {
     hs_lower_nvls_tree_serve(sw, job);
+    return;
+  }
+  if (job->kind == HS_SWITCH_COLLNET_CHAIN) {
+    hs_lower_collnet_chain_serve(sw, job);
     return;
   }
   int n = sw->size - 1;

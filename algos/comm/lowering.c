@@ -1091,6 +1091,8 @@ void hs_lower_allreduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, hs_c
     ring_allreduce_inplace(g, r, red, avg);
     return;
   }
+  /* NCCL's CollNet chain where every node has the same members (several) */
+  if (collnet && hs_lower_collnet_chain_allreduce(g, r, red, avg)) return;
   hierarchy h;
   hierarchy_build(&h, g, 0);
   if (collnet && h.n_nodes == g->size) { /* one member per node: all of them through the fabric */

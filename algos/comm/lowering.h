@@ -126,8 +126,10 @@ typedef enum {
   HS_SWITCH_ALLREDUCE,      /* every member gets the whole reduced vector */
   HS_SWITCH_REDUCE_SCATTER, /* member i gets block i of it */
   HS_SWITCH_ALLGATHER,      /* every member gets every member's block */
-  HS_SWITCH_NVLS_TREE       /* a node's switch in the NVLS tree (nvls_tree.c): the scatter of each unit
+  HS_SWITCH_NVLS_TREE,      /* a node's switch in the NVLS tree (nvls_tree.c): the scatter of each unit
                                up, then, `lag` ticks later, the gather of its sum across nodes down */
+  HS_SWITCH_COLLNET_CHAIN   /* the fabric for one rail in CollNet's chain (collnet_chain.c): each unit
+                               from every node's head, its sum back the tick after */
 } hs_switch_kind;
 typedef struct {
   hs_switch_kind kind;
@@ -136,7 +138,8 @@ typedef struct {
   hs_redop op; /* SUM, MIN or MAX */
   size_t units;
   int timing_only;
-  int lag; /* HS_SWITCH_NVLS_TREE: ticks from a unit's scatter to its gather going up */
+  int lag; /* HS_SWITCH_NVLS_TREE: ticks from a unit's scatter to its gather going up;
+              HS_SWITCH_COLLNET_CHAIN: the chains' height, members a node - 1 */
 } hs_switch_job;
 typedef void (*hs_switch_fn)(const hs_lower_group *sw, const hs_switch_job *job);
 
@@ -171,7 +174,8 @@ struct hs_lower_group {
    * after it is posted; each message's flow moves at most `rate` bytes on
    * the wire per second (NCCL's channels' maxima). 0: none. */
   double wire, hop_intra, hop_net, rate;
-  double switch_wire; /* wire bytes per byte of a message to or from a node's switch; 0: wire's */
+  double switch_wire; /* wire bytes per byte of a message to or from a switch that reduces (a node's, or the
+                         fabric's for CollNet); 0: wire's */
   /* What a message between nodes pays in latency on the links, and what
    * one GPU's share of its node's NICs moves (bytes a second): how a
    * lock-step schedule cuts its units (the NVLS tree's). 0: unknown. */
@@ -278,6 +282,14 @@ int hs_lower_has_fabric_switch(const hs_lower_group *g);
  * bytes, never more than count or 2^20 / (members + 1). */
 size_t hs_lower_switch_units(double bytes, size_t unit, size_t count, int members);
 
+/* Units of a lock-step pipeline whose U units take U + fill ticks, for
+ * `bytes` (count elements in its smallest block) over `participants`
+ * (members and switches): the fewest seconds of ticks that each pay
+ * `latency` and move a unit at `rate` (a member's, bytes a second), or
+ * where either is unknown (0) units of `unit` bytes, at least 4 fills. */
+size_t hs_lower_pipeline_units(double bytes, size_t unit, size_t count, int participants, double fill, double rate,
+                               double latency);
+
 /* The in-switch allreduce on g (needs hs_lower_has_switch), and the
  * switch's part of it (what run_switch runs). */
 void hs_lower_switch_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over);
@@ -311,6 +323,18 @@ int hs_lower_nvls_tree_height(int nodes);
  * inner in one tree and a leaf in the other. */
 double hs_lower_nvls_tree_parts(int nodes);
 void hs_lower_nvls_tree_serve(const hs_lower_group *sw, const hs_switch_job *job);
+
+/* NCCL's CollNet chain allreduce (collnet_chain.c) on g, whose members
+ * span several nodes of equal member counts (at least 2 a node) and whose
+ * fabric reduces (fabric_switch_id); returns 0 (nothing run) where g is
+ * not such a group. Its units for `bytes` (count elements in its smallest
+ * block) with k members a node over `participants` (members and the
+ * fabric's rails): hs_lower_pipeline_units with the chain's fill and the
+ * node's rails' rate. And the fabric's part of it for one rail. */
+int hs_lower_collnet_chain_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over);
+size_t hs_lower_collnet_chain_units(double bytes, size_t count, int k, int participants, size_t unit,
+                                    double rail_bandwidth, double latency);
+void hs_lower_collnet_chain_serve(const hs_lower_group *sw, const hs_switch_job *job);
 
 /* Applies one received payload to r (copy or reduce); nothing if r->dst is NULL. */
 void hs_lower_deliver(const hs_lower_recv *r, const void *payload);

@@ -37,52 +37,8 @@
 
 #include "algos/comm/dtree.h"
 #include "algos/comm/lowering.h"
+#include "algos/comm/rails.h"
 #include "kernels/kernels.h"
-
-/* Which members share a node, node after node in first appearance, each
- * node's by GPU (member i of every node: rail i). */
-typedef struct {
-  int nodes, k;   /* nodes, members a node (every node the same) */
-  int *member_of; /* [a * k + i]: group index of node a's i-th member */
-  int *node_id;   /* [a]: the node's number, member / gpus_per_node */
-} layout;
-
-static void layout_free(layout *L) {
-  free(L->member_of);
-  free(L->node_id);
-}
-
-/* The first n members of g; 0 where they are not k members on each of at
- * least 2 nodes. O(n). */
-static int layout_build(const hs_lower_group *g, int n, layout *L) {
-  int gpn = g->gpus_per_node > 0 ? g->gpus_per_node : 1, top = 0;
-  *L = (layout){0, 0, NULL, NULL};
-  for (int j = 0; j < n; j++) top = g->members[j] / gpn > top ? g->members[j] / gpn : top;
-  int *index = malloc(((size_t)top + 1) * sizeof(int)), *count = calloc((size_t)n + 1, sizeof(int));
-  L->node_id = malloc((size_t)n * sizeof(int));
-  for (int x = 0; x <= top; x++) index[x] = -1;
-  for (int j = 0; j < n; j++) {
-    int *x = &index[g->members[j] / gpn];
-    if (*x < 0) L->node_id[L->nodes] = g->members[j] / gpn, *x = L->nodes++;
-    count[*x]++;
-  }
-  int ok = L->nodes >= 2;
-  L->k = count[0];
-  for (int a = 0; a < L->nodes && ok; a++) ok = count[a] == L->k;
-  if (ok) {
-    L->member_of = malloc((size_t)n * sizeof(int));
-    memset(count, 0, (size_t)L->nodes * sizeof(int));
-    for (int j = 0; j < n; j++) { /* a node's members by GPU, so member i of every node is one rail */
-      int a = index[g->members[j] / gpn], *at = L->member_of + a * L->k, i = count[a]++;
-      for (; i > 0 && g->members[at[i - 1]] > g->members[j]; i--) at[i] = at[i - 1];
-      at[i] = j;
-    }
-  }
-  free(index);
-  free(count);
-  if (!ok) layout_free(L);
-  return ok;
-}
 
 double hs_lower_nvls_tree_parts(int nodes) {
   int busiest = 0;
@@ -114,10 +70,7 @@ typedef struct {
 } blocks;
 
 static void part_of(const blocks *B, int b, size_t x, size_t *off, size_t *cnt) {
-  size_t boff, bcnt, poff;
-  hs_lower_part(B->count, (size_t)b, (size_t)B->k, &boff, &bcnt);
-  hs_lower_part(bcnt, x, B->units, &poff, cnt);
-  *off = boff + poff;
+  hs_rails_part(B->count, B->k, B->units, b, x, off, cnt);
 }
 
 /* Bytes of unit x packed, and where block b's part starts in it. */
@@ -161,25 +114,14 @@ size_t hs_lower_nvls_tree_unit(double slice, int switch_slices, int window, int 
 
 size_t hs_lower_nvls_tree_units(double bytes, size_t unit, size_t count, int participants, int nodes, double rate,
                                 double latency) {
-  size_t most = hs_lower_switch_units(bytes, 1, count, participants), U;
-  double fill = 2.0 * hs_lower_nvls_tree_height(nodes) + 3;
-  if (rate > 0 && latency > 0) {
-    /* U + fill ticks of latency + bytes / (U rate) each: fewest seconds at
-     * U = sqrt(fill bytes / (rate latency)), where the ticks' latencies
-     * cost what the fill's extra units do */
-    double best = ceil(sqrt(fill * bytes / (rate * latency)));
-    U = best < (double)most ? (size_t)best : most;
-  } else { /* units of `unit`, but never so few that the fill is more than a fifth of the ticks */
-    U = hs_lower_switch_units(bytes, unit, count, participants);
-    if ((double)U < 4 * fill) U = 4 * fill < (double)most ? (size_t)(4 * fill) : most;
-  }
-  return U < 1 ? 1 : U;
+  return hs_lower_pipeline_units(bytes, unit, count, participants, 2.0 * hs_lower_nvls_tree_height(nodes) + 3, rate,
+                                 latency);
 }
 
 int hs_lower_nvls_tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int avg_over) {
   int n = g->size;
-  layout L;
-  if (g->node_switch_base <= 0 || !g->run_switch || n < 2 || !layout_build(g, n, &L)) return 0;
+  hs_rails L;
+  if (g->node_switch_base <= 0 || !g->run_switch || n < 2 || !hs_rails_build(g, n, &L)) return 0;
   int N = L.nodes, k = L.k, a = 0, i = 0;
   for (int j = 0; j < n; j++)
     if (L.member_of[j] == g->me) a = j / k, i = j % k;
@@ -275,15 +217,15 @@ int hs_lower_nvls_tree_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op, int
   free(stage_up);
   free(stage_down);
   free(members);
-  layout_free(&L);
+  hs_rails_free(&L);
   return 1;
 }
 
 void hs_lower_nvls_tree_serve(const hs_lower_group *sw, const hs_switch_job *job) {
   int n = 0;
   while (n < sw->size && sw->members[n] < sw->node_switch_base) n++;
-  layout L;
-  if (!layout_build(sw, n, &L)) return; /* the members checked it: not reached */
+  hs_rails L;
+  if (!hs_rails_build(sw, n, &L)) return; /* the members checked it: not reached */
   int k = L.k, a = sw->me - n, lag = job->lag, data = !job->timing_only;
   size_t es = hs_dtype_size(job->dtype);
   blocks B = {job->count, job->units, es, k};
@@ -338,5 +280,5 @@ void hs_lower_nvls_tree_serve(const hs_lower_group *sw, const hs_switch_job *job
   free(out);
   free(s);
   free(r);
-  layout_free(&L);
+  hs_rails_free(&L);
 }

@@ -50,7 +50,8 @@ int hs_graph_channels(int channels, int nodes) {
  * NCCL's search would open them (two per NIC). */
 hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes) {
   return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch,
-                         sc->cluster.intra_link == HS_INTRA_PCIE, hs_channels_of(sc), sc->cluster.nvls_efficiency};
+                         sc->cluster.intra_link == HS_INTRA_PCIE, hs_channels_of(sc), sc->cluster.nvls_efficiency,
+                         sc->cluster.in_network_efficiency};
 }
 
 hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w) {
@@ -92,6 +93,10 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w)
     c.launch = hs_nccl_base_latency(HS_NCCL_COLLNET_DIRECT, HS_PROTO_SIMPLE) +
                hs_nccl_hop_latency(HS_NCCL_HW_NET, HS_NCCL_COLLNET_DIRECT, HS_PROTO_SIMPLE);
     c.hop_intra = hs_nccl_hop_latency(HS_NCCL_HW_NVLINK, HS_NCCL_COLLNET_DIRECT, HS_PROTO_SIMPLE);
+    /* SHARP's streams reach cluster.inter.in_network_efficiency of what
+     * the NIC carries a ring: each byte to or from the fabric costs
+     * 1 / efficiency bytes of NIC time */
+    if (w && w->in_network_efficiency > 0 && w->in_network_efficiency < 1) c.switch_wire = 1 / w->in_network_efficiency;
     return c;
   }
   hs_nccl_algo a = f == HS_PROTO_FOR_TREE ? HS_NCCL_TREE : HS_NCCL_RING;

@@ -37,7 +37,7 @@
 
 typedef struct {
   double wire;      /* >= 1 */
-  double switch_wire; /* >= 1 on a message to or from a node's switch; 0: wire's */
+  double switch_wire; /* >= 1 on a message to or from a switch that reduces (a node's, the fabric's); 0: wire's */
   double hop_intra; /* s, per message between GPUs of one node */
   double hop_net;   /* s, per message across nodes */
   double launch;    /* s, per collective */
@@ -57,6 +57,8 @@ typedef struct {
   int pcie;         /* the node's GPUs talk over PCIe, not NVLink: NCCL's PCI hop latencies */
   int channels;     /* NCCL channels a collective runs on (hs_channels_of); 0: no cap charged */
   double nvls_efficiency; /* what the switch's reductions reach of the NVLink rate (cluster.intra.nvls_efficiency); 0: 1 */
+  double in_network_efficiency; /* what the fabric's reductions reach of the NICs' rate
+                                   (cluster.inter.in_network_efficiency); 0: 1 */
 } hs_proto_site;
 
 /* The channels a collective runs on: sim.channels, or two per NIC, as

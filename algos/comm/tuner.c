@@ -439,18 +439,35 @@ static double in_switch(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, 
   return (U + 1) * (t->lat_intra / 2 + pc->hop_intra) + move(pc, M + M / U / blocks, t->bw_intra);
 }
 
-/* The hierarchical allreduce with the fabric reducing across nodes
- * (lowering.c, "collnet"): a ring reduce-scatter and allgather inside each
- * node, and each GPU's M/g through the fabric's switch, U units in U + 1
- * ticks, each half a route across nodes (the switch sits at its middle)
- * and a unit over the rail's share of the NIC. Regular placements only
- * (leaders otherwise). */
+/* The allreduce with the fabric reducing across nodes. On one-member
+ * nodes (inswitch.c): every member's vector through the fabric's switch,
+ * U units in U + 1 ticks, each half a route across nodes (the switch sits
+ * at its middle) and a unit over the NIC. On regular nodes of several,
+ * NCCL's CollNet chain (collnet_chain.c): U units in U + 2(g - 1) + 1
+ * lock-step ticks. The U + 1 with the fabric busy are each the slower of a
+ * member's chain traffic (2(g - 1) of a unit's g parts out over its GPU's
+ * link, one way each) and its rail's (a part to or from the fabric, half
+ * a route, at the fabric's share of the NIC: switch_wire); the 2(g - 1)
+ * that fill and drain the chains move one way only, a part more each
+ * tick: a quarter of a full tick's bytes on average. Irregular placements: the hierarchical schedule (leaders). */
 static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double g = t->per_node, Mr = M / g, rail_bw = dmin(t->gpu_inter, t->nic / g);
+  hs_proto_cost by_switch = *pc;
+  by_switch.wire = pc->switch_wire > 0 ? pc->switch_wire : pc->wire;
+  if (g >= 2) {
+    size_t unit = hs_lower_nvls_tree_unit(t->slice > 0 ? t->slice : pc->slice, t->switch_slices, t->window,
+                                          t->site.channels, t->heads);
+    double U = (double)hs_lower_collnet_chain_units(M, (size_t)dmax(1, Mr), (int)g, t->n + (int)g, unit,
+                                                    t->rail_bandwidth, t->net_latency);
+    double lat = t->lat_intra + pc->hop_intra, moved = move(pc, 2 * (g - 1) / g * M / U, t->bw_intra);
+    double rail = t->lat_inter / 2 + pc->hop_net + move(&by_switch, Mr / U, rail_bw);
+    /* the U + 1 ticks with the fabric busy; the 2(g - 1) that fill the
+     * chains and drain them move from one part to g - 1 one way: half */
+    return (U + 1) * dmax(lat + moved, rail) + 2 * (g - 1) * (lat + moved / 4);
+  }
   double unit = (t->slice > 0 ? t->slice : pc->slice) * (t->switch_slices > 0 ? t->switch_slices : 1);
   double U = (double)hs_lower_switch_units(Mr, (size_t)unit, (size_t)dmax(1, Mr), t->nodes);
-  return 2 * sub_ring(g, 1, hop(t, pc, 0), t->bw_intra, pc, M) +
-         (U + 1) * (t->lat_inter / 2 + pc->hop_net + move(pc, Mr / U, rail_bw));
+  return (U + 1) * (t->lat_inter / 2 + pc->hop_net + move(&by_switch, Mr / U, rail_bw));
 }
 
 /* NCCL's NVLS tree (nvls_tree.c): U units in U + 2H + 3 lock-step ticks

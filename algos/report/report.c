@@ -105,9 +105,11 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "\"intra\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"efficiency\": %.9g, \"nvls_efficiency\": %.9g}, ",
           c->intra.bandwidth, c->intra.latency, c->intra_efficiency, c->nvls_efficiency);
   fprintf(f, "\"inter\": {\"bandwidth_Bps\": %.9g, \"nics_per_node\": %d, \"latency_s\": %.9g, \"topology\": "
-             "\"%s\", \"rack_size\": %d, \"oversubscription\": %.9g, \"uplink_latency_s\": %.9g, \"in_network_reduction\": %s, ",
+             "\"%s\", \"rack_size\": %d, \"oversubscription\": %.9g, \"uplink_latency_s\": %.9g, \"in_network_reduction\": %s, "
+             "\"in_network_efficiency\": %.9g, ",
           c->inter.bandwidth, c->nics_per_node, c->inter.latency, c->topology == HS_TOPO_FLAT ? "flat" : "fat_tree", c->rack_size,
-          c->oversubscription, c->uplink_latency, c->in_network_reduction ? "true" : "false");
+          c->oversubscription, c->uplink_latency, c->in_network_reduction ? "true" : "false",
+          c->in_network_efficiency);
   /* what its transport gets of it (scenarios/net_transport.h) */
   fprintf(f, "\"transport\": \"%s\", \"efficiency\": %.9g, \"stream_bandwidth_Bps\": %.9g, \"socket_threads\": %d, "
              "\"message_cost_s\": %.9g}, ",
