@@ -132,7 +132,6 @@ static inline int hs_sim_node_of(const sim_world *w, int id) {
   return id >= w->n ? id - w->n : hs_cluster_rank_node(&w->sc->cluster, id);
 }
 void hs_sim_switch_of(const sim_world *w, hs_lower_group *g);
-/* Whether world id `id` is a node's switch (not a rank, not the fabric's). */
 /* Whether world id `id` is a switch that reduces: a node's or the fabric's. */
 int hs_sim_is_switch(const sim_world *w, int id);
 void hs_sim_run_switch(const hs_lower_group *sw, const hs_switch_job *job);

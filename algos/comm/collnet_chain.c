@@ -114,7 +114,9 @@ int hs_lower_collnet_chain_allreduce(hs_lower_group *g, hs_buf buf, hs_redop op,
   hs_rails L;
   if (!hs_lower_has_fabric_switch(g) || n < 2 || !hs_rails_build(g, n, &L)) return 0;
   int k = L.k, a = 0, i = 0;
-  if (k < 2 || k > 64 || buf.count < (size_t)k) { /* one member a node: the fabric alone (inswitch.c) */
+  /* one member a node (the fabric alone, inswitch.c), more than a pack
+   * list holds, or fewer elements than members: the caller's schedules */
+  if (k < 2 || k > 64 || buf.count < (size_t)k) {
     hs_rails_free(&L);
     return 0;
   }
