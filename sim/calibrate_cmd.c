@@ -437,6 +437,9 @@ int hs_cmd_calibrate(int argc, char **argv) {
                  res[p].status == HS_CALIB_NO_DATA
                      ? (p == HS_CALIB_LAUNCH_OVERHEAD ? "no run of several GPUs a thread (nccl-tests -g)"
                         : p <= HS_CALIB_NVLS_EFFICIENCY ? "no run on one node" : "no run across nodes")
+                 : res[p].status == HS_CALIB_HELD
+                     ? "the runs across nodes went through the fabric (sim.collectives = collnet): they fit "
+                       "SHARP's share; the NIC's rate comes from ring runs"
                      : "these runs' times do not depend on it");
     }
     snprintf(lines[k++], sizeof lines[0], "Simulated against measured time, |error| per run (median, worst):");

@@ -23,6 +23,7 @@ static const struct {
     [HS_CALIB_INTER_LATENCY] = {0, 1e-3, 0},
     /* 0.1 to 25 GB/s: a slow virtual NIC's stream to a 200 Gb/s one */
     [HS_CALIB_STREAM_BANDWIDTH] = {1e8, 25e9, 0},
+    [HS_CALIB_IN_NETWORK_EFFICIENCY] = {0.05, 1, 0},
     /* a host's launch, from a graph's sub-µs to a slow virtual machine's
      * tens; fitted in the first stage with a -g run (see launch_stage) */
     [HS_CALIB_LAUNCH_OVERHEAD] = {0.5e-6, 50e-6, -1},
@@ -41,6 +42,7 @@ double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
      * fabric's latency. */
     return c->transport.kind == HS_NET_TCP ? &c->transport.message_cost : &c->inter.latency;
   case HS_CALIB_STREAM_BANDWIDTH: return &c->transport.stream_bandwidth;
+  case HS_CALIB_IN_NETWORK_EFFICIENCY: return &c->in_network_efficiency;
   case HS_CALIB_LAUNCH_OVERHEAD: return &c->gpu_launch_overhead;
   default: return NULL;
   }
@@ -50,6 +52,7 @@ const char *hs_calib_key(const hs_scenario *sc, hs_calib_param p) {
   static const char *const keys[HS_CALIB_PARAMS] = {"cluster.intra.efficiency", "cluster.intra.latency",
                                                     "cluster.intra.nvls_efficiency", "cluster.inter.efficiency",
                                                     "cluster.inter.latency", "cluster.inter.stream_bandwidth",
+                                                    "cluster.inter.in_network_efficiency",
                                                     "cluster.gpu.launch_overhead"};
   if (p == HS_CALIB_INTER_LATENCY && sc->cluster.transport.kind == HS_NET_TCP) return "cluster.inter.message_cost";
   return keys[p];
@@ -270,6 +273,13 @@ void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARA
   }
   /* the node's links first, then the fabric with the node's held */
   int launch = launch_stage(cases, n);
+  /* Runs forced through a fabric that reduces (CollNet) move every byte
+   * across nodes at the NIC's rate times SHARP's share: the two scale the
+   * same bytes, and only the share is theirs to fit. The NIC's own rate
+   * comes from ring runs (calibrated first, their file then the
+   * scenario's system). */
+  const hs_scenario *sc0 = cases[0].sc;
+  int through_fabric = sc0->cluster.in_network_reduction && sc0->sim.collectives == HS_COLL_COLLNET;
   for (int intra = 1; intra >= 0; intra--) {
     stage s = {cases, n, intra, 0, {0}};
     int any = 0;
@@ -278,6 +288,10 @@ void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARA
     double base = stage_loss(cases, n, intra);
     for (int p = 0; p < HS_CALIB_PARAMS; p++) {
       if (p == HS_CALIB_LAUNCH_OVERHEAD ? launch != intra : ranges[p].intra != intra) continue;
+      if (p == HS_CALIB_INTER_EFFICIENCY && through_fabric) {
+        out[p].status = HS_CALIB_HELD;
+        continue;
+      }
       /* RDMA has no socket threads, and a TCP scenario that says 0 has
        * no bound: fitting one would add a limit the scenario does not
        * have */

@@ -37,6 +37,7 @@ typedef enum {
   HS_CALIB_INTER_EFFICIENCY,
   HS_CALIB_INTER_LATENCY, /* inter.latency on RDMA, inter.message_cost on TCP */
   HS_CALIB_STREAM_BANDWIDTH, /* inter.stream_bandwidth: TCP only (RDMA has no streams) */
+  HS_CALIB_IN_NETWORK_EFFICIENCY, /* inter.in_network_efficiency: SHARP's share, from runs through the fabric */
   HS_CALIB_LAUNCH_OVERHEAD,  /* gpu.launch_overhead: only from runs whose threads drive several GPUs (-g) */
   HS_CALIB_PARAMS
 } hs_calib_param;
@@ -57,6 +58,8 @@ typedef enum {
   HS_CALIB_FITTED,
   HS_CALIB_NO_DATA,     /* no run on one node (intra) or across nodes (inter); no -g run (launch) */
   HS_CALIB_NO_EFFECT,   /* the runs' predicted times do not depend on it */
+  HS_CALIB_HELD,        /* inter.efficiency where every run across nodes goes through the fabric
+                           (sim.collectives = collnet): those runs fit SHARP's share instead */
 } hs_calib_status;
 
 typedef struct {

@@ -4,8 +4,9 @@
  * The fit is checked where its answer is known: nccl-tests tables written
  * from hearsay's own simulation of a machine whose efficiencies and
  * latencies were changed (the single-node run and the two-node run, RDMA
- * and TCP), fitted from the unchanged machine, must give the changed
- * values back. Bad input must exit 2 with FILE:LINE and write nothing. */
+ * and TCP; a run through a fabric that reduces, whose SHARP share is
+ * fitted while the NIC's efficiency is held), fitted from the unchanged
+ * machine, must give the changed values back. Bad input must exit 2 with FILE:LINE and write nothing. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +256,39 @@ static void check_recovery_tcp(void) {
   hs_scenario_free(&s);
 }
 
+/* A fabric that reduces (SHARP), every run across nodes forced through it
+ * (sim.collectives = collnet): the runs fit SHARP's share of the NIC
+ * (inter.in_network_efficiency) and the fabric's latency; the NIC's own
+ * rate, which scales the same bytes, is held and said so. */
+static void check_recovery_sharp(void) {
+  write_file("v100_sharp.lua", "cluster { system = \"dgx1-v100\", nodes = 1, inter = { in_network_reduction = true } }\n"
+                               "workload { model = \"resnet50\", batch = 32 }\n"
+                               "algorithm { name = \"gradient_allreduce\" }\n"
+                               "run { iterations = 2 }\nsim { collectives = \"collnet\" }\n");
+  int b = measure("v100_sharp.lua", 2, "--set cluster.inter.in_network_efficiency=0.6 --set cluster.inter.latency=8us",
+                  "sharp_all_reduce.txt");
+  tap_ok(b == 13, "a CollNet table across 2 nodes");
+  static char out[65536];
+  int rc = calibrate("sharp_all_reduce.txt", "v100_sharp.lua", "sharp.lua", out, sizeof out);
+  tap_ok(rc == 0, "calibrate exits 0 through the fabric (%d)", rc);
+  if (rc) tap_diag("%s", out);
+  hs_scenario s;
+  if (!tap_ok(load_fitted("v100_sharp.lua", "sharp.lua", &s) == 0, "the SHARP system file loads")) return;
+  tap_close(s.cluster.in_network_efficiency, 0.6, 0.01, "inter.in_network_efficiency fitted from the CollNet run");
+  tap_close(s.cluster.inter.latency, 8e-6, 0.01, "inter.latency fitted from the CollNet run");
+  char sc[1024];
+  path_of(sc, sizeof sc, "v100_sharp.lua");
+  hs_scenario plain;
+  if (tap_ok(hs_scenario_load(sc, NULL, 0, &plain) == 0, "the scenario loads without the fit")) {
+    tap_ok(s.cluster.transport.efficiency == plain.cluster.transport.efficiency &&
+               strstr(out, "kept: the runs across nodes went through the fabric"),
+           "inter.efficiency held at the system's %.4g, and said so (%.4g)", plain.cluster.transport.efficiency,
+           s.cluster.transport.efficiency);
+    hs_scenario_free(&plain);
+  }
+  hs_scenario_free(&s);
+}
+
 static void check_parser(void) {
   write_file("old_bcast.txt",
              "# nThread 1 nGpus 2 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20 "
@@ -449,6 +483,7 @@ int main(void) {
   tmp = hs_test_tmpdir();
   check_recovery_rdma();
   check_recovery_tcp();
+  check_recovery_sharp();
   check_recovery_sendrecv();
   check_recovery_launch();
   check_recovery_launch_g4();
