@@ -41,12 +41,13 @@ static void run_real(const char *file, const char *name, int iterations, const c
 static void fixed(void) {
   static hs_csv_run r;
   run_real("fixed", "gpu 2 slowdown 3", 20, "true", "{ gpu = 2, slowdown = 3 }", &r);
-  int slowest = 0, bounded = 0, paced = 0;
+  int slowest = 0, floor_ok = 0, bounded = 0, paced = 0;
   double worst = 0, straggler = 0, wait = 0;
   for (int i = 0; i < r.rows; i++) {
     double c = hs_csv(&r, i, "slowest_compute_s");
     slowest += hs_csv(&r, i, "slowest_rank") == 2;
-    bounded += c >= 3 * COMPUTE * (1 - 1e-9) && c < 1.5 * 3 * COMPUTE; /* 1e-9: rounding of the sum */
+    floor_ok += c >= 3 * COMPUTE * (1 - 1e-9); /* 1e-9: rounding of the sum */
+    bounded += c >= 3 * COMPUTE * (1 - 1e-9) && c < 1.5 * 3 * COMPUTE;
     /* Rank 2 computes its iterations one after the other from time 0, so
      * row i cannot end before the sum of its computes so far. (A row's own
      * iter_time_s can be shorter than c: it starts from the previous row's
@@ -59,9 +60,15 @@ static void fixed(void) {
   wait /= r.rows ? r.rows : 1;
   tap_ok(r.rows > 0 && slowest == r.rows, "gpu 2 slowdown 3: rank 2 is the slowest in %d of %d iterations", slowest,
          r.rows);
-  tap_ok(r.rows > 0 && bounded == r.rows,
-         "gpu 2 slowdown 3: its compute is in [60 ms, 90 ms) in %d of %d iterations (3 x 20 ms; worst %.1f ms)",
-         bounded, r.rows, 1e3 * worst);
+  /* A sleep never ends early, so the floor holds in every iteration; it
+   * can wake late on a busy machine (a suite run on 2 cores failed this
+   * check once when it asked every iteration to be under 90 ms), so the
+   * ceiling holds in at least 4 in 5, as the other checks here: the factor
+   * not applied (20 ms) fails the floor, applied twice (120 ms) the ceiling */
+  tap_ok(r.rows > 0 && floor_ok == r.rows && 5 * bounded >= 4 * r.rows,
+         "gpu 2 slowdown 3: its compute is >= 60 ms in %d of %d iterations and under 90 ms in %d (at least 4 in 5; "
+         "3 x 20 ms; worst %.1f ms)",
+         floor_ok, r.rows, bounded, 1e3 * worst);
   /* Three of the four ranks wait about 40 ms for it each iteration: a
    * mean wait of 30 ms. Half of it is the bound, for scheduling noise. */
   tap_ok(r.rows > 0 && paced == r.rows && wait >= 0.5 * 0.75 * 2 * COMPUTE,
