@@ -383,15 +383,6 @@ int hs_cmd_calibrate(int argc, char **argv) {
     }
     for (int i = 0; i < n; i++) free(corr[i]), free(sim[i]), free(raw[i]);
     for (int p = 0; p < HS_CALIB_PARAMS; p++) *hs_calib_field(&base, (hs_calib_param)p) = res[p].after;
-    /* Both scale the bytes that go through the fabric: from one sweep
-     * whose sizes NCCL splits between CollNet and the ring the simplex
-     * trades one for the other (docs/fidelity.md) */
-    if (res[HS_CALIB_INTER_EFFICIENCY].status == HS_CALIB_FITTED &&
-        res[HS_CALIB_IN_NETWORK_EFFICIENCY].status == HS_CALIB_FITTED && !o.quiet)
-      fprintf(stderr, "hearsay calibrate: warning: cluster.inter.efficiency and cluster.inter.in_network_efficiency "
-                      "were fitted together; both scale the bytes through the fabric and the fit can trade one for "
-                      "the other: calibrate ring runs first, then CollNet runs (--set sim.collectives=collnet) with "
-                      "that file as the system\n");
     /* under a temporary name beside the destination, absolute so that
      * the scenario finds it whatever its folder */
     char dir[PATH_MAX];
