@@ -394,6 +394,7 @@ typedef struct {
   double *lat, *rate; /* where to store the result */
   int gpus;       /* GPUs of its node the flow stands for (hs_net_flow_cap) */
   double cap;     /* its own bound beside the schedule's, bytes on the wire a second; 0: none */
+  const route_entry *route; /* its route, if the caller kept it (a copy: the table moves as it grows); NULL: looked up */
 } flow_ref;
 
 static int link_slot(const link_table *m, const void *link) {
@@ -598,7 +599,7 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
   double *cap_flow = malloc((size_t)nf * sizeof(double));
   int n_refs = 0;
   for (int i = 0; i < nf; i++) {
-    const route_entry *re = route_of(w, f, fl[i].src, fl[i].dst);
+    const route_entry *re = fl[i].route ? fl[i].route : route_of(w, f, fl[i].src, fl[i].dst);
     links[i] = re->links; /* global ids for now */
     n_links[i] = re->n_links;
     n_refs += re->n_links;
@@ -760,15 +761,25 @@ typedef struct {
   struct sim_fast *f;
   const fast_sched *s;
   const hs_fast_tree *t;
-  int spread; /* its recording group's (lowering.h) */
+  int spread;          /* its recording group's (lowering.h) */
+  route_entry *routes; /* per edge, once looked up (key 0: not yet): a
+                        * tree's patterns share the same edges over and
+                        * over, and the hash lookups were a fifth of a
+                        * 16 384-GPU tree's compile */
 } tree_env;
 
-static void tree_share(void *ctx, const int *src, const int *dst, int nf, double *lat, double *rate) {
-  const tree_env *e = ctx;
+static void tree_share(void *ctx, int lo, int hi, double *lat, double *rate) {
+  tree_env *e = ctx;
+  int nf = hi - lo;
   flow_ref *fl = malloc((size_t)nf * sizeof *fl + 1);
-  for (int i = 0; i < nf; i++)
-    fl[i] = (flow_ref){e->s->world_of[e->t->member[src[i]]], e->s->world_of[e->t->member[dst[i]]], &lat[i], &rate[i],
-                       e->spread, 0};
+  if (!e->routes) e->routes = calloc((size_t)e->t->n_edges + 1, sizeof *e->routes); /* the edges are known by now */
+  for (int i = 0; i < nf; i++) {
+    const hs_fast_tree_edge *ed = &e->t->edge[lo + i];
+    int src = e->s->world_of[e->t->member[ed->src]], dst = e->s->world_of[e->t->member[ed->dst]];
+    route_entry *re = &e->routes[lo + i];
+    if (!re->key) *re = *route_of(e->w, e->f, src, dst);
+    fl[i] = (flow_ref){src, dst, &lat[i], &rate[i], e->spread, 0, re};
+  }
   share(e->w, e->f, fl, nf, e->s->how.cost.rate);
   free(fl);
 }
@@ -821,7 +832,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         fast_ring *ring = s->rings[r->ring];
         for (int j = 0; j < ring->n && ring->n > 1; j++)
           fl[nf++] = (flow_ref){world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]],
-                                &ring->lat[j], &ring->rate[j], ring->spread, 0};
+                                &ring->lat[j], &ring->rate[j], ring->spread, 0, NULL};
       } else {
         n_scratch += r->n_send;
       }
@@ -838,7 +849,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         double cap = r->rate > 0 && (s->how.cost.rate <= 0 || r->rate < s->how.cost.rate) ? r->rate : 0;
         if (r->net_rate > 0 && node_of_id(w, src) != node_of_id(w, dst) && (cap <= 0 || r->net_rate < cap))
           cap = r->net_rate;
-        fl[nf++] = (flow_ref){src, dst, &scratch_lat[q], &scratch_rate[q], r->spread, cap};
+        fl[nf++] = (flow_ref){src, dst, &scratch_lat[q], &scratch_rate[q], r->spread, cap, NULL};
       }
     }
     /* Exchanges whose group bounds its flows more tightly than the
@@ -878,8 +889,9 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
     }
   }
   for (int t = 0; t < s->n_trees; t++) {
-    tree_env e = {w, f, s, s->trees[t], s->tree_spread[t]};
+    tree_env e = {w, f, s, s->trees[t], s->tree_spread[t], NULL};
     hs_fast_tree_compile(s->trees[t], &(hs_fast_tree_env){tree_share, tree_hop, tree_across, tree_links, &e});
+    free(e.routes);
   }
   s->start = malloc((size_t)s->n * sizeof *s->start);
   for (int i = 0; i < s->n; i++) s->start[i] = malloc(((size_t)s->n_recs[i] + 1) * sizeof(double));

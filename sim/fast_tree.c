@@ -108,7 +108,7 @@ static void compile_links(hs_fast_tree *t, const hs_fast_tree_env *env) {
     for (int i = 0; i < n; i++) glob[n_refs + i] = ids[i], glob_bw[n_refs + i] = bw[i];
     n_refs += n;
     double lat;
-    env->share(env->ctx, &t->edge[e].src, &t->edge[e].dst, 1, &lat, &t->solo[e]);
+    env->share(env->ctx, e, e + 1, &lat, &t->solo[e]);
   }
   t->edge_link_at[E] = n_refs;
   /* dense ids: the platform's, sorted and unique */
@@ -196,7 +196,6 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
   int *bounded = calloc((size_t)t->n + 1, sizeof(int)), *active = calloc((size_t)t->n + 1, sizeof(int));
   for (int e = 0; pooled && e < t->n_edges; e++) bounded[t->edge[e].src] += t->edge[e].cap > 0;
   int *count = calloc((size_t)t->n_links + 1, sizeof(int));
-  int *src = malloc((size_t)t->n_edges * sizeof(int) + 1), *dst = malloc((size_t)t->n_edges * sizeof(int) + 1);
   double *lat = malloc((size_t)t->n_edges * sizeof(double) + 1);
   for (int x = 0; x < t->run.ticks; x++) {
     int lo = edges_upto(t, x - S), hi = edges_upto(t, x);
@@ -216,13 +215,10 @@ void hs_fast_tree_compile(hs_fast_tree *t, const hs_fast_tree_env *env) {
       t->pat_cap[p][e - lo] = pooled && ed->cap > 0 ? ed->cap * bounded[ed->src] / active[ed->src] : ed->cap;
     }
     for (int e = lo; pooled && e < hi; e++) active[t->edge[e].src] = 0;
-    for (int e = lo; e < hi; e++) src[e - lo] = t->edge[e].src, dst[e - lo] = t->edge[e].dst;
-    if (hi > lo) env->share(env->ctx, src, dst, hi - lo, lat, t->pat_rate[p]);
+    if (hi > lo) env->share(env->ctx, lo, hi, lat, t->pat_rate[p]);
     if (t->refine) t->pat_local[p] = local_shares(t, lo, hi, count);
     for (int e = lo; e < hi; e++) t->edge[e].lat = lat[e - lo]; /* a route's latency: the same in every pattern */
   }
-  free(src);
-  free(dst);
   free(lat);
   free(count);
   free(bounded);

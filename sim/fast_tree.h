@@ -77,10 +77,13 @@ void hs_fast_tree_add(hs_fast_tree *t, int pos, int member, int rec, const hs_tr
 /* Bytes the rank at pos sends over the whole run. */
 double hs_fast_tree_sent(const hs_fast_tree *t, int pos);
 
-/* The latency and bandwidth share of each of nf flows (positions src[i]
- * to dst[i]) running together; hop: the protocol's latency on one. */
+/* The latency and bandwidth share of each of the edges [lo, hi) of t
+ * (t->edge, in their compiled order) running together; hop: the
+ * protocol's latency on one. Edges, not positions: the platform side
+ * keeps what it looked up per edge, since a run shares the same edges in
+ * one pattern after another. */
 typedef struct {
-  void (*share)(void *ctx, const int *src, const int *dst, int nf, double *lat, double *rate);
+  void (*share)(void *ctx, int lo, int hi, double *lat, double *rate);
   double (*hop)(void *ctx, int src, int dst);
   int (*across)(void *ctx, int src, int dst); /* whether the two positions are on different nodes */
   /* The links that flows from src to dst share with others (ids in any
