@@ -5,7 +5,7 @@
 
 extern const hs_algorithm_desc hs_algo_gradient_allreduce, hs_algo_fp16, hs_algo_bf16, hs_algo_bytegrad,
     hs_algo_qadam, hs_algo_onebit_adam, hs_algo_powersgd, hs_algo_decentralized, hs_algo_low_precision_decentralized,
-    hs_algo_choco, hs_algo_local_sgd, hs_algo_async_model_average, hs_algo_parameter_server;
+    hs_algo_choco, hs_algo_local_sgd, hs_algo_async_model_average, hs_algo_adpsgd, hs_algo_parameter_server;
 
 static const hs_algorithm_desc *const all_algorithms[] = {
     /* centralized, synchronous */
@@ -14,7 +14,7 @@ static const hs_algorithm_desc *const all_algorithms[] = {
     /* decentralized */
     &hs_algo_decentralized, &hs_algo_low_precision_decentralized, &hs_algo_choco, &hs_algo_local_sgd,
     /* asynchronous */
-    &hs_algo_async_model_average, &hs_algo_parameter_server,
+    &hs_algo_async_model_average, &hs_algo_adpsgd, &hs_algo_parameter_server,
     NULL,
 };
 

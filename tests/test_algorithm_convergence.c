@@ -76,6 +76,7 @@ static const variant variants[] = {
     {"choco", ", compressor = \"sign\", gamma = 0.2", 0},
     {"local_sgd", ", period = 4", 0},
     {"async_model_average", ", sync_interval = \"200us\", warmup_steps = 10", 0},
+    {"adpsgd", "", 0},
     {"parameter_server", ", mode = \"sync\"", 1},
     {"parameter_server", ", mode = \"async\"", 1},
 };

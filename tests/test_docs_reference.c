@@ -132,9 +132,11 @@ static char *section_of(const char *doc, const char *name) {
     const char *eol = strchr(h + 1, '\n');
     if (!eol) break;
     int named = 0;
-    for (const char *p = h + 5; p && p < eol; p = strstr(p + 1, name))
-      if ((p = strstr(p, name)) && p < eol && (p[-1] == ' ' || p[-1] == ',') &&
-          (p + n == eol || p[n] == ',' || p[n] == ' ')) {
+    /* each occurrence of name on the heading's line (strstr past the
+     * last one gives NULL, which ends the search: a name the document
+     * never mentions once crashed it) */
+    for (const char *p = strstr(h + 5, name); p && p < eol; p = strstr(p + 1, name))
+      if ((p[-1] == ' ' || p[-1] == ',') && (p + n == eol || p[n] == ',' || p[n] == ' ')) {
         named = 1;
         break;
       }

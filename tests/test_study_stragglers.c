@@ -23,16 +23,16 @@ int main(void) {
   snprintf(file, sizeof file, "%s/study.md", out);
   hs_test_slurp(file, md, sizeof md);
   static const char *const algorithms[] = {"gradient_allreduce", "decentralized shift_one", "async_model_average",
-                                           "local_sgd H=4", "parameter_server async"};
+                                           "adpsgd", "local_sgd H=4", "parameter_server async"};
   int rows = 0;
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 6; i++) {
     char row[64];
     snprintf(row, sizeof row, "| %s |", algorithms[i]);
     rows += hs_test_count(md, row);
   }
-  tap_ok(rows == 10 && hs_test_count(md, "| algorithm | none | one GPU 2x | one GPU 5x | lognormal σ=0.5, all |") == 2 &&
+  tap_ok(rows == 12 && hs_test_count(md, "| algorithm | none | one GPU 2x | one GPU 5x | lognormal σ=0.5, all |") == 2 &&
              !strstr(md, "error"),
-         "study.md: two tables, a row per algorithm (%d of 10) and a column per severity, no error", rows);
+         "study.md: two tables, a row per algorithm (%d of 12) and a column per severity, no error", rows);
   /* gradient_allreduce's throughput with a 5x GPU, relative to none: the
    * fourth cell of its first row, "(0.xx)". A synchronous allreduce runs at
    * the straggler's pace, so it is well under 0.5 (about 0.2). */
@@ -48,7 +48,7 @@ int main(void) {
          "it every iteration)", ratio);
   snprintf(file, sizeof file, "%s/study.svg", out);
   hs_test_slurp(file, svg, sizeof svg);
-  tap_ok(hs_test_count(svg, "<polyline") == 10 && strstr(svg, "</svg>"),
-         "study.svg: throughput and time-to-accuracy lines for the 5 algorithms (%d lines)", hs_test_count(svg, "<polyline"));
+  tap_ok(hs_test_count(svg, "<polyline") == 12 && strstr(svg, "</svg>"),
+         "study.svg: throughput and time-to-accuracy lines for the 6 algorithms (%d lines)", hs_test_count(svg, "<polyline"));
   return tap_done(0);
 }
