@@ -134,10 +134,30 @@ static void trace_op(hs_comm *c, const hs_op *o, double t0, double t1) {
 
 /* ---- the SMs a running collective holds ----------------------------------------------- */
 
+/* The channels NCCL launches for a collective of `bytes`: it drops
+ * channels while nBytes < nc x nt x threadThreshold (NCCL 2.30.7
+ * src/enqueue.cc, "Ring/Tree channel tuning"), LL's 512 threads at 8 bytes
+ * each (src/graph/tuning.cc) giving a channel for every 4 KiB at least. A
+ * negotiation's or an agreement's few bytes run on one. */
+static int nccl_channels(const hs_op *op, int channels) {
+  double send = (double)hs_buf_bytes(op->send), recv = (double)hs_buf_bytes(op->recv);
+  double nc = floor((send > recv ? send : recv) / 4096);
+  return nc < 1 ? 1 : nc > channels ? channels : (int)nc;
+}
+
 /* Whether op, posted on c, launches kernels that hold SMs: a collective
- * among at least two GPUs. */
+ * among at least two GPUs. A rank's speed levels count collectives of the
+ * scenario's channels each (sm_hold.c), so a collective NCCL gives fewer
+ * channels holds a level when it has more than half of them, else none:
+ * the SMs charged are off by at most half a collective's. A negotiation's
+ * or an agreement's few bytes hold none (on a DGX-2's 16 channels they
+ * held 16 of 80 SMs for as long as they waited for the last rank, which
+ * cost Horovod's BERT-Large 10% there; on a one-NIC node's 2, NCCL's one
+ * SM is not charged). */
 static int holds_sms(const hs_comm *c, const hs_op *op) {
-  return c->self->sm_levels > 0 && c->g.size > 1 && op->kind != HS_OP_P2P;
+  if (c->self->sm_levels <= 0 || c->g.size <= 1 || op->kind == HS_OP_P2P) return 0;
+  int channels = c->self->world->channels;
+  return 2 * nccl_channels(op, channels) > channels;
 }
 
 /* op, on c, starts holding them at `at` (delta +1) or stops (-1). */
