@@ -92,8 +92,6 @@ static int pair_color(int rank, int n, int second) {
   return n % 2 == 0 && n > 2 ? (n - 2) / 2 : -1; /* rank 0 closes the ring with n - 1 */
 }
 
-static hs_buf model_buf(const hs_model *m, float *base) { return hs_model_buf(m, m->params ? base : NULL); }
-
 /* Posts ops on c and waits: HS_EPEER when a failure struck. */
 static int exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
   hs_request *r = NULL;
@@ -123,7 +121,8 @@ static void serve(void *arg) {
     if (m->params)
       for (size_t i = 0; i < m->n_params; i++) l->answer[i] = m->params[i] + s->pending[i];
     hs_mutex_unlock(w, s->lock);
-    hs_p2p ops[2] = {{HS_P2P_RECV, active, model_buf(m, l->in)}, {HS_P2P_SEND, active, model_buf(m, l->answer)}};
+    hs_p2p ops[2] = {{HS_P2P_RECV, active, hs_model_buf(m, l->in)},
+                     {HS_P2P_SEND, active, hs_model_buf(m, l->answer)}};
     if (exchange(w, l->edge, ops, 2)) {
       hs_mutex_unlock(w, s->averaging);
       return;
@@ -223,8 +222,8 @@ static void ad_begin(hs_algo_ctx *ctx) {
   s->ctl = CTL_AVERAGE;
   /* its weights do not change before its step, which waits for this */
   hs_p2p ops[3] = {{HS_P2P_SEND, peer, hs_buf_host(&s->ctl, 1, HS_I32)},
-                   {HS_P2P_SEND, peer, model_buf(m, m->params)},
-                   {HS_P2P_RECV, peer, model_buf(m, s->peer)}};
+                   {HS_P2P_SEND, peer, hs_model_buf(m, m->params)},
+                   {HS_P2P_RECV, peer, hs_model_buf(m, s->peer)}};
   if (hs_group_p2p(w, edge, ops, 3, &s->req)) s->req = NULL;
 }
 

@@ -394,7 +394,8 @@ typedef struct {
   double *lat, *rate; /* where to store the result */
   int gpus;       /* GPUs of its node the flow stands for (hs_net_flow_cap) */
   double cap;     /* its own bound beside the schedule's, bytes on the wire a second; 0: none */
-  const route_entry *route; /* its route, if the caller kept it (a copy: the table moves as it grows); NULL: looked up */
+  const route_entry *route; /* its route if the caller kept it (a copy: the table moves as it grows);
+                             * NULL: looked up */
 } flow_ref;
 
 static int link_slot(const link_table *m, const void *link) {
@@ -764,8 +765,8 @@ typedef struct {
   int spread;          /* its recording group's (lowering.h) */
   route_entry *routes; /* per edge, once looked up (key 0: not yet): a
                         * tree's patterns share the same edges over and
-                        * over, and the hash lookups were a fifth of a
-                        * 16 384-GPU tree's compile */
+                        * over (the table's probes were 3% of a 16 384-GPU
+                        * tree's samples; docs/performance.md) */
 } tree_env;
 
 static void tree_share(void *ctx, int lo, int hi, double *lat, double *rate) {

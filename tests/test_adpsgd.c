@@ -21,7 +21,7 @@
 #include "tests/train_run.h"
 
 static const char *numeric_fmt =
-    "cluster { nodes = %d, gpus_per_node = %d, gpu = { flops = \"1GF\" },\n"
+    "cluster { nodes = %d, gpus_per_node = %d, gpu = { flops = \"1GF\"%s },\n"
     "  inter = { bandwidth = \"10Gbps\", latency = \"5us\" }%s }\n"
     "workload { model = \"softmax\", dataset = { classes = 10, features = 32, samples = 32000 },\n"
     "           batch = 32, lr = 0.05, momentum = 0.9 }\n"
@@ -30,20 +30,41 @@ static const char *numeric_fmt =
 
 static const char *slow = ", gpu_speed = { { gpu = 3, factor = 0.2 } }";
 
-static hs_run_result *numeric(int nodes, int per, const char *speed, const char *name, const char *options) {
+/* gpu: more keys of cluster.gpu; speed: the slow GPU, or "" */
+static hs_run_result *numeric(int nodes, int per, const char *gpu, const char *speed, const char *name,
+                              const char *options) {
   char lua[2048], what[256];
-  snprintf(lua, sizeof lua, numeric_fmt, nodes, per, speed, name, options);
-  snprintf(what, sizeof what, "%s%s on %d x %d%s", name, options, nodes, per, speed[0] ? ", GPU 3 5x slower" : "");
+  snprintf(lua, sizeof lua, numeric_fmt, nodes, per, gpu, speed, name, options);
+  snprintf(what, sizeof what, "%s%s on %d x %d%s%s", name, options, nodes, per, speed[0] ? ", GPU 3 5x slower" : "",
+           gpu);
   return hs_run_lua(what, lua, 300);
 }
 
+/* Its one collective is the budget's agreement, 16 bytes every iteration
+ * of each worker, which waits for the slowest worker's: NCCL runs so
+ * small a collective on one channel (src/enqueue.cc), which holds no SM
+ * here (sim/stream.c, holds_sms), so modelling the GPU's SMs changes
+ * nothing, to the digit. It once held the node's NCCL channels' SMs for as
+ * long as it waited, a few percent of every fast worker's compute. */
+static void agreement_holds_no_sms(const hs_run_result *held) {
+  hs_run_result *none = numeric(4, 4, ", sms = 0", slow, "adpsgd", "");
+  tap_ok(held && none && held->ok && none->ok && held->total_time == none->total_time &&
+             held->samples_per_s == none->samples_per_s,
+         "its 16-byte agreement holds no SMs: %.9g s with the GPU's SMs modelled, %.9g s without",
+         held ? held->total_time : 0, none ? none->total_time : 0);
+  if (none) hs_run_free(none);
+}
+
 static void straggler(void) {
-  hs_run_result *ad = numeric(4, 4, slow, "adpsgd", ""), *dec = numeric(4, 4, slow, "decentralized", ", peers = \"ring\""),
-                *ar = numeric(4, 4, slow, "gradient_allreduce", "");
+  hs_run_result *ad = numeric(4, 4, "", slow, "adpsgd", ""),
+                *dec = numeric(4, 4, "", slow, "decentralized", ", peers = \"ring\""),
+                *ar = numeric(4, 4, "", slow, "gradient_allreduce", "");
   if (ad && dec && ar) {
     long spent = 0;
     int all = 0; /* rows every worker reported: the slow worker's iterations */
     for (int i = 0; i < ad->rows; i++) spent += ad->count[i], all += ad->count[i] == 16;
+    /* 90%: what test_async asks of every asynchronous algorithm on this
+     * data (gradient_allreduce reaches 98.7%; never training stays at 10%) */
     tap_ok(ad->ok && ad->accuracy >= 0.90, "adpsgd trains: accuracy %.2f%%", 100 * ad->accuracy);
     /* Past the budget by what ran while the workers agreed it was spent:
      * about one of the slow worker's iterations (5 of the others') each. */
@@ -68,13 +89,15 @@ static void straggler(void) {
   } else {
     tap_ok(0, "the three runs with a slow worker ran");
   }
+  agreement_holds_no_sms(ad);
   if (ad) hs_run_free(ad);
   if (dec) hs_run_free(dec);
   if (ar) hs_run_free(ar);
 }
 
 static void bytes_per_averaging(void) {
-  const char *lua = "cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = '100TF', efficiency = 0.5, variability = 0 },\n"
+  const char *lua = "cluster { nodes = 2, gpus_per_node = 1,\n"
+                    "          gpu = { flops = '100TF', efficiency = 0.5, variability = 0 },\n"
                     "          inter = { bandwidth = '100Gbps' } }\n"
                     "workload { model = 'resnet50', batch = 32 }\n"
                     "algorithm { name = 'adpsgd' }\n"
@@ -109,42 +132,17 @@ static void shapes(void) {
                {3, 3, "9 workers: a path"},
                {1, 1, "1 worker: no neighbour, local SGD"}};
   for (int i = 0; i < 3; i++) {
-    hs_run_result *r = numeric(cases[i].nodes, cases[i].per, "", "adpsgd", "");
+    hs_run_result *r = numeric(cases[i].nodes, cases[i].per, "", "", "adpsgd", "");
+    /* rows: the most iterations a worker ran, at least the mean worker's
+     * budget of 150 once the budget is spent */
     tap_ok(r && r->ok && r->rows >= 150 && r->accuracy >= 0.90, "%s: runs to the end (%d rows), accuracy %.2f%%",
            cases[i].why, r ? r->rows : 0, r ? 100 * r->accuracy : 0);
     if (r) hs_run_free(r);
   }
 }
 
-/* Its one collective is the budget's agreement, 16 bytes every iteration
- * of each worker, which waits for the slowest worker's: NCCL runs so
- * small a collective on one channel (src/enqueue.cc), which holds no SM
- * here (sim/stream.c, holds_sms), so modelling the GPU's SMs changes
- * nothing, to the digit. It once held the node's NCCL channels' SMs for as
- * long as it waited, a few percent of every fast worker's compute. */
-static void agreement_holds_no_sms(void) {
-  hs_run_result *held = numeric(4, 4, slow, "adpsgd", ""), *none = NULL;
-  char lua[2048];
-  snprintf(lua, sizeof lua,
-           "cluster { nodes = 4, gpus_per_node = 4, gpu = { flops = \"1GF\", sms = 0 },\n"
-           "  inter = { bandwidth = \"10Gbps\", latency = \"5us\" }%s }\n"
-           "workload { model = \"softmax\", dataset = { classes = 10, features = 32, samples = 32000 },\n"
-           "           batch = 32, lr = 0.05, momentum = 0.9 }\n"
-           "algorithm { name = \"adpsgd\" }\n"
-           "run { iterations = 150, seed = 6, eval_every = 50 }\n",
-           slow);
-  none = hs_run_lua("adpsgd, gpu.sms = 0", lua, 300);
-  tap_ok(held && none && held->ok && none->ok && held->total_time == none->total_time &&
-             held->samples_per_s == none->samples_per_s,
-         "its 16-byte agreement holds no SMs: %.9g s with the GPU's SMs modelled, %.9g s without",
-         held ? held->total_time : 0, none ? none->total_time : 0);
-  if (held) hs_run_free(held);
-  if (none) hs_run_free(none);
-}
-
 int main(void) {
   straggler();
-  agreement_holds_no_sms();
   bytes_per_averaging();
   shapes();
   return tap_done(0);
