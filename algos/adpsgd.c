@@ -10,9 +10,12 @@
  *
  * As the paper runs it (its section 5), the communication graph is
  * bipartite and only the "active" side initiates, so that two averagings
- * never wait for each other: here the workers form a ring, the even ranks
- * active, the odd passive (an odd count drops the ring's closing edge, a
- * path; two workers share one edge). An active worker posts its averaging
+ * never wait for each other. The graph is the `peers` scheme's at step 0
+ * (algos/peers; its weights unused: an averaging is always half and half),
+ * undirected and bipartite; the side of the lowest rank of each connected
+ * part is active. By default a ring, even ranks active, odd passive (an odd
+ * count drops the ring's closing edge, a path; two workers share one
+ * edge). An active worker posts its averaging
  * before forward, with a neighbour drawn from (run.seed, rank, iteration),
  * and its step waits for it: it sends its weights (they do not change
  * before its step) and a control word, and gets the neighbour's back. A
@@ -43,6 +46,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
+#include "algos/peers/peer_scheme.h"
 #include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
@@ -60,7 +64,7 @@ typedef struct { /* a passive worker's side of one edge */
 struct ad_state {
   hs_algo_ctx *ctx;
   int active;         /* initiates the averagings of its edges */
-  hs_comm *edges[2];  /* pair communicators with its ring neighbours, the first n_edges used */
+  hs_comm **edges;    /* pair communicators with its neighbours, by the edges' colours */
   int n_edges;
   float *momentum;
   /* active */
@@ -71,7 +75,7 @@ struct ad_state {
   hs_mutex *lock;     /* the weights and the correction */
   hs_mutex *averaging; /* one averaging at a time, as Algorithm 1's are atomic */
   float *pending;     /* corrections not yet applied (numeric runs) */
-  ad_link links[2];
+  ad_link *links;     /* one an edge */
   int serving;        /* threads started */
   /* the agreement on the budget */
   hs_comm *bg;
@@ -82,22 +86,122 @@ struct ad_state {
   _Atomic int done, finished, stop;
 };
 
-/* Two splits of the world give every rank its edges of the ring (or
- * path): pairs (2k, 2k + 1), then (2k + 1, 2k + 2) and, for an even count
- * above two, (n - 1, 0). Each pair is one even and one odd rank. */
-static int pair_color(int rank, int n, int second) {
-  if (!second) return rank / 2 * 2 + 1 < n ? rank / 2 : -1;
-  if (rank % 2 == 1) return rank + 1 < n || (rank + 1 == n && n > 2) ? (rank - 1) / 2 : -1;
-  if (rank >= 2) return (rank - 2) / 2;
-  return n % 2 == 0 && n > 2 ? (n - 2) / 2 : -1; /* rank 0 closes the ring with n - 1 */
+/* ---- the graph ---------------------------------------------------------------------
+ * Every rank builds the same graph from the scheme, so they agree on the
+ * sides and on the communicators without a message: its edges (u < v, in
+ * order, each once), each rank's side, and a colour an edge such that no
+ * two edges of a rank share one (greedy, in the edges' order: at most
+ * 2 * degree - 1 colours; on a ring the pairs (2k, 2k + 1), then the
+ * others). One split of the world a colour gives every rank the pair
+ * communicators of its edges. */
+typedef struct {
+  int n, n_edges, colours;
+  int (*edge)[2]; /* u < v */
+  int *colour;    /* an edge's */
+  int *side;      /* a rank's: 0 active, 1 passive */
+} ad_graph;
+
+static void graph_free(ad_graph *g) {
+  free(g->edge), free(g->colour), free(g->side);
+  memset(g, 0, sizeof *g);
 }
 
-/* Posts ops on c and waits: HS_EPEER when a failure struck. */
-static int exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
-  hs_request *r = NULL;
-  int rc = hs_group_p2p(w, c, ops, n, &r);
-  int wrc = hs_wait(w, &r);
-  return rc ? rc : wrc;
+static int edge_order(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The scheme's step 0 over n workers as an ad_graph: 0, or -1 with err
+ * filled (a broken, directed, all-to-all or machine-level scheme, or a
+ * graph with an odd cycle). The built-in ring over an odd count drops its
+ * closing edge (n - 1, 0): a path. */
+static int graph_build(hs_peer_scheme *scheme, int n, ad_graph *g, char *err, size_t len) {
+  memset(g, 0, sizeof *g);
+  g->n = n;
+  if (scheme->directed || scheme->allreduce || scheme->hierarchical) {
+    snprintf(err, len, "scheme %s is %s; adpsgd averages in pairs over an undirected graph among workers",
+             scheme->name, scheme->directed ? "directed (send-to lists)" : scheme->allreduce ? "all-to-all" : "among machines");
+    return -1;
+  }
+  const hs_peer_step *st = n > 1 ? hs_peer_schedule_get(hs_peer_scheme_schedule(scheme, n), 0, err, len) : NULL;
+  if (n > 1 && !st) return -1;
+  int cap = st ? st->out_off[n] : 0;
+  g->edge = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *g->edge);
+  g->side = malloc((size_t)n * sizeof *g->side);
+  int *queue = malloc((size_t)n * sizeof *queue);
+  int drop_closing = strcmp(scheme->name, "ring") == 0 && n % 2 == 1 && n > 2;
+  int rc = -1;
+  if (!g->edge || !g->side || !queue) {
+    snprintf(err, len, "out of memory");
+    goto out;
+  }
+  for (int u = 0; u < n && st; u++)
+    for (int k = st->out_off[u]; k < st->out_off[u + 1]; k++) {
+      int v = st->out[k].peer;
+      if (v <= u || (drop_closing && u == 0 && v == n - 1)) continue; /* each edge once, from its lower end */
+      g->edge[g->n_edges][0] = u, g->edge[g->n_edges][1] = v, g->n_edges++;
+    }
+  qsort(g->edge, (size_t)g->n_edges, sizeof *g->edge, edge_order);
+  int kept = 0;
+  for (int e = 0; e < g->n_edges; e++)
+    if (!kept || edge_order(g->edge[e], g->edge[kept - 1])) memcpy(g->edge[kept++], g->edge[e], sizeof *g->edge);
+  g->n_edges = kept;
+  /* the sides: breadth first from the lowest rank of each part, which is active */
+  for (int r = 0; r < n; r++) g->side[r] = -1;
+  for (int r = 0; r < n; r++) {
+    if (g->side[r] >= 0) continue;
+    int head = 0, tail = 0;
+    g->side[r] = 0, queue[tail++] = r;
+    while (head < tail) {
+      int u = queue[head++];
+      for (int e = 0; e < g->n_edges; e++) {
+        int a = g->edge[e][0], b = g->edge[e][1];
+        if (a != u && b != u) continue;
+        int v = a == u ? b : a;
+        if (g->side[v] < 0) {
+          g->side[v] = 1 - g->side[u], queue[tail++] = v;
+        } else if (g->side[v] == g->side[u]) {
+          snprintf(err, len,
+                   "scheme %s over %d workers is not bipartite (ranks %d and %d are neighbours on the same side of an "
+                   "odd cycle); adpsgd needs an active and a passive side",
+                   scheme->name, n, u, v);
+          goto out;
+        }
+      }
+    }
+  }
+  /* the colours */
+  g->colour = malloc((size_t)(g->n_edges > 0 ? g->n_edges : 1) * sizeof *g->colour);
+  if (!g->colour) {
+    snprintf(err, len, "out of memory");
+    goto out;
+  }
+  for (int e = 0; e < g->n_edges; e++) {
+    int c = 0;
+    for (int again = 1; again;) {
+      again = 0;
+      for (int f = 0; f < e; f++)
+        if (g->colour[f] == c && (g->edge[f][0] == g->edge[e][0] || g->edge[f][0] == g->edge[e][1] ||
+                                  g->edge[f][1] == g->edge[e][0] || g->edge[f][1] == g->edge[e][1])) {
+          c++, again = 1;
+          break;
+        }
+    }
+    g->colour[e] = c;
+    if (c + 1 > g->colours) g->colours = c + 1;
+  }
+  rc = 0;
+out:
+  free(queue);
+  if (rc) graph_free(g);
+  return rc;
+}
+
+/* The split colour of rank r's edge of colour c (the edge's index), or -1. */
+static int split_colour(const ad_graph *g, int r, int c) {
+  for (int e = 0; e < g->n_edges; e++)
+    if (g->colour[e] == c && (g->edge[e][0] == r || g->edge[e][1] == r)) return e;
+  return -1;
 }
 
 static void serve(void *arg) {
@@ -111,7 +215,7 @@ static void serve(void *arg) {
   for (;;) {
     int ctl = CTL_BYE;
     hs_p2p op = {HS_P2P_RECV, active, hs_buf_host(&ctl, 1, HS_I32)};
-    if (exchange(w, l->edge, &op, 1) || ctl == CTL_BYE) return; /* a failure, or the active is done */
+    if (hs_group_p2p_wait(w, l->edge, &op, 1) || ctl == CTL_BYE) return; /* a failure, or the active is done */
     /* Atomic as the paper's: another active neighbour's averaging waits
      * for this one's end (their transfers would share the NIC anyway);
      * the worker's own step does not. */
@@ -123,7 +227,7 @@ static void serve(void *arg) {
     hs_mutex_unlock(w, s->lock);
     hs_p2p ops[2] = {{HS_P2P_RECV, active, hs_model_buf(m, l->in)},
                      {HS_P2P_SEND, active, hs_model_buf(m, l->answer)}};
-    if (exchange(w, l->edge, ops, 2)) {
+    if (hs_group_p2p_wait(w, l->edge, ops, 2)) {
       hs_mutex_unlock(w, s->averaging);
       return;
     }
@@ -163,21 +267,30 @@ static int ad_init(hs_algo_ctx *ctx) {
   s->ctx = ctx;
   hs_worker *w = ctx->w;
   hs_model *m = ctx->model;
-  s->active = w->rank % 2 == 0;
+  ad_graph g;
+  char err[HS_PEER_ERR_MAX];
+  if (graph_build(ctx->sc->algorithm.peers, w->size, &g, err, sizeof err)) {
+    /* checked at load over every worker; only a shrink gets here */
+    if (w->rank == 0)
+      fprintf(stderr, "hearsay: after the failure, adpsgd cannot run over the %d workers left: %s\n", w->size, err);
+    return HS_EINVAL;
+  }
+  s->active = g.side[w->rank] == 0;
   s->interval = hs_opt_num(ctx->opt, "check_interval");
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->lock = hs_mutex_create(w);
   s->averaging = hs_mutex_create(w);
   s->wake = hs_sem_create(w, 0);
-  if (!s->lock || !s->averaging || !s->wake) return HS_ENOMEM;
-  for (int second = 0; second < 2; second++) {
-    hs_comm *c = NULL;
-    int rc = hs_comm_split(w, w->world, pair_color(w->rank, w->size, second), w->rank, &c);
-    if (rc) return rc;
-    if (c) s->edges[s->n_edges++] = c;
+  s->edges = calloc((size_t)(g.colours > 0 ? g.colours : 1), sizeof *s->edges);
+  s->links = calloc((size_t)(g.colours > 0 ? g.colours : 1), sizeof *s->links);
+  int rc = !s->lock || !s->averaging || !s->wake || !s->edges || !s->links ? HS_ENOMEM : 0;
+  for (int c = 0; c < g.colours && !rc; c++) { /* every rank splits once a colour, in one order */
+    hs_comm *e = NULL;
+    rc = hs_comm_split(w, w->world, split_colour(&g, w->rank, c), w->rank, &e);
+    if (e) s->edges[s->n_edges++] = e;
   }
-  int rc = hs_comm_split(w, w->world, 0, w->rank, &s->bg);
-  if (rc) return rc;
+  graph_free(&g);
+  if (rc || (rc = hs_comm_split(w, w->world, 0, w->rank, &s->bg))) return rc;
   if (m->params) {
     if (s->active) {
       s->peer = malloc(m->n_params * sizeof(float));
@@ -196,6 +309,18 @@ static int ad_init(hs_algo_ctx *ctx) {
       if (hs_thread_spawn(w, serve, &s->links[s->serving], &s->links[s->serving].thread)) return HS_ENOMEM;
     }
   return hs_thread_spawn(w, agree_loop, s, &s->agree) ? HS_ENOMEM : 0;
+}
+
+/* At load, over every worker: the scheme's graph can carry AD-PSGD. */
+static const char *ad_validate(const hs_scenario *sc, char *msg, size_t len) {
+  ad_graph g;
+  char err[HS_PEER_ERR_MAX];
+  if (graph_build(sc->algorithm.peers, hs_scenario_gpus(sc), &g, err, sizeof err)) {
+    snprintf(msg, len, "%s", err);
+    return "peers";
+  }
+  graph_free(&g);
+  return NULL;
 }
 
 static int ad_keep_going(hs_algo_ctx *ctx) { return !((ad_state *)ctx->state)->stop; }
@@ -259,7 +384,7 @@ static void ad_finish(hs_algo_ctx *ctx) {
     int bye = CTL_BYE;
     for (int e = 0; e < s->n_edges; e++) {
       hs_p2p op = {HS_P2P_SEND, 1 - hs_comm_rank(w, s->edges[e]), hs_buf_host(&bye, 1, HS_I32)};
-      exchange(w, s->edges[e], &op, 1);
+      hs_group_p2p_wait(w, s->edges[e], &op, 1);
     }
   }
   /* Said before waiting for the active neighbours: a passive worker whose
@@ -279,12 +404,17 @@ static void ad_finish(hs_algo_ctx *ctx) {
   if (s->lock) hs_mutex_destroy(w, s->lock);
   if (s->averaging) hs_mutex_destroy(w, s->averaging);
   if (s->wake) hs_sem_destroy(w, s->wake);
-  for (int e = 0; e < 2; e++) free(s->links[e].in), free(s->links[e].answer);
+  for (int e = 0; e < s->n_edges && s->links; e++) free(s->links[e].in), free(s->links[e].answer);
+  free(s->links), free(s->edges);
   free(s->momentum), free(s->peer), free(s->pending);
   free(s);
 }
 
 static const hs_option_spec ad_options[] = {
+    {"peers", HS_OPT_PEERS, "ring", 0, NULL,
+     "the graph of the averagings: a peer scheme's step 0 (a built-in, a .lua file or a function), undirected and "
+     "bipartite, its weights unused; the side of each part's lowest rank initiates (the built-in ring over an odd "
+     "count: a path)"},
     {"check_interval", HS_OPT_TIME, "0s", 0, NULL,
      "time between two agreements on whether the run's sample budget is spent (hearsay's, not the algorithm's; 0: "
      "each worker waits one of its own last iterations)"},
@@ -293,10 +423,11 @@ static const hs_option_spec ad_options[] = {
 
 const hs_algorithm_desc hs_algo_adpsgd = {
     .name = "adpsgd",
-    .summary = "asynchronous decentralized SGD (AD-PSGD): each worker averages with a random ring neighbour, "
-               "active (even) ranks initiating, passive ones answering from a thread, nobody waiting for anyone's "
-               "compute",
+    .summary = "asynchronous decentralized SGD (AD-PSGD): each worker averages with a random neighbour of a "
+               "bipartite graph (a ring by default), the active side initiating, the passive one answering from a "
+               "thread, nobody waiting for anyone's compute",
     .options = ad_options,
+    .validate = ad_validate,
     .asynchronous = 1,
     .init = ad_init,
     .keep_going = ad_keep_going,

@@ -254,15 +254,6 @@ static int ps_keep_going(hs_algo_ctx *ctx) {
   return s->async ? !s->stop : ctx->iteration < ctx->sc->run.iterations;
 }
 
-/* Posts ops[0..n) on c and waits; HS_EPEER when a failure struck (the
- * training loop then re-forms the job over the survivors). */
-static int exchange(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
-  hs_request *r = NULL;
-  int rc = hs_group_p2p(w, c, ops, n, &r);
-  int wrc = hs_wait(w, &r);
-  return rc ? rc : wrc;
-}
-
 /* One unit of a synchronous step, in two halves so that units pipeline as
  * BytePS's stages do (its REDUCE, PUSH, PULL and BROADCAST queues each run
  * their own loop, byteps/common/core_loops.cc): unit_start (a node's
@@ -383,11 +374,11 @@ static void ps_step(hs_algo_ctx *ctx) {
     payload[2 * j + 1] = (hs_p2p){HS_P2P_RECV, peer, fbuf(m->params, o, len)};
     ctl[j] = (hs_p2p){HS_P2P_SEND, peer, hs_buf_host(&words[j], 1, HS_F32)};
   }
-  int failed = exchange(w, c, ctl, S);
-  failed = failed || exchange(w, c, payload, 2 * S);
+  int failed = hs_group_p2p_wait(w, c, ctl, S);
+  failed = failed || hs_group_p2p_wait(w, c, payload, 2 * S);
   if (!failed) {
     for (int j = 0; j < S; j++) ctl[j] = (hs_p2p){HS_P2P_RECV, 1 + j, hs_buf_host(&words[S + j], 1, HS_F32)};
-    exchange(w, c, ctl, S);
+    hs_group_p2p_wait(w, c, ctl, S);
     for (int j = 0; j < S; j++)
       if (words[S + j] != 0) s->stopped_by[j] = 1, s->stop = 1;
   }
@@ -400,7 +391,7 @@ static void worker_bye(ps_state *s, hs_worker *w) {
   for (int j = 0; j < s->servers; j++) {
     if (s->stopped_by[j]) continue;
     hs_p2p op = {HS_P2P_SEND, 1 + j, hs_buf_host(&bye, 1, HS_F32)};
-    exchange(w, s->pair[w->rank], &op, 1);
+    hs_group_p2p_wait(w, s->pair[w->rank], &op, 1);
   }
 }
 
@@ -443,7 +434,7 @@ static void serve_sync(ps_state *s, hs_worker *w) {
       size_t o, len;
       slice(s, u, me, &o, &len);
       for (int p = 0; p < P; p++) ops[p] = (hs_p2p){HS_P2P_RECV, s->pushers[p], fbuf(s->gsum, (size_t)p * len, len)};
-      if (exchange(w, s->push_c, ops, P)) goto out;
+      if (hs_group_p2p_wait(w, s->push_c, ops, P)) goto out;
       /* the average of every worker's gradient from the P pushes (a node's
        * sum when aggregated): read each, write the average */
       server_kernel(s, w, 4.0 * (P + 1) * (double)len, 2);
@@ -490,9 +481,9 @@ static void serve_worker(void *arg) {
     float ctl = 0;
     hs_p2p op = {HS_P2P_RECV, 0, hs_buf_host(&ctl, 1, HS_F32)};
     /* A failure: this worker is dropped (the job re-forms over survivors). */
-    if (exchange(w, c, &op, 1) || ctl == CTL_BYE) break;
+    if (hs_group_p2p_wait(w, c, &op, 1) || ctl == CTL_BYE) break;
     op = (hs_p2p){HS_P2P_RECV, 0, fbuf(l->grad, 0, len)};
-    if (exchange(w, c, &op, 1)) break;
+    if (hs_group_p2p_wait(w, c, &op, 1)) break;
     hs_mutex_lock(w, s->lock);
     apply(s, w, o, len, l->grad, lr);
     s->clock[l->worker]++;
@@ -508,7 +499,7 @@ static void serve_worker(void *arg) {
       hs_sleep(w, STALENESS_POLL);
     }
     hs_p2p back[2] = {{HS_P2P_SEND, 0, fbuf(l->out, 0, len)}, {HS_P2P_SEND, 0, hs_buf_host(&stop, 1, HS_F32)}};
-    if (exchange(w, c, back, 1) || exchange(w, c, back + 1, 1) || stop) break;
+    if (hs_group_p2p_wait(w, c, back, 1) || hs_group_p2p_wait(w, c, back + 1, 1) || stop) break;
   }
   /* Gone: it no longer holds anyone back. */
   hs_mutex_lock(w, s->lock);

@@ -11,7 +11,13 @@
  *    weights timing-only, the bytes on the wire within the rows are two
  *    models an iteration (within 1%: the control words, the agreements);
  *  - odd worker counts (a path instead of a ring) and a single worker
- *    (no neighbour) run to the end and train. */
+ *    (no neighbour) run to the end and train;
+ *  - the peer scheme's graph decides who averages with whom: on four
+ *    workers a star (a Lua function) has one active worker, its centre,
+ *    where the ring has two, so an iteration moves two models where the
+ *    ring's moves four (ResNet-50's weights, within 1%); on a 4 x 4 torus
+ *    (torus2d: degree 4, a passive worker serving four neighbours on four
+ *    threads) it runs to the end and trains. */
 #include <math.h>
 #include <stdio.h>
 
@@ -124,6 +130,56 @@ static void bytes_per_averaging(void) {
   hs_run_free(r);
 }
 
+/* Bytes on the wire an iteration that every worker reported, in models of
+ * ResNet-50, on 4 one-GPU nodes with the given peers option. */
+static double models_per_row(const char *what, const char *peers, int *rows) {
+  char lua[1024];
+  snprintf(lua, sizeof lua,
+           "cluster { nodes = 4, gpus_per_node = 1,\n"
+           "          gpu = { flops = '100TF', efficiency = 0.5, variability = 0 },\n"
+           "          inter = { bandwidth = '100Gbps' } }\n"
+           "workload { model = 'resnet50', batch = 32 }\n"
+           "algorithm { name = 'adpsgd'%s }\n"
+           "run { iterations = 20 }\n",
+           peers);
+  hs_scenario sc;
+  *rows = 0;
+  if (hs_test_load(lua, &sc)) return -1;
+  hs_model *m = hs_model_create(&sc.workload, 0);
+  double model = 4.0 * (double)m->n_params;
+  hs_model_free(m);
+  hs_run_result *r = hs_run_sim(what, &sc, 300);
+  hs_scenario_free(&sc);
+  double bytes = 0;
+  for (int i = 0; r->ok && i < r->rows; i++)
+    if (r->count[i] == 4) bytes += r->bytes[i], (*rows)++;
+  hs_run_free(r);
+  return *rows ? bytes / *rows / model : -1;
+}
+
+static void graphs(void) {
+  int star_rows, ring_rows;
+  double star = models_per_row("adpsgd, a star of 4 workers", ", peers = function(rank, n, step)\n"
+                               "  if rank ~= 0 then return { 0 } end\n"
+                               "  local t = {} for j = 1, n - 1 do t[#t + 1] = j end return t end",
+                               &star_rows);
+  double ring = models_per_row("adpsgd, a ring of 4 workers", "", &ring_rows);
+  /* the star's centre averages once an iteration (a model each way), the
+   * ring's two actives (ranks 0 and 2) twice; 1%: the control words and
+   * the agreements, a few dozen bytes against 100 MB */
+  tap_ok(star_rows >= 20 && fabs(star / 2 - 1) < 0.01,
+         "a star over 4 workers: one active worker, %.4f models an iteration (2, within 1%%; %d rows)", star,
+         star_rows);
+  tap_ok(ring_rows >= 20 && fabs(ring / 4 - 1) < 0.01,
+         "the ring over 4 workers: two active workers, %.4f models an iteration (4, within 1%%; %d rows)", ring,
+         ring_rows);
+  hs_run_result *r = numeric(4, 4, "", "", "adpsgd", ", peers = \"torus2d\"");
+  tap_ok(r && r->ok && r->rows >= 150 && r->accuracy >= 0.90,
+         "a 4 x 4 torus (four neighbours a worker): runs to the end (%d rows), accuracy %.2f%%", r ? r->rows : 0,
+         r ? 100 * r->accuracy : 0);
+  if (r) hs_run_free(r);
+}
+
 static void shapes(void) {
   const struct {
     int nodes, per;
@@ -145,5 +201,6 @@ int main(void) {
   straggler();
   bytes_per_averaging();
   shapes();
+  graphs();
   return tap_done(0);
 }

@@ -45,6 +45,12 @@ static const bad_case cases[] = {
      {"scenario.lua:5:", "algorithm.name", "unknown algorithm 'allreduce_magic'"}},
     {"unknown model", 4, "workload { model = \"resnet51\" }", NULL,
      {"scenario.lua:4:", "workload.model", "unknown model 'resnet51'"}},
+    {"adpsgd over a directed scheme", 5, "algorithm { name = \"adpsgd\", peers = \"sgp_exp\" }", NULL,
+     {"scenario.lua:5:", "algorithm.peers", "directed"}},
+    {"adpsgd over a graph with an odd cycle", 5,
+     "algorithm { name = \"adpsgd\", peers = function(r, n, s) local t = {} for j = 0, n - 1 do if j ~= r then "
+     "t[#t + 1] = j end end return t end }",
+     NULL, {"scenario.lua:5:", "algorithm.peers", "not bipartite"}},
     {"unknown algorithm option", 5, "algorithm { name = \"gradient_allreduce\", bucket = \"1MiB\" }", NULL,
      {"scenario.lua:5:", "algorithm.bucket", "unknown option"}},
     {"bad unit", 3, "  inter = { bandwidth = \"10Gbps\", latency = \"5 parsecs\" } }", NULL,

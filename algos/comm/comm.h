@@ -275,6 +275,13 @@ static inline int hs_group_p2p(hs_worker *w, hs_comm *c, const hs_p2p *ops, int 
   return hs_post(w, c, &o, q);
 }
 static inline int hs_wait(hs_worker *w, hs_request **q) { return w->be->wait(q); }
+/* hs_group_p2p and its wait: the first error (HS_EPEER when a failure struck). */
+static inline int hs_group_p2p_wait(hs_worker *w, hs_comm *c, const hs_p2p *ops, int n) {
+  hs_request *r = NULL;
+  int rc = hs_group_p2p(w, c, ops, n, &r);
+  int wrc = hs_wait(w, &r);
+  return rc ? rc : wrc;
+}
 static inline int hs_test(hs_worker *w, hs_request **q) { return w->be->test(q); }
 static inline int hs_waitall(hs_worker *w, hs_request **q, int n) { return w->be->waitall(q, n); }
 static inline int hs_comm_split(hs_worker *w, hs_comm *c, int color, int key, hs_comm **out) {
