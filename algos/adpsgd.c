@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "algos/algorithm.h"
-#include "algos/peers/peer_scheme.h"
+#include "algos/peers/peer_graph.h"
 #include "algos/train/gpu_kernel.h"
 #include "algos/train/sgd.h"
 
@@ -85,124 +85,6 @@ struct ad_state {
   double began, last; /* this iteration's start; the last one's length */
   _Atomic int done, finished, stop;
 };
-
-/* ---- the graph ---------------------------------------------------------------------
- * Every rank builds the same graph from the scheme, so they agree on the
- * sides and on the communicators without a message: its edges (u < v, in
- * order, each once), each rank's side, and a colour an edge such that no
- * two edges of a rank share one (greedy, in the edges' order: at most
- * 2 * degree - 1 colours; on a ring the pairs (2k, 2k + 1), then the
- * others). One split of the world a colour gives every rank the pair
- * communicators of its edges. */
-typedef struct {
-  int n, n_edges, colours;
-  int (*edge)[2]; /* u < v */
-  int *colour;    /* an edge's */
-  int *side;      /* a rank's: 0 active, 1 passive */
-} ad_graph;
-
-static void graph_free(ad_graph *g) {
-  free(g->edge), free(g->colour), free(g->side);
-  memset(g, 0, sizeof *g);
-}
-
-static int edge_order(const void *a, const void *b) {
-  const int *x = a, *y = b;
-  return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-/* The scheme's step 0 over n workers as an ad_graph: 0, or -1 with err
- * filled (a broken, directed, all-to-all or machine-level scheme, or a
- * graph with an odd cycle). The built-in ring over an odd count drops its
- * closing edge (n - 1, 0): a path. */
-static int graph_build(hs_peer_scheme *scheme, int n, ad_graph *g, char *err, size_t len) {
-  memset(g, 0, sizeof *g);
-  g->n = n;
-  if (scheme->directed || scheme->allreduce || scheme->hierarchical) {
-    snprintf(err, len, "scheme %s is %s; adpsgd averages in pairs over an undirected graph among workers",
-             scheme->name, scheme->directed ? "directed (send-to lists)" : scheme->allreduce ? "all-to-all" : "among machines");
-    return -1;
-  }
-  const hs_peer_step *st = n > 1 ? hs_peer_schedule_get(hs_peer_scheme_schedule(scheme, n), 0, err, len) : NULL;
-  if (n > 1 && !st) return -1;
-  int cap = st ? st->out_off[n] : 0;
-  g->edge = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *g->edge);
-  g->side = malloc((size_t)n * sizeof *g->side);
-  int *queue = malloc((size_t)n * sizeof *queue);
-  int drop_closing = strcmp(scheme->name, "ring") == 0 && n % 2 == 1 && n > 2;
-  int rc = -1;
-  if (!g->edge || !g->side || !queue) {
-    snprintf(err, len, "out of memory");
-    goto out;
-  }
-  for (int u = 0; u < n && st; u++)
-    for (int k = st->out_off[u]; k < st->out_off[u + 1]; k++) {
-      int v = st->out[k].peer;
-      if (v <= u || (drop_closing && u == 0 && v == n - 1)) continue; /* each edge once, from its lower end */
-      g->edge[g->n_edges][0] = u, g->edge[g->n_edges][1] = v, g->n_edges++;
-    }
-  qsort(g->edge, (size_t)g->n_edges, sizeof *g->edge, edge_order);
-  int kept = 0;
-  for (int e = 0; e < g->n_edges; e++)
-    if (!kept || edge_order(g->edge[e], g->edge[kept - 1])) memcpy(g->edge[kept++], g->edge[e], sizeof *g->edge);
-  g->n_edges = kept;
-  /* the sides: breadth first from the lowest rank of each part, which is active */
-  for (int r = 0; r < n; r++) g->side[r] = -1;
-  for (int r = 0; r < n; r++) {
-    if (g->side[r] >= 0) continue;
-    int head = 0, tail = 0;
-    g->side[r] = 0, queue[tail++] = r;
-    while (head < tail) {
-      int u = queue[head++];
-      for (int e = 0; e < g->n_edges; e++) {
-        int a = g->edge[e][0], b = g->edge[e][1];
-        if (a != u && b != u) continue;
-        int v = a == u ? b : a;
-        if (g->side[v] < 0) {
-          g->side[v] = 1 - g->side[u], queue[tail++] = v;
-        } else if (g->side[v] == g->side[u]) {
-          snprintf(err, len,
-                   "scheme %s over %d workers is not bipartite (ranks %d and %d are neighbours on the same side of an "
-                   "odd cycle); adpsgd needs an active and a passive side",
-                   scheme->name, n, u, v);
-          goto out;
-        }
-      }
-    }
-  }
-  /* the colours */
-  g->colour = malloc((size_t)(g->n_edges > 0 ? g->n_edges : 1) * sizeof *g->colour);
-  if (!g->colour) {
-    snprintf(err, len, "out of memory");
-    goto out;
-  }
-  for (int e = 0; e < g->n_edges; e++) {
-    int c = 0;
-    for (int again = 1; again;) {
-      again = 0;
-      for (int f = 0; f < e; f++)
-        if (g->colour[f] == c && (g->edge[f][0] == g->edge[e][0] || g->edge[f][0] == g->edge[e][1] ||
-                                  g->edge[f][1] == g->edge[e][0] || g->edge[f][1] == g->edge[e][1])) {
-          c++, again = 1;
-          break;
-        }
-    }
-    g->colour[e] = c;
-    if (c + 1 > g->colours) g->colours = c + 1;
-  }
-  rc = 0;
-out:
-  free(queue);
-  if (rc) graph_free(g);
-  return rc;
-}
-
-/* The split colour of rank r's edge of colour c (the edge's index), or -1. */
-static int split_colour(const ad_graph *g, int r, int c) {
-  for (int e = 0; e < g->n_edges; e++)
-    if (g->colour[e] == c && (g->edge[e][0] == r || g->edge[e][1] == r)) return e;
-  return -1;
-}
 
 static void serve(void *arg) {
   ad_link *l = arg;
@@ -267,9 +149,9 @@ static int ad_init(hs_algo_ctx *ctx) {
   s->ctx = ctx;
   hs_worker *w = ctx->w;
   hs_model *m = ctx->model;
-  ad_graph g;
+  hs_peer_graph g;
   char err[HS_PEER_ERR_MAX];
-  if (graph_build(ctx->sc->algorithm.peers, w->size, &g, err, sizeof err)) {
+  if (hs_peer_graph_build(ctx->sc->algorithm.peers, w->size, 1, &g, err, sizeof err)) {
     /* checked at load over every worker; only a shrink gets here */
     if (w->rank == 0)
       fprintf(stderr, "hearsay: after the failure, adpsgd cannot run over the %d workers left: %s\n", w->size, err);
@@ -286,10 +168,10 @@ static int ad_init(hs_algo_ctx *ctx) {
   int rc = !s->lock || !s->averaging || !s->wake || !s->edges || !s->links ? HS_ENOMEM : 0;
   for (int c = 0; c < g.colours && !rc; c++) { /* every rank splits once a colour, in one order */
     hs_comm *e = NULL;
-    rc = hs_comm_split(w, w->world, split_colour(&g, w->rank, c), w->rank, &e);
+    rc = hs_comm_split(w, w->world, hs_peer_graph_edge_of(&g, w->rank, c), w->rank, &e);
     if (e) s->edges[s->n_edges++] = e;
   }
-  graph_free(&g);
+  hs_peer_graph_free(&g);
   if (rc || (rc = hs_comm_split(w, w->world, 0, w->rank, &s->bg))) return rc;
   if (m->params) {
     if (s->active) {
@@ -313,13 +195,13 @@ static int ad_init(hs_algo_ctx *ctx) {
 
 /* At load, over every worker: the scheme's graph can carry AD-PSGD. */
 static const char *ad_validate(const hs_scenario *sc, char *msg, size_t len) {
-  ad_graph g;
+  hs_peer_graph g;
   char err[HS_PEER_ERR_MAX];
-  if (graph_build(sc->algorithm.peers, hs_scenario_gpus(sc), &g, err, sizeof err)) {
-    snprintf(msg, len, "%s", err);
+  if (hs_peer_graph_build(sc->algorithm.peers, hs_scenario_gpus(sc), 1, &g, err, sizeof err)) {
+    snprintf(msg, len, "%s: adpsgd averages in pairs, one side initiating, over an undirected bipartite graph", err);
     return "peers";
   }
-  graph_free(&g);
+  hs_peer_graph_free(&g);
   return NULL;
 }
 
