@@ -149,29 +149,28 @@ static int ad_init(hs_algo_ctx *ctx) {
   s->ctx = ctx;
   hs_worker *w = ctx->w;
   hs_model *m = ctx->model;
-  hs_peer_graph g;
   char err[HS_PEER_ERR_MAX];
-  if (hs_peer_graph_build(ctx->sc->algorithm.peers, w->size, 1, &g, err, sizeof err)) {
+  const hs_peer_graph *g = hs_peer_scheme_graph(ctx->sc->algorithm.peers, w->size, 1, err, sizeof err);
+  if (!g) {
     /* checked at load over every worker; only a shrink gets here */
     if (w->rank == 0)
       fprintf(stderr, "hearsay: after the failure, adpsgd cannot run over the %d workers left: %s\n", w->size, err);
     return HS_EINVAL;
   }
-  s->active = g.side[w->rank] == 0;
+  s->active = g->side[w->rank] == 0;
   s->interval = hs_opt_num(ctx->opt, "check_interval");
   s->momentum = hs_sgd_momentum_alloc(ctx);
   s->lock = hs_mutex_create(w);
   s->averaging = hs_mutex_create(w);
   s->wake = hs_sem_create(w, 0);
-  s->edges = calloc((size_t)(g.colours > 0 ? g.colours : 1), sizeof *s->edges);
-  s->links = calloc((size_t)(g.colours > 0 ? g.colours : 1), sizeof *s->links);
+  s->edges = calloc((size_t)(g->colours > 0 ? g->colours : 1), sizeof *s->edges);
+  s->links = calloc((size_t)(g->colours > 0 ? g->colours : 1), sizeof *s->links);
   int rc = !s->lock || !s->averaging || !s->wake || !s->edges || !s->links ? HS_ENOMEM : 0;
-  for (int c = 0; c < g.colours && !rc; c++) { /* every rank splits once a colour, in one order */
+  for (int c = 0; c < g->colours && !rc; c++) { /* every rank splits once a colour, in one order */
     hs_comm *e = NULL;
-    rc = hs_comm_split(w, w->world, hs_peer_graph_edge_of(&g, w->rank, c), w->rank, &e);
+    rc = hs_comm_split(w, w->world, hs_peer_graph_edge_of(g, w->rank, c), w->rank, &e);
     if (e) s->edges[s->n_edges++] = e;
   }
-  hs_peer_graph_free(&g);
   if (rc || (rc = hs_comm_split(w, w->world, 0, w->rank, &s->bg))) return rc;
   if (m->params) {
     if (s->active) {
@@ -195,14 +194,10 @@ static int ad_init(hs_algo_ctx *ctx) {
 
 /* At load, over every worker: the scheme's graph can carry AD-PSGD. */
 static const char *ad_validate(const hs_scenario *sc, char *msg, size_t len) {
-  hs_peer_graph g;
   char err[HS_PEER_ERR_MAX];
-  if (hs_peer_graph_build(sc->algorithm.peers, hs_scenario_gpus(sc), 1, &g, err, sizeof err)) {
-    snprintf(msg, len, "%s: adpsgd averages in pairs, one side initiating, over an undirected bipartite graph", err);
-    return "peers";
-  }
-  hs_peer_graph_free(&g);
-  return NULL;
+  if (hs_peer_scheme_graph(sc->algorithm.peers, hs_scenario_gpus(sc), 1, err, sizeof err)) return NULL;
+  snprintf(msg, len, "%s: adpsgd averages in pairs, one side initiating, over an undirected bipartite graph", err);
+  return "peers";
 }
 
 static int ad_keep_going(hs_algo_ctx *ctx) { return !((ad_state *)ctx->state)->stop; }

@@ -6,7 +6,8 @@
  * proper (no two edges of a rank share a colour, every colour a rank has
  * found by hs_peer_graph_edge_of) and how many colours the greedy order
  * takes; the ring of an odd count as a path when asked, refused when not;
- * directed, all-to-all and odd-cycle schemes refused with a message. Exact
+ * directed, all-to-all and odd-cycle schemes refused with a message; the
+ * graph kept with the scheme returned again for the same count. Exact
  * counts: the graphs are small and fixed. */
 #include <stdio.h>
 #include <string.h>
@@ -54,7 +55,25 @@ static void refused(const char *name, int n, int drop, const char *why) {
   hs_peer_scheme_free(s);
 }
 
+/* The graph kept with the scheme: built once for a count, rebuilt for
+ * another, and what it holds is what a fresh build gives. */
+static void kept(void) {
+  hs_peer_scheme *s = hs_peer_builtin("torus2d");
+  char err[HS_PEER_ERR_MAX] = "";
+  const hs_peer_graph *a = hs_peer_scheme_graph(s, 16, 1, err, sizeof err);
+  if (a) a->side[0] = 7; /* a mark a rebuilt graph would not carry (sides are 0 or 1) */
+  const hs_peer_graph *b = hs_peer_scheme_graph(s, 16, 1, err, sizeof err);
+  tap_ok(a && b && b->side[0] == 7, "torus2d over 16: the kept graph is returned again, not rebuilt");
+  const hs_peer_graph *c = hs_peer_scheme_graph(s, 64, 1, err, sizeof err);
+  tap_ok(c && c->n == 64 && c->n_edges == 128, "over 64: rebuilt for the new count (%d ranks, %d edges, 128)",
+         c ? c->n : 0, c ? c->n_edges : 0);
+  tap_ok(!hs_peer_scheme_graph(s, 9, 1, err, sizeof err) && strstr(err, "not bipartite"),
+         "over 9: refused, nothing kept: %s", err);
+  hs_peer_scheme_free(s);
+}
+
 int main(void) {
+  kept();
   built("ring", 16, 1, 16, 2);          /* the pairs (2k, 2k + 1), then the others with (15, 0) */
   built("ring", 9, 1, 8, 2);            /* the closing edge (8, 0) dropped: a path */
   built("ring", 2, 1, 1, 1);            /* both neighbours are the other rank: one edge */

@@ -115,6 +115,11 @@ static int colour_edges(hs_peer_graph *g) {
   return 0;
 }
 
+/* The built-in ring over an odd count, asked to be a path. */
+static int drops_closing(const hs_peer_scheme *scheme, int n, int drop_odd_ring) {
+  return drop_odd_ring && strcmp(scheme->name, "ring") == 0 && n % 2 == 1 && n > 2;
+}
+
 int hs_peer_graph_build(hs_peer_scheme *scheme, int n, int drop_odd_ring, hs_peer_graph *g, char *err, size_t len) {
   memset(g, 0, sizeof *g);
   g->n = n;
@@ -125,7 +130,8 @@ int hs_peer_graph_build(hs_peer_scheme *scheme, int n, int drop_odd_ring, hs_pee
   }
   const hs_peer_step *st = n > 1 ? hs_peer_schedule_get(hs_peer_scheme_schedule(scheme, n), 0, err, len) : NULL;
   if (n > 1 && !st) return -1;
-  int drop = drop_odd_ring && strcmp(scheme->name, "ring") == 0 && n % 2 == 1 && n > 2;
+  int drop = drops_closing(scheme, n, drop_odd_ring);
+  g->dropped_closing = drop;
   g->side = malloc((size_t)(n > 0 ? n : 1) * sizeof *g->side);
   int rc = !g->side || collect_edges(st, n, drop, g) || incidence(g) ? -1 : 0;
   if (rc) snprintf(err, len, "out of memory");
@@ -133,6 +139,22 @@ int hs_peer_graph_build(hs_peer_scheme *scheme, int n, int drop_odd_ring, hs_pee
   if (!rc && colour_edges(g)) rc = -1, snprintf(err, len, "out of memory");
   if (rc) hs_peer_graph_free(g);
   return rc;
+}
+
+const hs_peer_graph *hs_peer_scheme_graph(hs_peer_scheme *scheme, int n, int drop_odd_ring, char *err, size_t len) {
+  hs_peer_graph *g = scheme->graph;
+  int drop = drops_closing(scheme, n, drop_odd_ring);
+  if (g && g->n == n && g->dropped_closing == drop) return g;
+  if (g) hs_peer_graph_free(g), free(g), scheme->graph = NULL;
+  if (!(g = malloc(sizeof *g))) {
+    snprintf(err, len, "out of memory");
+    return NULL;
+  }
+  if (hs_peer_graph_build(scheme, n, drop_odd_ring, g, err, len)) {
+    free(g);
+    return NULL;
+  }
+  return scheme->graph = g;
 }
 
 int hs_peer_graph_edge_of(const hs_peer_graph *g, int r, int c) {

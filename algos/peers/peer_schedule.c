@@ -11,6 +11,8 @@
  * rebuilt (schemes are pure functions of rank, n and step). */
 #include "algos/peers/peer_scheme.h"
 
+#include "algos/peers/peer_graph.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,5 +254,6 @@ void hs_peer_scheme_free(hs_peer_scheme *s) {
   if (!s) return;
   hs_peer_schedule_free(s->shared);
   s->shared = NULL;
+  if (s->graph) hs_peer_graph_free(s->graph), free(s->graph), s->graph = NULL;
   if (s->ops->destroy) s->ops->destroy(s);
 }

@@ -52,6 +52,7 @@ struct hs_peer_scheme {
   uint64_t seed;               /* the run's seed, for randomised schemes */
   void *impl;
   struct hs_peer_schedule *shared; /* hs_peer_scheme_schedule's cache */
+  struct hs_peer_graph *graph;     /* hs_peer_scheme_graph's cache (peer_graph.h) */
   double select_seconds;       /* wall time spent inside select(), for the cost report */
   long select_calls;
 };
