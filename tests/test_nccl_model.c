@@ -94,6 +94,31 @@ int main(void) {
    * lat = 8.4 + hwLat[NET][RING][SIMPLE] 14 = 22.4; algBw 25*128/128. */
   near(hs_nccl_time(&m, HS_OP_BROADCAST, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB), 22.4 + GiB / 25000.0,
        "16x8 broadcast ring/simple 1 GiB");
+  /* Two nodes of 8 Ampere GPUs, 16 NICs of 100 Gb/s (192 GB/s a node), 32
+   * channels: the ring's graph runs at the network's 6 GB/s a channel,
+   * the tree's intra speed raised to min(NVLink's 240/32 = 7.5, 2 x 6)
+   * (search.cc, pass 2, "increase bwIntra for trees (2 nodes or
+   * collnet)"), which tuning.cc uses on two nodes. Tree/Simple: busBw
+   * 32*7.5*.92 = 220.8 (under 16 graph channels x perChMaxTreeBw 23.6),
+   * algBw x.5 = 110.4; lat = 8.4 + 2*(7*4.0 + 1*(14+5+5)) = 112.4. The
+   * ring's algBw is 32*6*16/30 = 102.4: NCCL's model picks the tree. */
+  hs_nccl_topo two = {.ranks = 16, .nodes = 2, .channels = 32, .bw_intra_gbs = 6, .bw_inter_gbs = 6,
+                      .bw_tree_intra_gbs = 7.5, .latency_inter_us = 5, .nvlink = 1, .arch = HS_GPU_AMPERE};
+  hs_nccl_model m2;
+  hs_nccl_model_init(&m2, &two);
+  near(hs_nccl_time(&m2, HS_OP_ALLREDUCE, HS_NCCL_TREE, HS_PROTO_SIMPLE, GiB), 112.4 + GiB / (1000 * 110.4),
+       "2x8, tree/simple 1 GiB at the tree graph's raised intra speed");
+  picked = hs_nccl_pick(&m2, HS_OP_ALLREDUCE, GiB, &a, &p, &s);
+  tap_ok(picked == 0 && a == HS_NCCL_TREE && p == HS_PROTO_SIMPLE,
+         "2x8, 16 NICs, 1 GiB: NCCL's model picks tree/simple (got %s/%s)", hs_nccl_algo_name(a), hs_proto_name(p));
+  /* On three nodes tuning.cc takes every graph's bwInter: the tree moves
+   * 32*6*.92*.5 = 88.3 GB/s, the ring 32*6*24/46 = 100.2: the ring. */
+  two.ranks = 24, two.nodes = 3;
+  hs_nccl_model_init(&m2, &two);
+  picked = hs_nccl_pick(&m2, HS_OP_ALLREDUCE, GiB, &a, &p, &s);
+  tap_ok(picked == 0 && a == HS_NCCL_RING && p == HS_PROTO_SIMPLE,
+         "3x8, 1 GiB: the raised intra speed is not used, NCCL's model picks ring/simple (got %s/%s)",
+         hs_nccl_algo_name(a), hs_proto_name(p));
   /* One rank: nothing moves. */
   hs_nccl_topo one = {.ranks = 1, .nodes = 1, .channels = 2, .bw_intra_gbs = 1, .bw_inter_gbs = 1, .nvlink = 1};
   hs_nccl_model m1;

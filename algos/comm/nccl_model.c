@@ -86,7 +86,12 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
       if ((a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) && p != HS_PROTO_SIMPLE) continue;
       if (rs_ag && a == HS_NCCL_PAT && (p != HS_PROTO_SIMPLE || !pat_enabled)) continue;
       int collnet = a == HS_NCCL_COLLNET_DIRECT || a == HS_NCCL_COLLNET_CHAIN;
+      /* tuning.cc: bw = nNodes <= 2 ? graph->bwIntra : graph->bwInter, each
+       * algorithm its own graph's: the ring's intra speed is its network's
+       * (search.cc raises both together for rings), the tree's may be up to
+       * twice it */
       double bw = nodes <= 2 || collnet ? t->bw_intra_gbs : t->bw_inter_gbs;
+      if (a == HS_NCCL_TREE && nodes == 2) bw = t->bw_tree_intra_gbs;
       if (a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) {
         if (channels < 2) continue; /* NVLS needs at least 2 channels */
         /* the NVLS graph's channels share the GPU's NVLink as the ring's
@@ -265,6 +270,9 @@ static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, dou
   if (t->nodes > 1) nics = dmin(nics, reach);
   double total = t->nodes > 1 ? dmin(intra, nics) : intra;
   t->bw_intra_gbs = t->bw_inter_gbs = total / 1e9 / t->channels;
+  /* a tree's graph: its intra speed raised after its network's is found,
+   * while below twice it and the GPUs' links carry it (search.cc, pass 2) */
+  t->bw_tree_intra_gbs = t->nodes > 1 ? dmin(intra / 1e9 / t->channels, 2 * t->bw_inter_gbs) : t->bw_intra_gbs;
   t->latency_inter_us = t->nodes > 1 ? nic_latency * 1e6 : 0;
   t->nvls_channels = sc->cluster.nvls ? (per_node < 32 ? per_node : 32) : 0;
 }

@@ -46,6 +46,11 @@ typedef struct {
   double bw_intra_gbs;     /* per channel, GB/s: the node's rate over `channels` (their product is what the
                               tuning multiplies, graph nChannels x bwIntra) */
   double bw_inter_gbs;     /* per channel, GB/s (the same across nodes) */
+  double bw_tree_intra_gbs; /* per channel, GB/s: the tree graph's bwIntra. Across nodes NCCL's search
+                               raises a tree's intra speed after the network's is found, up to twice
+                               it, while the GPUs' links carry it (search.cc, pass 2, "increase bwIntra
+                               for trees (2 nodes or collnet)", since NCCL 2.6.4); the tuning uses it
+                               on two nodes. On one node it is bw_intra_gbs */
   double latency_inter_us; /* graph latencyInter: what the network reports beyond NCCL's constants */
   int nvlink;              /* GPUs of a node talk over NVLink (else PCI) */
   hs_gpu_arch arch;
