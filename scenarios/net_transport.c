@@ -39,14 +39,17 @@ hs_net_transport hs_net_transport_default(hs_net_kind k) {
         /* The kernel's stack and the host staging on every message:
          * NVIDIA/nccl-tests#82, broadcast of 8 B between two nodes over
          * NCCL's sockets on 25 GbE (NCCL_IB_DISABLE=1): 45.8 us, where
-         * one network hop costs NCCL's model 6.6 + 2.7 us and the links a
-         * few more; #150, allreduce of 8 B over two HDR InfiniBand nodes:
-         * 19.9 us for two hops. About 30 us a message more than RDMA
+         * one network hop of one GPU a node costs NCCL's model 6.6 + 5.0
+         * us (its tree's network latency: "with ppn=1 latencies are
+         * fully exposed", tuning.cc) and RDMA's links nothing more: 34 us.
+         * #150, allreduce of 8 B over two HDR InfiniBand nodes, 19.9 us
+         * for two hops where NCCL's model says 16.6: InfiniBand itself
+         * is within a few us of the model. 34 us a message more than RDMA
          * (aws-samples/aws-do-eks: sockets 101.4 us against EFA 70.5 us
          * for an 8 B allreduce of two GPUs, 15-18 us a message more than
          * EFA, itself slower than InfiniBand). NCCL's own model adds
          * nothing for sockets (props->latency = 0, net_socket.cc). */
-        .message_cost = 30e-6,
+        .message_cost = 34e-6,
     };
   /* GPUDirect RDMA: 12 GB/s of a 100 Gb/s NIC's 12.5 ("12.2 GB/s (for a
    * 100Gbps card) is as good as you can get", NVIDIA/nccl-tests#29; "24GB/s

@@ -70,7 +70,7 @@ static const field intra_fields[] = {
     END};
 static const field inter_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
-    {"latency", F_LATENCY, OFF(cluster.inter.latency), "5us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    {"latency", F_LATENCY, OFF(cluster.inter.latency), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     {"nics_per_node", F_INT, OFF(cluster.nics_per_node), "1", MIN_GE, 1, 64, NULL, NULL},
     {"topology", F_ENUM, OFF(cluster.topology), "flat", MIN_NONE, 0, 0, "flat|fat_tree", NULL},
     {"rack_size", F_INT, OFF(cluster.rack_size), "8", MIN_GE, 1, HS_NODES_MAX, NULL, NULL},

@@ -170,7 +170,7 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   }
   free(p);
   j->ring_hops = algo == HS_COLL_RING && j->op <= 2;
-  hs_proto_site site = hs_proto_site_of(sc, sc->cluster.nodes);
+  hs_proto_site site = hs_proto_site_of(sc, sc->cluster.nodes, sc->cluster.gpus_per_node == 1);
   j->cost = hs_proto_cost_of(j->proto, kinds[j->op] == HS_OP_P2P ? HS_PROTO_FOR_RING : hs_proto_family_of(algo), &site);
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only

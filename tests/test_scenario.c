@@ -28,7 +28,8 @@ int main(void) {
   const hs_cluster_spec *c = &sc.cluster;
   tap_ok(c->nodes == 6 && c->gpus_per_node == 4 && hs_scenario_gpus(&sc) == 24, "6 x 4 = 24 GPUs");
   tap_ok(c->gpu_flops == 100e12 && c->gpu_efficiency == 0.5, "gpu flops and efficiency");
-  tap_ok(c->inter.bandwidth == 12.5e9 && c->inter.latency == 5e-6, "inter: 100Gbps = 12.5e9 B/s, default 5us");
+  tap_ok(c->inter.bandwidth == 12.5e9 && c->inter.latency == 0,
+         "inter: 100Gbps = 12.5e9 B/s, default 0 s (NCCL's network hop latencies are the protocol's)");
   tap_ok(c->intra.bandwidth == 300e9 && c->intra.latency == 0,
          "intra defaults 300GBps, 0 s (NCCL's hop latencies are the protocol's)");
   tap_ok(c->topology == HS_TOPO_FAT_TREE && c->rack_size == 3 && c->oversubscription == 2, "fat tree settings");

@@ -48,8 +48,8 @@ int hs_graph_channels(int channels, int nodes) {
 
 /* Channels are always charged: the scenario's sim.channels, else as
  * NCCL's search would open them (two per NIC). */
-hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes) {
-  return (hs_proto_site){nodes, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch,
+hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes, int one_per_node) {
+  return (hs_proto_site){nodes, nodes > 1 && one_per_node, sc->cluster.cpu == HS_CPU_AMD, sc->cluster.gpu_arch,
                          sc->cluster.intra_link == HS_INTRA_PCIE, hs_channels_of(sc), sc->cluster.nvls_efficiency,
                          sc->cluster.in_network_efficiency};
 }
@@ -111,7 +111,10 @@ hs_proto_cost hs_proto_cost_of(int p, hs_proto_family f, const hs_proto_site *w)
     double proxy = hs_nccl_net_overhead((hs_proto)p, cpu_amd);
     if (c.hop_intra < proxy) c.hop_intra = proxy;
   }
-  c.hop_net = hs_nccl_hop_latency(HS_NCCL_HW_NET, a, (hs_proto)p);
+  /* "With ppn=1 latencies are fully exposed, use the Tree network
+   * latency" (tuning.cc): a ring of one GPU a node has no step inside a
+   * node to hide its network hop behind */
+  c.hop_net = hs_nccl_hop_latency(HS_NCCL_HW_NET, w && w->one_per_node ? HS_NCCL_TREE : a, (hs_proto)p);
   c.tree_shrink = f == HS_PROTO_FOR_TREE && p == HS_PROTO_LL128;
   /* What NCCL's kernels move at most (hs_nccl_bus_cap, per channel of
    * NCCL's search graph: hs_graph_channels), on the wire: the payload's

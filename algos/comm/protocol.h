@@ -52,6 +52,8 @@ typedef struct {
 /* Where a collective runs, as far as its protocol's costs depend on it. */
 typedef struct {
   int nodes;        /* the communicator's members span this many nodes */
+  int one_per_node; /* every member on a node of its own (NCCL's ppn 1): nothing inside a node hides a ring's
+                       hops across nodes, and NCCL's model charges them its tree's network latency */
   int cpu_amd;      /* hosts with AMD CPUs (NCCL's proxy overhead and LL cap) */
   hs_gpu_arch arch; /* which of NCCL's per-generation maxima apply */
   int pcie;         /* the node's GPUs talk over PCIe, not NVLink: NCCL's PCI hop latencies */
@@ -83,8 +85,9 @@ int hs_channels_of(const hs_scenario *sc);
  * per-channel maxima (hs_nccl_bus_cap) multiply this count. */
 int hs_graph_channels(int channels, int nodes);
 
-/* The site of a communicator spanning `nodes` nodes of sc's cluster. */
-hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes);
+/* The site of a communicator spanning `nodes` nodes of sc's cluster,
+ * one member a node or not. */
+hs_proto_site hs_proto_site_of(const hs_scenario *sc, int nodes, int one_per_node);
 
 /* Which NCCL algorithm's constants a schedule pays: the tree's for trees,
  * NVLS's for the in-switch reduction, the ring's for everything else

@@ -82,15 +82,15 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
     if (second < 0) second = node, nodes = 2;
     else nodes = 3;
   }
-  int multi_node = nodes > 1;
-  hs_proto_site site = hs_proto_site_of(sc, nodes);
+  int multi_node = nodes > 1, even;
+  int span = span_of(&sc->cluster, q->members, q->size, &even);
+  hs_proto_site site = hs_proto_site_of(sc, nodes, q->size > 1 && span == q->size);
   for (int f = 0; f < HS_PROTO_FAMILIES; f++)
     for (int x = 0; x <= HS_PROTOS; x++) p->cost[f][x] = hs_proto_cost_of(x, (hs_proto_family)f, &site);
   /* The NVLS tree's latency grows with the levels of its tree over every
    * node it spans, not the one-two-more the other costs tell apart. */
-  int even;
   hs_proto_site spanned = site;
-  spanned.nodes = span_of(&sc->cluster, q->members, q->size, &even);
+  spanned.nodes = span;
   for (int x = 0; x <= HS_PROTOS; x++)
     p->cost[HS_PROTO_FOR_NVLS_TREE][x] = hs_proto_cost_of(x, HS_PROTO_FOR_NVLS_TREE, &spanned);
   /* The in-switch reduction needs the node's switch to reduce, the

@@ -97,7 +97,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   t->net_latency = hs_net_message_latency(c);
   t->rail_bandwidth = hs_net_rail_bandwidth(c);
   t->collnet = c->in_network_reduction && t->nodes > 1;
-  t->site = hs_proto_site_of(sc, t->nodes);
+  t->site = hs_proto_site_of(sc, t->nodes, t->per_node == 1);
   if (t->ring_intra == 0) { /* one GPU per node: node 0's own links stand for a node */
     hs_link_spec intra, inter;
     hs_links_of_node(c, members[0] / gpn, &intra, &inter);
