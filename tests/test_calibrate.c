@@ -115,16 +115,25 @@ static int load_fitted(const char *scenario, const char *fit, hs_scenario *s) {
   return hs_scenario_load(sc, sets, 1, s);
 }
 
-/* Three nodes: NCCL's pick keeps the ring at large sizes (on two it is
- * the tree, check_recovery_tree). */
-static void check_recovery_rdma(void) {
-  write_scenario("v100.lua", "rdma");
-  /* what the machine measures: every value moved off its default */
+/* What an RDMA machine measures, every value moved off its default: a
+ * table of one node into `single` and one of `nodes` nodes into `multi`;
+ * their rows in *a and *b. */
+static void measure_moved_rdma(const char *scenario, int nodes, const char *single, const char *multi, int *a,
+                               int *b) {
+  write_scenario(scenario, "rdma");
   const char *node = "--set cluster.intra.efficiency=0.55 --set cluster.intra.latency=4us";
   char multi_sets[512];
   snprintf(multi_sets, sizeof multi_sets, "%s --set cluster.inter.efficiency=0.7 --set cluster.inter.latency=8us",
            node);
-  int a = measure("v100.lua", 1, node, "all_reduce_single.txt"), b = measure("v100.lua", 3, multi_sets, "multi.txt");
+  *a = measure(scenario, 1, node, single);
+  *b = measure(scenario, nodes, multi_sets, multi);
+}
+
+/* Three nodes: NCCL's pick keeps the ring at large sizes (on two it is
+ * the tree, check_recovery_tree). */
+static void check_recovery_rdma(void) {
+  int a, b;
+  measure_moved_rdma("v100.lua", 3, "all_reduce_single.txt", "multi.txt", &a, &b);
   tap_ok(a == 13 && b == 13, "nccl-tests tables of 13 sizes written from the simulation (%d, %d)", a, b);
 
   static char out[65536];
@@ -185,13 +194,8 @@ static void check_recovery_rdma(void) {
  * the tree's simulated time against its closed form moves with the
  * efficiency, so the corrected fit stops a few tenths of a percent off. */
 static void check_recovery_tree(void) {
-  write_scenario("v100_tree.lua", "rdma");
-  const char *node = "--set cluster.intra.efficiency=0.55 --set cluster.intra.latency=4us";
-  char multi_sets[512];
-  snprintf(multi_sets, sizeof multi_sets, "%s --set cluster.inter.efficiency=0.7 --set cluster.inter.latency=8us",
-           node);
-  int a = measure("v100_tree.lua", 1, node, "tree_single.txt");
-  int b = measure("v100_tree.lua", 2, multi_sets, "tree_multi.txt");
+  int a, b;
+  measure_moved_rdma("v100_tree.lua", 2, "tree_single.txt", "tree_multi.txt", &a, &b);
   static char out[65536];
   int rc = calibrate("tree_single.txt tree_multi.txt", "v100_tree.lua", "tree_fit.lua", out, sizeof out);
   hs_scenario s;
