@@ -91,7 +91,7 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
        * (search.cc raises both together for rings), the tree's may be up to
        * twice it */
       double bw = nodes <= 2 || collnet ? t->bw_intra_gbs : t->bw_inter_gbs;
-      if (a == HS_NCCL_TREE && nodes == 2) bw = t->bw_tree_intra_gbs;
+      if (a == HS_NCCL_TREE && nodes == 2 && t->bw_tree_intra_gbs > 0) bw = t->bw_tree_intra_gbs;
       if (a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) {
         if (channels < 2) continue; /* NVLS needs at least 2 channels */
         /* the NVLS graph's channels share the GPU's NVLink as the ring's

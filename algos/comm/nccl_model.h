@@ -50,7 +50,8 @@ typedef struct {
                                raises a tree's intra speed after the network's is found, up to twice
                                it, while the GPUs' links carry it (search.cc, pass 2, "increase bwIntra
                                for trees (2 nodes or collnet)", since NCCL 2.6.4); the tuning uses it
-                               on two nodes. On one node it is bw_intra_gbs */
+                               on two nodes. On one node it is bw_intra_gbs; 0 (a topology
+                               written without it): the ring's, bw_intra_gbs */
   double latency_inter_us; /* graph latencyInter: what the network reports beyond NCCL's constants */
   int nvlink;              /* GPUs of a node talk over NVLink (else PCI) */
   hs_gpu_arch arch;
