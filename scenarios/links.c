@@ -1,6 +1,8 @@
 /* links.c — the cluster's links and routes (see links.h). */
 #include "scenarios/links.h"
 
+#include <math.h>
+
 #include "scenarios/gpu_spread.h"
 
 #include "scenarios/net_transport.h"
@@ -61,9 +63,14 @@ hs_link_spec hs_links_uplink(const hs_cluster_spec *c, int rack) {
   return up;
 }
 
+int hs_links_nic_apart(const hs_cluster_spec *c) { return c->intra_link == HS_INTRA_NVLINK; }
+
+static int racks_of(const hs_cluster_spec *c) {
+  return c->topology == HS_TOPO_FAT_TREE ? (c->nodes + c->rack_size - 1) / c->rack_size : 0;
+}
+
 int hs_links_count(const hs_cluster_spec *c) {
-  int racks = c->topology == HS_TOPO_FAT_TREE ? (c->nodes + c->rack_size - 1) / c->rack_size : 0;
-  return 2 * (c->nodes * c->gpus_per_node + c->nodes + racks);
+  return 2 * (c->nodes * c->gpus_per_node + c->nodes + racks_of(c) + (hs_links_nic_apart(c) ? c->nodes : 0));
 }
 
 int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
@@ -73,8 +80,10 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
   hs_link_spec intra_a, inter_a, intra_b, inter_b;
   hs_links_of_node(c, na, &intra_a, &inter_a);
   hs_links_of_node(c, nb, &intra_b, &inter_b);
-  int k = 0;
-  out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
+  int k = 0, apart = na != nb && hs_links_nic_apart(c);
+  int pcie = 2 * G + 2 * N + 2 * racks_of(c); /* the PCIe sides' ids */
+  if (apart) out[k++] = (hs_hop){pcie + 2 * na, INFINITY, intra_a.latency / 2};
+  else out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
   if (na != nb) {
     out[k++] = (hs_hop){2 * G + 2 * na, inter_a.bandwidth, inter_a.latency / 2};
     int ra = na / c->rack_size, rb = nb / c->rack_size;
@@ -85,6 +94,7 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
     }
     out[k++] = (hs_hop){2 * G + 2 * nb + 1, inter_b.bandwidth, inter_b.latency / 2};
   }
-  out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};
+  if (apart) out[k++] = (hs_hop){pcie + 2 * nb + 1, INFINITY, intra_b.latency / 2};
+  else out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};
   return k;
 }

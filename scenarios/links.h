@@ -10,10 +10,20 @@
  *   GPU r's link to its node switch      up 2r,          down 2r+1
  *   node n's NIC(s) to the fabric        up 2G+2n,       down 2G+2n+1
  *   rack k's leaf uplink to the spine    up 2G+2N+2k,    down 2G+2N+2k+1
- * A message from GPU a to GPU b crosses a's up link; if the nodes differ,
- * a's NIC up, (across racks of a fat tree: a's leaf up, b's leaf down),
- * b's NIC down; then b's down link. Latency adds up along the way; the
- * narrowest link sets the bandwidth. */
+ *   node n's PCIe side to its NIC(s)     up 2G+2N+2R+2n, down 2G+2N+2R+2n+1
+ *     (NVLink nodes only: hs_links_nic_apart)
+ * A message between two GPUs of a node crosses a's up link and b's down
+ * link. Between nodes it crosses a's NIC up, (across racks of a fat tree:
+ * a's leaf up, b's leaf down), b's NIC down, and at either end the GPU's
+ * link, or on NVLink nodes the node's PCIe side in its place: a GPU's
+ * traffic to the network leaves through PCIe, not its NVLink, so it takes
+ * nothing from what the GPU moves inside the node at the same time (an
+ * NVLS tree's switch traffic beside its rails). The PCIe side constrains
+ * nothing (infinite bandwidth): one flow across nodes stands for several
+ * GPUs' rails, and its own bound carries what their PCIe links reach
+ * (hs_net_reach). It has the GPU link's latency, so a route's latency is
+ * the same either way. Latency adds up along the way; the narrowest link
+ * sets the bandwidth. */
 #ifndef HS_LINKS_H
 #define HS_LINKS_H
 
@@ -39,6 +49,11 @@ hs_link_spec hs_links_uplink(const hs_cluster_spec *c, int rack);
 /* Speed factor of GPU r: its place in the spread of the cluster's GPUs
  * (cluster.gpu.variability, gpu_spread.h) times every gpu_speed entry. */
 double hs_links_speed_factor(const hs_cluster_spec *c, int gpu);
+
+/* 1 where a GPU's traffic to the network leaves through the node's PCIe
+ * side rather than its link to the node's switch: NVLink nodes. On PCIe
+ * nodes the two are one link. */
+int hs_links_nic_apart(const hs_cluster_spec *c);
 
 /* Number of directed link ids (the size of a per-link table). */
 int hs_links_count(const hs_cluster_spec *c);

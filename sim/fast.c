@@ -40,6 +40,7 @@
 #include <string.h>
 #include <xbt/dynar.h>
 
+#include "scenarios/links.h"
 #include "scenarios/net_transport.h"
 #include "sim/fast_chain.h"
 #include "sim/fast_tree.h"
@@ -505,19 +506,21 @@ static long template_key(const sim_world *w, const struct sim_fast *f, int src, 
  * own links, where all are known: ids (k of them) or NULL. */
 static int *spliced_route(const sim_world *w, struct sim_fast *f, int src, int dst, int *k) {
   long key = template_key(w, f, src, dst);
-  if (!key || !f->templates.cap || f->own_up[src] < 0 || f->own_down[dst] < 0) return NULL;
+  if (!key || !f->templates.cap) return NULL;
   const route_entry *t = route_slot(&f->templates, key);
-  if (!t->key) return NULL;
+  if (!t->key || (t->at_up >= 0 && f->own_up[src] < 0) || (t->at_down >= 0 && f->own_down[dst] < 0)) return NULL;
   *k = t->n_links;
-  int *ids = malloc((size_t)*k * sizeof(int));
+  int *ids = malloc((size_t)*k * sizeof(int) + 1);
   memcpy(ids, t->links, (size_t)*k * sizeof(int));
-  ids[t->at_up] = f->own_up[src];
-  ids[t->at_down] = f->own_down[dst];
+  if (t->at_up >= 0) ids[t->at_up] = f->own_up[src];
+  if (t->at_down >= 0) ids[t->at_down] = f->own_down[dst];
   return ids;
 }
 
 /* A route between two ranks, kept as their nodes' template where each
- * rank's own link is found in it once. */
+ * rank's own link is found in it once, or, between nodes whose GPUs reach
+ * the network through the node's PCIe side (links.h), where neither is:
+ * then every pair of their GPUs has that route (at_up, at_down -1). */
 static void learn_route(const sim_world *w, struct sim_fast *f, int src, int dst, const int *ids, int k) {
   long key = template_key(w, f, src, dst);
   if (!key) return;
@@ -526,7 +529,10 @@ static void learn_route(const sim_world *w, struct sim_fast *f, int src, int dst
     if (ids[i] == f->own_up[src]) at_up = at_up < 0 ? i : k;
     if (ids[i] == f->own_down[dst]) at_down = at_down < 0 ? i : k;
   }
-  if (at_up < 0 || at_down < 0 || at_up == k || at_down == k) return;
+  int g = w->gpus_per_node > 0 ? w->gpus_per_node : 1;
+  int by_pcie = at_up < 0 && at_down < 0 && src / g != dst / g && hs_links_nic_apart(&w->sc->cluster);
+  if (!by_pcie && (at_up < 0 || at_down < 0)) return;
+  if (at_up == k || at_down == k) return;
   route_entry *t = route_insert_slot(&f->templates, key);
   if (t->key) return;
   *t = (route_entry){.key = key, .at_up = at_up, .at_down = at_down, .n_links = k};

@@ -125,17 +125,28 @@ static void hop(FILE *f, const char *src, const char *dst, const char *link) {
           src, dst, link);
 }
 
+/* src to the pod's gateway through node n's PCIe side and its NIC. */
+static void network_hop(FILE *f, const char *src, int n, const char *gw) {
+  fprintf(f,
+          "    <route src=\"%s\" dst=\"%s\" symmetrical=\"YES\"><link_ctn id=\"node%d_pcie\"/>"
+          "<link_ctn id=\"node%d_nic\" direction=\"UP\"/></route>\n",
+          src, gw, n, n);
+}
+
 /* Inside a pod: every host of node n to the node's switch, the switch to
- * the pod's gateway through the node's NIC. */
+ * the pod's gateway through the node's NIC. On NVLink nodes a GPU also
+ * reaches the gateway on its own, through the PCIe side (hs_links_nic_apart). */
 static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const char *gw) {
   FILE *f = w->f;
   char src[64], dst[64], link[64];
+  int apart = hs_links_nic_apart(c);
   snprintf(dst, sizeof dst, "node%d_sw", n);
   for (int l = 0; l < c->gpus_per_node; l++) {
     int r = n * c->gpus_per_node + l;
     snprintf(src, sizeof src, "gpu%d", r);
     snprintf(link, sizeof link, "gpu%d_link", r);
     hop(f, src, dst, link);
+    if (apart) network_hop(f, src, n, gw);
   }
   for (int k = 0; k < c->cpu_ranks_per_node; k++) {
     int r = hs_cluster_rank_of_cpu(c, n, k);
@@ -150,7 +161,8 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
     hop(f, src, dst, link);
   }
   snprintf(link, sizeof link, "node%d_nic", n);
-  hop(f, dst, gw, link);
+  if (apart) network_hop(f, dst, n, gw);
+  else hop(f, dst, gw, link);
 }
 
 /* Nodes per pod: zones of a few nodes each, never across a rack. SimGrid
@@ -212,6 +224,17 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
         node_hosts(&wr, c, n, 0);
         snprintf(id, sizeof id, "node%d_nic", n);
         write_link(&wr, HS_NETLINK_NIC, n, id, inter.bandwidth, inter.latency / 2);
+        /* The PCIe side's step to the NIC: constrains nothing (each flow's
+         * own bound carries what its GPUs' PCIe links reach, hs_net_reach)
+         * and holds the GPU link's latency, so a route across nodes keeps
+         * its latency. SimGrid's Dijkstra weighs an edge by its links, and
+         * this second link makes a GPU's edge to the gateway weigh 2: two
+         * GPUs of a node are 2 apart through the node's switch and 4
+         * through the gateway, and a GPU is 2 from the gateway on its own
+         * and 3 through the switch. */
+        if (hs_links_nic_apart(c))
+          fprintf(f, "    <link id=\"node%d_pcie\" bandwidth=\"1e15Bps\" latency=\"%.17gs\" sharing_policy=\"FATPIPE\"/>\n",
+                  n, intra.latency / 2);
       }
       for (int n = pod_first[p]; n < pod_end[p]; n++) node_routes(&wr, c, n, gw);
       fprintf(f, "  </zone>\n");

@@ -14,6 +14,10 @@
  *    (docs/performance.md);
  *  - a node's NICs are one split-duplex link (inter.bandwidth *
  *    nics_per_node, inter.latency/2) from the node's switch to the fabric;
+ *    on NVLink nodes each GPU also reaches it on its own, through the
+ *    node's PCIe side ("node<n>_pcie", constrains nothing, intra.latency/2),
+ *    so its traffic to other nodes takes nothing from its NVLink link
+ *    (scenarios/links.h);
  *  - fabric "flat": one non-blocking switch; "fat_tree": leaf switches of
  *    rack_size nodes, each with one aggregated uplink of
  *    rack_size*inter.bandwidth/oversubscription (uplink_latency) to a

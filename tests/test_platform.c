@@ -3,6 +3,9 @@
  * bandwidth, overrides and speed factors land where they say. */
 #include <math.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <string.h>
+#include <xbt/dynar.h>
 
 #include "scenarios/links.h"
 #include "tests/harness.h"
@@ -29,6 +32,20 @@ static void close_to(FILE *r, double got, double want, const char *what) {
 }
 
 static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, int n);
+
+/* The names of the links of SimGrid's route from a to b, space-separated,
+ * against want. */
+static void route_names(FILE *r, sg_host_t a, sg_host_t b, const char *want, const char *what) {
+  xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  sg_host_get_route(a, b, route);
+  char got[512] = "";
+  for (unsigned i = 0; i < xbt_dynar_length(route); i++) {
+    size_t at = strlen(got);
+    snprintf(got + at, sizeof got - at, "%s%s", i ? " " : "", sg_link_get_name(xbt_dynar_get_as(route, i, sg_link_t)));
+  }
+  xbt_dynar_free(&route);
+  hs_report(r, strcmp(got, want) == 0, "%s: %s (want %s)", what, got, want);
+}
 
 /* g[i] = host "gpu<i>", i < n. */
 static void gpu_hosts(sg_host_t *g, int n) {
@@ -71,6 +88,13 @@ static void probe(hs_worker *w, void *arg) {
   close_to(r, sg_host_get_speed(g[3]), 25e12 * at3, "gpu 3 at factor 0.5");
   close_to(r, sg_host_get_speed(g[4]), 12.5e12 * at4, "node 2's GPUs at factor 0.25");
 
+  /* A GPU's bytes to another node leave through the node's PCIe side,
+   * not its NVLink link (links.h): the route from GPU 0 to GPU 2 (node 1)
+   * has node 0's and node 1's PCIe sides and neither GPU's link; the
+   * route inside node 0 has both GPUs' links and no PCIe side. */
+  route_names(r, g[0], g[2], "node0_nic_UP node0_pcie node1_pcie node1_nic_DOWN",
+              "across nodes: the NICs and PCIe sides (in SimGrid's order); no GPU link");
+  route_names(r, g[0], g[1], "gpu0_link_UP gpu1_link_DOWN", "inside a node: the two GPUs' links");
   emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 12);
 }
 
@@ -96,6 +120,25 @@ static void probe_split(hs_worker *w, void *arg) {
   close_to(r, sg_host_get_route_latency(g[17], g[25]), 2e-6 + 6e-6 + 2 * 3e-6, "across racks: + 2 uplinks");
   close_to(r, sg_host_get_route_bandwidth(g[0], g[17]), 12.5e9 * 0.96, "between zones: the NIC is the narrowest");
   emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 40);
+}
+
+/* On PCIe nodes a GPU's link is its PCIe link, which its bytes to other
+ * nodes cross as those inside the node do. */
+static const char *pcie_lua =
+    "cluster { nodes = 2, gpus_per_node = 2,\n"
+    "  gpu = { flops = \"10TF\" },\n"
+    "  intra = { bandwidth = \"15.754GBps\", link = \"pcie\" },\n"
+    "  inter = { bandwidth = \"100Gbps\" } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n";
+
+static void probe_pcie(hs_worker *w, void *arg) {
+  if (w->rank != 0) return;
+  FILE *r = ((ctx *)arg)->report;
+  sg_host_t g[4];
+  gpu_hosts(g, 4);
+  route_names(r, g[0], g[2], "gpu0_link_UP node0_nic_UP node1_nic_DOWN gpu2_link_DOWN",
+              "PCIe nodes, across nodes: the GPUs' links and the NICs");
+  emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 4);
 }
 
 /* The link emulator's routes (scenarios/links.h) are the platform's: same
@@ -143,8 +186,14 @@ static void child_split(void *arg, FILE *report) {
   run_probe(split_lua, probe_split, report);
 }
 
+static void child_pcie(void *arg, FILE *report) {
+  (void)arg;
+  run_probe(pcie_lua, probe_pcie, report);
+}
+
 int main(void) {
   hs_test_in_child("platform", child, NULL, 60);
+  hs_test_in_child("platform, PCIe nodes", child_pcie, NULL, 60);
   hs_test_in_child("platform, racks split into zones", child_split, NULL, 60);
   return tap_done(0);
 }

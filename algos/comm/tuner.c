@@ -91,6 +91,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
     }
   }
   t->gpu_inter = dmin(t->gpu_inter, t->bw_inter); /* one GPU's flow crosses a hop across too */
+  t->nic_apart = hs_links_nic_apart(c);
   t->nvls = c->nvls && t->nodes == 1 && size > 1;
   t->nvls_nodes = c->nvls && t->nodes > 1;
   /* as the backend tells the lowering (sim/backend.c) */
@@ -233,9 +234,10 @@ static double doubling_half(const hs_tuner_topo *t, const hs_proto_cost *pc, dou
  * elsewhere it may only over-count, where the two trees cross nodes in
  * different ticks: 2-9% at 4 MiB on 2-128 nodes of 8, the most on 2), and
  * a message moves at its links' share: a GPU's link in each direction and
- * its node's NIC, split among the flows busy on them, where flows across
- * nodes (bound by the NIC) leave the rest of a GPU link to the chain's
- * (max-min). The first and last ticks are why the simple closed form
+ * its node's NIC, split among the flows busy on them; on PCIe nodes flows
+ * across nodes (bound by the NIC) cross the GPU's link too and leave the
+ * rest of it to the chain's (max-min), on NVLink nodes they leave through
+ * PCIe and the chain has the link (links.h). The first and last ticks are why the simple closed form
  * fill + (S - 1) x steady under-counted: in fill a parent hears its two
  * children at once (half a NIC each) and both trees use one node's chain
  * in the same ticks. Nodes with the same depths, children and parents in
@@ -318,7 +320,8 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
     for (int dir = 0; dir < 2; dir++) {
       int ni = dir_intra[dir], nx = dir_inter[dir];
       double nic = nx ? dmin(t->bw_inter, t->nic / node_x[dir]) : 0, across = 0;
-      double inside = share_beside(t->bw_intra, nx, nic, ni, &across);
+      double inside = t->nic_apart ? (across = nic, t->bw_intra / (ni ? ni : 1))
+                                   : share_beside(t->bw_intra, nx, nic, ni, &across);
       /* a bound shared as a budget: the steady state's flows' worth among
        * those in the window */
       hs_proto_cost in = *r->pc, net = *r->pc_net;
@@ -473,8 +476,9 @@ static double in_network(const hs_tuner_topo *t, const hs_proto_cost *pc, double
 /* NCCL's NVLS tree (nvls_tree.c): U units in U + 2H + 3 lock-step ticks
  * (H: the taller of the two trees over the nodes), each the slower of a
  * GPU's switch traffic (a unit up and its own block's part of the sum
- * coming back, each way, at the switch's wire, beside its rail's flows on
- * the GPU's link) and its rail's: the busiest tree rank sends a part of
+ * coming back, each way, at the switch's wire; on PCIe nodes beside its
+ * rail's flows on the GPU's link, which NVLink nodes send through PCIe)
+ * and its rail's: the busiest tree rank sends a part of
  * its block each way a tick on 2 nodes (the root of one tree, the leaf of
  * the other), two where it is inner in one; the first two ticks and the last
  * two have no rail traffic. Regular placements only, Simple only (NVLS
@@ -490,8 +494,8 @@ static double nvls_tree(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, 
   int H = hs_lower_nvls_tree_height(t->nodes);
   hs_proto_cost by_switch = *pc;
   by_switch.wire = pc->switch_wire > 0 ? pc->switch_wire : pc->wire;
-  /* the rail's flows cross the GPU's link on their way to the NIC (platform.c) */
-  double sw = t->lat_intra / 2 + move(&by_switch, M / U * (1 + 1 / g), dmax(t->bw_intra - rail_bw, t->bw_intra / 2));
+  double room = t->nic_apart ? t->bw_intra : dmax(t->bw_intra - rail_bw, t->bw_intra / 2);
+  double sw = t->lat_intra / 2 + move(&by_switch, M / U * (1 + 1 / g), room);
   double net = t->lat_inter + pc->hop_net + move(pc, parts * M / U / g, rail_bw);
   /* the first two ticks and the last two move through the switch alone */
   return (U + 2 * H - 1) * dmax(sw, net) + 4 * sw;

@@ -37,6 +37,7 @@ typedef struct {
    * group's GPUs of the narrowest node reach of the network (hs_net_reach,
    * NCCL's model's); INFINITY on one node */
   double gpu_inter, reach;
+  int nic_apart; /* a GPU's flows across nodes leave through PCIe, not its link inside the node (links.h) */
   int heads; /* GPUs a node's tree channels start at (lowering.h, tree_heads): its NICs */
   /* the pipelined ring (sim.slices_in_flight, sim.slice) */
   int window;
