@@ -87,7 +87,7 @@ static double world_predict(world *w, hs_op_kind k, double bytes) {
   int proto = p->exec[k].proto;
   if (k == HS_OP_P2P) proto = hs_plan_p2p_proto(p, bytes); /* NCCL's by size */
   else if (p->tuned) {
-    hs_tuned t = hs_plan_tuned(p, k, hs_size_class(bytes));
+    hs_tuned t = hs_plan_tuned_at(p, k, bytes);
     algo = (hs_coll_algo)t.algo, proto = t.proto;
   }
   /* a schedule that does not change k runs it as the ring does */

@@ -164,7 +164,7 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   hs_coll_algo algo = p->exec[kinds[j->op]].algo;
   if (kinds[j->op] == HS_OP_P2P) j->proto = hs_plan_p2p_proto(p, j->bytes); /* NCCL's by size */
   else if (p->tuned) {
-    hs_tuned t = hs_plan_tuned(p, kinds[j->op], hs_size_class(j->bytes));
+    hs_tuned t = hs_plan_tuned_at(p, kinds[j->op], j->bytes);
     j->proto = t.proto;
     algo = (hs_coll_algo)t.algo;
   }
@@ -317,9 +317,14 @@ static const char *how_ran(const coll_job *j) {
   return buf;
 }
 
+static int same_pick(hs_tuned a, hs_tuned b) { return a.algo == b.algo && a.proto == b.proto; }
+
 /* The tuner's picks for op over the world communicator, from 1 B to
- * 8 GiB: where they change (the crossover sizes). Nothing when the
- * scenario forces both the schedule and the protocol. */
+ * 8 GiB: where they change (the crossover sizes, to the byte). Sizes
+ * 2^(k/2) apart are asked, and between two that differ the first size of
+ * the second's pick is found by bisection (a pick that changes and comes
+ * back between two of them is not seen). Nothing when the scenario forces
+ * both the schedule and the protocol. */
 static void print_tuner(const hs_scenario *sc, int op, int n, const char *prefix) {
   if (kinds[op] == HS_OP_P2P) return;
   hs_plan *p = world_plan(sc, n);
@@ -328,17 +333,30 @@ static void print_tuner(const hs_scenario *sc, int op, int n, const char *prefix
     return;
   }
   printf("%stuner (%s over %d ranks):", prefix, ops[op], n);
-  hs_tuned last = {0, 0, 0, 0};
-  for (int c = 1; c <= 34; c++) {
-    hs_tuned t = hs_plan_tuned(p, kinds[op], c);
-    if (c > 1 && t.algo == last.algo && t.proto == last.proto) continue;
-    char from[32];
-    hs_format_bytes(ldexp(1, c - 1), from, sizeof from);
-    printf("%s from %s %s/%s", c > 1 ? "," : "", from, hs_lower_schedule_name(kinds[op], (hs_coll_algo)t.algo),
-           hs_proto_name(t.proto));
+  hs_op_kind k = kinds[op];
+  double below = 1;
+  hs_tuned last = hs_plan_tuned_at(p, k, below);
+  for (int h = 0; h <= 67; h++) {
+    double size = h == 0 ? 1 : floor(ldexp(h % 2 ? 1.4142135623730951 : 1, h / 2));
+    hs_tuned t = hs_plan_tuned_at(p, k, size);
+    if (h > 0 && same_pick(t, last)) {
+      below = size;
+      continue;
+    }
+    double from = size;
+    while (h > 0 && from - below > 1) { /* the first size of t's pick above below */
+      double mid = floor((below + from) / 2);
+      if (same_pick(hs_plan_tuned_at(p, k, mid), last)) below = mid;
+      else from = mid;
+    }
+    t = hs_plan_tuned_at(p, k, from);
+    char at[32];
+    hs_format_bytes(from, at, sizeof at);
+    printf("%s from %s %s/%s", h > 0 ? "," : "", at, hs_lower_schedule_name(k, (hs_coll_algo)t.algo), hs_proto_name(t.proto));
     last = t;
+    below = size;
   }
-  printf(" (each size class [2^k, 2^(k+1)) picked at its middle)\n");
+  printf(" (picked per size, as NCCL picks per call)\n");
   free(p);
 }
 

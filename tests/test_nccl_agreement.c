@@ -214,10 +214,9 @@ int main(void) {
    * of NCCL's model from 256 MiB to 1 GiB. Within 10% now: 1.02 to 1.07
    * measured at these sizes, the trees' maxima shared as each GPU's
    * budget (tree_pipe.c; held to each flow's steady-state share, the
-   * pipeline's fill took 1.13-1.28). The sizes keep off the crossovers
-   * where the tuner's size class, picked at its middle, runs the next
-   * pick (at 128 MiB the A100s run the ring, NCCL's model the tree; at
-   * 64 MiB the H100s the tree on Simple, the model on LL128: 1.18). */
+   * pipeline's fill took 1.13-1.28). The sizes were chosen, until the
+   * tuner picked per size (2026-11-28), off the crossovers where a size
+   * class, picked at its middle, ran its neighbour's pick. */
   static const struct {
     const char *system, *bytes;
   } dgx[] = {{"dgx-a100", "32MiB"}, {"dgx-a100", "64MiB"}, {"dgx-h100", "256MiB"}, {"dgx-h100", "512MiB"},

@@ -9,6 +9,9 @@
  *    tuner would take a schedule NCCL does not have at 8 B (recursive
  *    doubling), which is the difference the key makes;
  *  - hearsay-only schedules (hierarchical, doubling) are never picked;
+ *  - the pick is made per size, as NCCL's per call: on 2 nodes of A100s
+ *    and of H100s it is NCCL's model's at 176 sizes, some of which a pick
+ *    per size class would get wrong;
  *  - forcing the ring leaves the protocol to NCCL's model of the ring
  *    (NCCL_ALGO=RING), and forcing protocol "none", which NCCL does not
  *    have, hands the pick to hearsay's tuner;
@@ -65,7 +68,8 @@ static const char *algo(int a) { return hs_coll_algo_name((hs_coll_algo)a); }
 
 /* NCCL's algorithm for hearsay's schedule, or -1. */
 static int nccl_of(int a) {
-  return a == HS_COLL_RING ? HS_NCCL_RING : a == HS_COLL_TREE ? HS_NCCL_TREE : a == HS_COLL_NVLS ? HS_NCCL_NVLS : -1;
+  return a == HS_COLL_RING ? HS_NCCL_RING : a == HS_COLL_TREE ? HS_NCCL_TREE : a == HS_COLL_NVLS ? HS_NCCL_NVLS
+       : a == HS_COLL_NVLS_TREE ? HS_NCCL_NVLS_TREE : -1;
 }
 
 static void picks_are_nccls(void) {
@@ -122,6 +126,55 @@ static void picks_are_nccls(void) {
   }
 }
 
+/* NCCL picks per call's size, and so does the plan: on 2 nodes of 8
+ * A100s and of 8 H100s, at 8 sizes in every power of two from 1 KiB to 4
+ * GiB, the plan's pick is NCCL's model's at that size. A pick per size
+ * class (at the class's middle) runs its neighbour's pick on the other
+ * side of a crossover inside the class: the A100 pair's ring/LL128 at 104
+ * to 128 MiB where NCCL's model runs Simple from 102, the H100 pair's NVLS
+ * tree at 2 to 2.77 MiB where it runs tree/LL128; so some of these sizes
+ * differ from their class's pick (the diagnostics list them). */
+static void picks_per_size(void) {
+  static const char *const systems[] = {"dgx-a100", "dgx-h100"};
+  for (int s = 0; s < 2; s++) {
+    char lua[512];
+    snprintf(lua, sizeof lua,
+             "cluster { system = '%s', nodes = 2 }\nworkload { model = 'resnet50' }\n"
+             "algorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\nsim { fidelity = 'fast' }\n",
+             systems[s]);
+    hs_scenario sc;
+    hs_plan *p = plan_for(lua, NULL, 0, &sc);
+    if (!tap_ok(p != NULL, "2 x %s loads", systems[s])) continue;
+    hs_nccl_topo t;
+    hs_nccl_topo_of(&sc, &t);
+    hs_nccl_model m;
+    hs_nccl_model_init(&m, &t);
+    int sizes = 0, same = 1, off_class = 0;
+    for (int e = 10; e < 32; e++)
+      for (int j = 0; j < 8; j++) {
+        double bytes = ldexp(1 + j / 8.0, e);
+        hs_nccl_algo a;
+        hs_proto pr;
+        if (hs_nccl_pick(&m, HS_OP_ALLREDUCE, bytes, &a, &pr, NULL)) continue;
+        sizes++;
+        hs_tuned got = hs_plan_tuned_at(p, HS_OP_ALLREDUCE, bytes), cls = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(bytes));
+        if (nccl_of(got.algo) != (int)a || got.proto != pr) {
+          if (same) tap_diag("%.0f B: picked %s/%s, NCCL's model %s/%s", bytes, algo(got.algo), hs_proto_name(got.proto),
+                             hs_nccl_algo_name(a), hs_proto_name(pr));
+          same = 0;
+        }
+        if (nccl_of(cls.algo) != (int)a || cls.proto != pr)
+          tap_diag("%s, %.0f B: NCCL's model %s/%s, its class's middle %s/%s", systems[s], bytes, hs_nccl_algo_name(a),
+                   hs_proto_name(pr), algo(cls.algo), hs_proto_name(cls.proto)), off_class++;
+      }
+    tap_ok(same && sizes == 22 * 8, "2 x %s, allreduce at %d sizes from 1 KiB to 4 GiB: NCCL's model's pick at each", systems[s],
+           sizes);
+    tap_ok(off_class > 0, "2 x %s: %d of those sizes differ from their size class's pick", systems[s], off_class);
+    free(p);
+    hs_scenario_free(&sc);
+  }
+}
+
 static void forced(void) {
   hs_scenario sc;
   const char *ring[] = {"sim.collectives=ring"};
@@ -175,7 +228,7 @@ static int tuned_for(const char *lua, int forced_ring, hs_op_kind k, double byte
   const char *ring[] = {"sim.collectives=ring"};
   hs_plan *plan = plan_for(lua, ring, forced_ring, &sc);
   if (!plan) return -1;
-  *t = hs_plan_tuned(plan, k, hs_size_class(bytes));
+  *t = hs_plan_tuned_at(plan, k, bytes);
   free(plan);
   hs_scenario_free(&sc);
   return 0;
@@ -256,6 +309,7 @@ static void unmodelled_picks_are_told(void) {
 int main(void) {
   picks_are_nccls();
   forced();
+  picks_per_size();
   the_run_follows();
   nvls_tree_picks_run();
   unmodelled_picks_are_told();

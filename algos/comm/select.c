@@ -70,7 +70,7 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   unsigned offered = q->offer.engines;
   int messages = (offered & bit(HS_ENGINE_MESSAGES)) != 0, library = (offered & bit(HS_ENGINE_LIBRARY)) != 0;
   /* The scenario's schedule and protocol for every kind, unless the tuner
-   * picks them per kind and size class (hs_plan_tuned). */
+   * picks them per kind and size (hs_plan_tuned_at). */
   hs_coll_algo algo = sc->sim.collectives == HS_COLL_AUTO ? HS_COLL_RING : sc->sim.collectives;
   int proto = sc->sim.protocol == HS_PROTO_AUTO ? HS_PROTO_SIMPLE : sc->sim.protocol;
   /* the nodes the members span, as far as the protocols' costs tell them
@@ -120,6 +120,7 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
     p->protos &= ~(1u << HS_PROTO_LL128);
   p->doubling_by_messages = !stragglers_free(sc);
   memset(p->pick, 0, sizeof p->pick);
+  memset(p->by_size, 0, sizeof p->by_size);
   if (p->tuned && q->members) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
   p->nccl_tuner = p->tuned && q->members && sc->sim.tuner == HS_TUNER_NCCL;
   if (p->nccl_tuner) hs_nccl_topo_of_group(sc, &p->topo, &p->nccl_topo);
@@ -218,11 +219,8 @@ hs_proto_cost hs_plan_p2p_cost(const hs_plan *p, const hs_op *o, int *proto) {
   return c;
 }
 
-hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
-  hs_tuned *t = &p->pick[k][cls];
-  if (t->known) return *t;
-  /* the class's geometric middle: 2^(c-1) x sqrt 2 */
-  double bytes = cls == 0 ? 0 : ldexp(1.4142135623730951, cls - 1);
+/* The pick for k at exactly `bytes`. */
+static hs_tuned pick_at(const hs_plan *p, hs_op_kind k, double bytes) {
   unsigned algos = p->algos & hs_tuner_algos_for(k);
   if (!algos) algos = 1u << HS_COLL_RING; /* a forced schedule that does not change k: k runs as the ring family */
   hs_coll_algo a;
@@ -232,6 +230,21 @@ hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
     hs_tuner_pick(&p->topo, k, bytes, algos, p->protos, &a, &proto);
   /* the forced schedule, where k does not depend on it, still names the run */
   if (!(p->algos & hs_tuner_algos_for(k)) || (p->algos & (p->algos - 1)) == 0) a = p->exec[k].algo;
-  *t = (hs_tuned){1, (unsigned char)a, (unsigned char)proto, (unsigned char)unmodelled};
+  return (hs_tuned){1, (unsigned char)a, (unsigned char)proto, (unsigned char)unmodelled};
+}
+
+hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
+  hs_tuned *t = &p->pick[k][cls];
+  /* the class's geometric middle: 2^(c-1) x sqrt 2 */
+  if (!t->known) *t = pick_at(p, k, cls == 0 ? 0 : ldexp(1.4142135623730951, cls - 1));
   return *t;
+}
+
+hs_tuned hs_plan_tuned_at(hs_plan *p, hs_op_kind k, double bytes) {
+  /* direct-mapped on (k, bytes): a run meets few sizes (its buckets), a
+   * sweep each once */
+  unsigned long long key = (unsigned long long)bytes * 0x9E3779B97F4A7C15ull + (unsigned long long)k * 0xBF58476D1CE4E5B9ull;
+  hs_tuned_entry *e = &p->by_size[(key >> 32) % HS_TUNED_SLOTS];
+  if (!e->t.known || e->kind != (int)k || e->bytes != bytes) *e = (hs_tuned_entry){pick_at(p, k, bytes), (int)k, bytes};
+  return e->t;
 }

@@ -73,13 +73,22 @@ typedef struct {
   unsigned char unmodelled; /* hs_unmodelled: NCCL's own pick, where hearsay does not run it */
 } hs_tuned;
 
+/* A pick at one size, cached (hs_plan_tuned_at). */
+enum { HS_TUNED_SLOTS = 64 };
+typedef struct {
+  hs_tuned t;
+  int kind;
+  double bytes;
+} hs_tuned_entry;
+
 typedef struct {
   hs_exec exec[HS_OP_KINDS];
   hs_exec fallback[HS_OP_KINDS];
   unsigned library_types;
   /* The tuner (sim.collectives or sim.protocol "auto"): what it may pick
    * among, what it knows of the communicator, and its picks, made on
-   * first use per (operation, size class) at the class's geometric middle. */
+   * first use per (operation, size), as NCCL picks per call, and per
+   * (operation, size class) at the class's geometric middle for reports. */
   int tuned;
   unsigned algos, protos;
   int doubling_by_messages; /* the round schedules may not be timed here (hs_select_timed) */
@@ -88,6 +97,7 @@ typedef struct {
   hs_nccl_topo nccl_topo; /* the communicator as NCCL's model sees it */
   hs_proto_cost cost[HS_PROTO_FAMILIES][HS_PROTOS + 1]; /* [hs_proto_family][protocol] */
   hs_tuned pick[HS_OP_KINDS][HS_SIZE_CLASSES];
+  hs_tuned_entry by_size[HS_TUNED_SLOTS];
 } hs_plan;
 
 /* Fills *plan for the communicator q describes. Every member of a
@@ -122,7 +132,12 @@ static inline hs_proto_family hs_plan_family(int k, hs_coll_algo a) {
   return (hs_tuner_algos_for((hs_op_kind)k) & (1u << a)) ? hs_proto_family_of(a) : HS_PROTO_FOR_RING;
 }
 
-/* The tuner's pick for kind k in class cls on plan p (cached in p). */
+/* The tuner's pick for kind k at `bytes` (the whole vector) on plan p, as
+ * NCCL picks for each call's size (cached in p). */
+hs_tuned hs_plan_tuned_at(hs_plan *p, hs_op_kind k, double bytes);
+
+/* The tuner's pick for kind k at the geometric middle of size class cls
+ * (2^(cls-1) x sqrt 2 bytes), cached in p: for tables of picks by size. */
 hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls);
 
 /* An allreduce whose result has the same bits however it is computed (an
@@ -158,7 +173,7 @@ static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
   }
   if (p->tuned && o->kind != HS_OP_P2P && x.engine != HS_ENGINE_LIBRARY) {
     size_t count = o->send.count > o->recv.count ? o->send.count : o->recv.count;
-    hs_tuned t = hs_plan_tuned(p, o->kind, hs_size_class((double)count * (double)hs_dtype_size(o->send.dtype)));
+    hs_tuned t = hs_plan_tuned_at(p, o->kind, (double)count * (double)hs_dtype_size(o->send.dtype));
     x.algo = (hs_coll_algo)t.algo;
     x.proto = t.proto;
     x.unmodelled = (hs_unmodelled)t.unmodelled;
