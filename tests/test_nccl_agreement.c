@@ -206,7 +206,9 @@ int main(void) {
       }
   /* Nodes with a NIC a GPU (DGX A100, DGX H100: 8 NICs, NVLink inside),
    * NCCL's own pick (the tree, capped by its per-channel maxima: from
-   * 64 KiB to 128 MiB on 16 DGX A100s, to 512 MiB on 16 DGX H100s), as
+   * 64 KiB to 128 MiB on 16 DGX A100s; on 16 DGX H100s from 238 KiB to
+   * 21 MiB, its NVLS tree above since the NVLS graph is rated as NCCL's
+   * search rates it, nccl_model.c, 2026-11-28), as
    * the systems ship: NCCL builds a tree a channel, each starting a
    * node's chain at the GPU next to its NIC (connect.cc), and so does
    * hearsay (lowering.c, tree_heads_of). With one head a node, its GPU
@@ -214,13 +216,12 @@ int main(void) {
    * of NCCL's model from 256 MiB to 1 GiB. Within 10% now: 1.02 to 1.07
    * measured at these sizes, the trees' maxima shared as each GPU's
    * budget (tree_pipe.c; held to each flow's steady-state share, the
-   * pipeline's fill took 1.13-1.28). The sizes were chosen, until the
-   * tuner picked per size (2026-11-28), off the crossovers where a size
-   * class, picked at its middle, ran its neighbour's pick. */
+   * pipeline's fill took 1.13-1.28; the H100s at 256 and 512 MiB, where
+   * their tree ran until 2026-11-28, 1.05-1.07). */
   static const struct {
     const char *system, *bytes;
-  } dgx[] = {{"dgx-a100", "32MiB"}, {"dgx-a100", "64MiB"}, {"dgx-h100", "256MiB"}, {"dgx-h100", "512MiB"},
-             {"dgx-h100", "32MiB"}};
+  } dgx[] = {{"dgx-a100", "32MiB"}, {"dgx-a100", "64MiB"}, {"dgx-h100", "4MiB"}, {"dgx-h100", "8MiB"},
+             {"dgx-h100", "16MiB"}};
   for (int i = 0; i < 5; i++) {
     char path[sizeof dir + 32], args[128], result[1024];
     snprintf(path, sizeof path, "%s/dgx.lua", dir);

@@ -90,6 +90,48 @@ int main(void) {
   tap_ok(picked == 0 && a == HS_NCCL_NVLS,
          "1x8 Hopper with NVLS, 1 GiB: NCCL's model picks NVLS (got %s/%s)", hs_nccl_algo_name(a),
          hs_proto_name(p));
+  /* The NVLS graph as NCCL's search settles it (search.cc): each of 8
+   * channels pulls through every GPU's link once and its head's twice, so
+   * 9 x bwIntra fit a GPU's NVLink, 370.8 GB/s on Hopper (18 x 20.6):
+   * 60 and 50 of the intra speeds do not, 40 does; pass 2 raises bwInter
+   * while below twice that, to the array's top, 60. Across nodes the
+   * inter speeds, under a NIC's 50 GB/s: 48, 45, 42 do not fit the link,
+   * 40 does, bwInter rises to 48. Blackwell's 721.8 (18 x 40.1): 9 x 80
+   * = 720 fits, bwInter 90; across nodes 96, 86, 80 exceed the NIC, 48. */
+  double gi, ge;
+  hs_nccl_nvls_graph(HS_GPU_HOPPER, 1, 8, 370.8, 50, &gi, &ge);
+  tap_ok(gi == 40 && ge == 60, "NVLS graph, one node of 8 H100: bwIntra 40, bwInter 60 (got %g, %g)", gi, ge);
+  hs_nccl_nvls_graph(HS_GPU_HOPPER, 2, 8, 370.8, 50, &gi, &ge);
+  tap_ok(gi == 40 && ge == 48, "NVLS graph, 2 nodes of 8 H100, 8 NDR NICs: 40, 48 (got %g, %g)", gi, ge);
+  hs_nccl_nvls_graph(HS_GPU_BLACKWELL, 1, 8, 721.8, 50, &gi, &ge);
+  tap_ok(gi == 80 && ge == 90, "NVLS graph, one node of 8 B200: 80, 90 (got %g, %g)", gi, ge);
+  hs_nccl_nvls_graph(HS_GPU_BLACKWELL, 2, 8, 721.8, 50, &gi, &ge);
+  tap_ok(gi == 48 && ge == 48, "NVLS graph, 2 nodes of 8 B200: 48, 48 (got %g, %g)", gi, ge);
+  hs_nccl_nvls_graph(HS_GPU_AMPERE, 1, 8, 240, 25, &gi, &ge);
+  tap_ok(gi == 0 && ge == 0, "no NVLS graph before Hopper");
+  /* One DGX H100 as NCCL runs it: 16 ring channels of 370.8/16, the NVLS
+   * graph's 8 at (40, 60). NVLS: busBw 8 x min(40 x .85 x 7/8 x 2 = 59.5,
+   * 60) = 476, algBw x8/14, lat 25; the ring's 370.8 loses: NCCL's model
+   * picks NVLS, as NCCL runs it (480 GB/s measured, docs/validation.md).
+   * Rated on the ring graph's channel speed (until 2026-11-28) NVLS had
+   * 8 x 23.2 and lost to the ring. */
+  hs_nccl_topo dgx = {.ranks = 8, .nodes = 1, .channels = 16, .bw_intra_gbs = 370.8 / 16, .bw_inter_gbs = 370.8 / 16,
+                      .nvlink = 1, .arch = HS_GPU_HOPPER, .nvls_channels = 8, .nvls_bw_intra_gbs = 40,
+                      .nvls_bw_inter_gbs = 60};
+  hs_nccl_model md;
+  hs_nccl_model_init(&md, &dgx);
+  near(hs_nccl_time(&md, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, GiB), 25 + GiB / (1000 * 476.0 * 8 / 14),
+       "1x8 H100, 16 ring channels: NVLS/simple 1 GiB on the NVLS graph");
+  picked = hs_nccl_pick(&md, HS_OP_ALLREDUCE, GiB, &a, &p, &s);
+  tap_ok(picked == 0 && a == HS_NCCL_NVLS, "1x8 H100, 16 ring channels, 1 GiB: NCCL's model picks NVLS (got %s/%s)",
+         hs_nccl_algo_name(a), hs_proto_name(p));
+  /* Two of them: NVLS tree busBw 8 x min(59.5, 2 x 48, perChMaxNVLSTreeBw
+   * 57.7) = 461.6; Oracle measured 464.57 (docs/validation.md). */
+  dgx.ranks = 16, dgx.nodes = 2, dgx.nvls_bw_inter_gbs = 48, dgx.bw_intra_gbs = dgx.bw_inter_gbs = 384.0 / 16;
+  hs_nccl_model_init(&md, &dgx);
+  double lat, xfer;
+  hs_nccl_time_parts(&md, HS_OP_ALLREDUCE, HS_NCCL_NVLS_TREE, HS_PROTO_SIMPLE, GiB, &lat, &xfer);
+  near(xfer, GiB / (1000 * 461.6 * 16 / 30), "2x8 H100: NVLS tree's transfer at 8 x 57.7 GB/s busBw");
   /* Broadcast, ring/Simple, 16x8: nsteps = nranks 128, latency one hop:
    * lat = 8.4 + hwLat[NET][RING][SIMPLE] 14 = 22.4; algBw 25*128/128. */
   near(hs_nccl_time(&m, HS_OP_BROADCAST, HS_NCCL_RING, HS_PROTO_SIMPLE, GiB), 22.4 + GiB / 25000.0,

@@ -20,7 +20,7 @@
  *    the in-switch allreduce for large messages and not for small ones,
  *    its prediction is the simulated time within 1%, a run runs its pick,
  *    and each pick is within 15% of the fastest pair, and at 64 MiB and
- *    1 GiB it is within 10% of NCCL's own NVLS model; where nodes do not
+ *    1 GiB on a DGX H100 it is within 5% of NCCL's own NVLS model; where nodes do not
  *    reduce, or a communicator spans nodes, it never picks it; its reduce-
  *    scatter and allgather in the switch predicted within 1% of step, and
  *    between NCCL's NVLS model and that model without its efficiency;
@@ -376,28 +376,35 @@ static void nvls_picks(void) {
   tap_ok(large.algo == HS_COLL_NVLS && large.proto == HS_PROTO_SIMPLE, "one NVLS node, 256 MiB: in the switch (%s/%s)",
          algo_names[large.algo], hs_proto_name(large.proto));
   tap_diag("the in-switch allreduce from 2^%d B on", first_nvls);
-  /* Against NCCL's model for NVLS (Hopper), where bandwidth dominates: the
+  /* Against NCCL's model for NVLS on a DGX H100 (NVLink at NCCL's rating,
+   * no link latency beside NCCL's), where bandwidth dominates: the
    * tuner's prediction is the simulated time (checked below). hearsay
    * charges NVLS's efficiency on its transfers (intra.nvls_efficiency,
-   * 0.744 on 8 GPUs: NCCL's nvlsEfficiency x 7/8); NCCL's model on one
-   * node takes the NVLS graph's per-channel figure, which binds before
-   * its efficiency does (tuning.cc: min(intraBw x eff x 2, interBw)), so
-   * hearsay's time is NCCL's over the efficiency, within 10%: hearsay's
-   * ticks pay a GPU link's latency per 2 MiB unit. (NVIDIA measures NVLS
-   * at 275 GB/s algbw on 8 H100s, 0.744 of NVLink's 370: scripts/validate.) */
+   * 0.744 on 8 GPUs: NCCL's nvlsEfficiency x 7/8); NCCL's model charges
+   * it on the NVLS graph's 40 GB/s a channel (tuning.cc: 8 x min(40 x
+   * .85 x 7/8 x 2, bwInter 60) = 476 GB/s), within 5% of each other.
+   * (NVIDIA measures NVLS at 275 GB/s algbw on 8 H100s, 0.744 of
+   * NVLink's 370: scripts/validate.) */
   {
-    hs_nccl_topo nt;
-    hs_nccl_topo_of(&sc, &nt);
-    hs_nccl_model m;
-    hs_nccl_model_init(&m, &nt);
-    const double big[] = {64.0 * 1048576, 1073741824.0};
-    for (int s = 0; s < 2; s++) {
-      double ours = predict(&sc, HS_COLL_NVLS, HS_PROTO_SIMPLE, big[s]);
-      double nccl = hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, big[s]);
-      double r = ours * sc.cluster.nvls_efficiency / nccl;
-      tap_ok(nccl > 0 && sc.cluster.nvls_efficiency > 0.7 && sc.cluster.nvls_efficiency < 0.8 && fabs(r - 1) <= 0.10,
-             "one NVLS node, %.0f B: hearsay %.6g s, NCCL's NVLS model %.6g s, over the efficiency %.3f: ratio %.3f "
-             "(bound 1 +- 10%%)", big[s], ours, nccl, sc.cluster.nvls_efficiency, r);
+    hs_scenario dgx;
+    if (hs_test_load("cluster { system = 'dgx-h100', nodes = 1 }\nworkload { model = 'resnet50' }\n"
+                     "algorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n", &dgx) == 0) {
+      hs_nccl_topo nt;
+      hs_nccl_topo_of(&dgx, &nt);
+      hs_nccl_model m;
+      hs_nccl_model_init(&m, &nt);
+      const double big[] = {64.0 * 1048576, 1073741824.0};
+      for (int s = 0; s < 2; s++) {
+        double ours = predict(&dgx, HS_COLL_NVLS, HS_PROTO_SIMPLE, big[s]);
+        double nccl = hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_NVLS, HS_PROTO_SIMPLE, big[s]);
+        tap_ok(nccl > 0 && dgx.cluster.nvls_efficiency > 0.7 && dgx.cluster.nvls_efficiency < 0.8 &&
+                   fabs(ours / nccl - 1) <= 0.05,
+               "one DGX H100, NVLS %.0f B: hearsay %.6g s (efficiency %.3f), NCCL's NVLS model %.6g s: ratio %.3f "
+               "(bound 1 +- 5%%)", big[s], ours, dgx.cluster.nvls_efficiency, nccl, ours / nccl);
+      }
+      hs_scenario_free(&dgx);
+    } else {
+      tap_ok(0, "a DGX H100 loads");
     }
   }
   /* its closed form against the step fidelity, and each pick against every pair */

@@ -41,6 +41,16 @@ static const double nvls_tree_max[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8
 /* nvlsEfficiency [generation] */
 static const double nvls_eff[4] = {0, 0, 0.85, 0.74};
 
+/* search.cc's speed arrays (GB/s a channel), Hopper and Blackwell: one
+ * node's, several nodes' */
+static const double sm90_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+static const double sm90_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                    15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double sm100_intra[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+static const double sm100_inter[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
+                                     20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 /* treeCorrectionFactor [proto][log2(bytes / 64)], 64 B to 256 MiB */
 static const double tree_correction[HS_PROTOS][24] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
@@ -94,14 +104,14 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
       if (a == HS_NCCL_TREE && nodes == 2 && t->bw_tree_intra_gbs > 0) bw = t->bw_tree_intra_gbs;
       if (a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) {
         if (channels < 2) continue; /* NVLS needs at least 2 channels */
-        /* the NVLS graph's channels share the GPU's NVLink as the ring's
-         * do: per channel, the whole over their count. The network's
-         * figure stays the ring graph's per channel (bwInter: the NIC a
-         * head's channel crosses). */
-        double share = (double)t->channels / channels;
-        double intra = t->bw_intra_gbs * share * nvls_eff[gen] * (channels - 1) / channels;
+        /* the NVLS graph's own speeds (hs_nccl_nvls_graph); a topology
+         * written without them shares the ring graph's among the NVLS
+         * channels, its network figure the ring's per channel */
+        double g_intra = t->nvls_bw_intra_gbs, g_inter = t->nvls_bw_inter_gbs;
+        if (!(g_intra > 0)) g_intra = t->bw_intra_gbs * t->channels / channels, g_inter = t->bw_inter_gbs;
+        double intra = g_intra * nvls_eff[gen] * (channels - 1) / channels;
         intra *= allreduce ? 2.0 : (ppn - 1) / ppn; /* allreduce pipelines two operations */
-        double inter = t->bw_inter_gbs * (nodes <= 2 && a == HS_NCCL_NVLS_TREE ? 2 : 1);
+        double inter = g_inter * (nodes <= 2 && a == HS_NCCL_NVLS_TREE ? 2 : 1);
         bw = dmin(intra, inter);
         if (a == HS_NCCL_NVLS_TREE) bw = dmin(bw, nvls_tree_max[gen][index2]);
       }
@@ -257,6 +267,20 @@ static void topo_common(const hs_scenario *sc, hs_nccl_topo *t) {
   t->collnet = c->in_network_reduction;
 }
 
+void hs_nccl_nvls_graph(hs_gpu_arch arch, int nodes, int channels, double link_gbs, double nic_gbs, double *intra,
+                        double *inter) {
+  *intra = *inter = 0;
+  if (arch != HS_GPU_HOPPER && arch != HS_GPU_BLACKWELL) return;
+  int across = nodes > 1, n;
+  const double *speed;
+  if (arch == HS_GPU_HOPPER) speed = across ? sm90_inter : sm90_intra, n = across ? COUNT(sm90_inter) : COUNT(sm90_intra);
+  else speed = across ? sm100_inter : sm100_intra, n = across ? COUNT(sm100_inter) : COUNT(sm100_intra);
+  int i = 0;
+  while (i < n - 1 && ((channels + 1) * speed[i] > link_gbs || (across && speed[i] > nic_gbs))) i++;
+  *intra = *inter = speed[i];
+  while (i > 0 && *inter < 2 * *intra && (!across || speed[i - 1] <= nic_gbs)) *inter = speed[--i];
+}
+
 /* Per channel: a GPU's NVLink share on one node; across nodes the
  * bottleneck of a GPU's link and its node's NICs. The NVLS graph has a
  * channel per GPU pulling from the switch, at most NCCL_MAX_NVLS_ARITY 32
@@ -264,6 +288,8 @@ static void topo_common(const hs_scenario *sc, hs_nccl_topo *t) {
  * the 16 channels NVLS kernels run on. */
 static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, double nics, double reach,
                        double nic_latency, int per_node) {
+  const hs_cluster_spec *c = &sc->cluster;
+  double link = intra; /* a GPU's NVLink, as NCCL rates it */
   /* NCCL's search finds channels through the NICs next to the GPUs it
    * has, at the rate of the GPUs' PCIe links on the way (a communicator of
    * one GPU a node reaches that GPU's NIC) */
@@ -274,7 +300,15 @@ static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, dou
    * while below twice it and the GPUs' links carry it (search.cc, pass 2) */
   t->bw_tree_intra_gbs = t->nodes > 1 ? dmin(intra / 1e9 / t->channels, 2 * t->bw_inter_gbs) : t->bw_intra_gbs;
   t->latency_inter_us = t->nodes > 1 ? nic_latency * 1e6 : 0;
-  t->nvls_channels = sc->cluster.nvls ? (per_node < 32 ? per_node : 32) : 0;
+  /* NVLS channels: one a GPU on one node; across nodes one a head, a
+   * GPU with a NIC of its own (search.cc: "NVLS search only tries to find
+   * NIC:GPU combinations to compute the heads"); at most
+   * NCCL_MAX_NVLS_ARITY 32 */
+  int heads = t->nodes > 1 && c->nics_per_node < per_node ? c->nics_per_node : per_node;
+  t->nvls_channels = c->nvls ? (heads < 32 ? heads : 32) : 0;
+  if (t->nvls_channels > 0)
+    hs_nccl_nvls_graph(c->gpu_arch, t->nodes, t->nvls_channels, link / 1e9, c->inter.bandwidth / 1e9,
+                       &t->nvls_bw_intra_gbs, &t->nvls_bw_inter_gbs);
 }
 
 void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {

@@ -57,6 +57,9 @@ typedef struct {
   hs_gpu_arch arch;
   int cpu_amd;             /* the hosts' CPUs are AMD (NCCL's LL caps and net overhead differ) */
   int nvls_channels;       /* > 0: NVLink SHARP available (NVLS), with this many channels */
+  double nvls_bw_intra_gbs, nvls_bw_inter_gbs; /* per channel, GB/s: the NVLS graph's bwIntra and bwInter
+                                                  (hs_nccl_nvls_graph); 0 (a topology written without
+                                                  them): the ring's, shared among the NVLS channels */
   int collnet;             /* in-network reduction across nodes (CollNet/SHARP) */
 } hs_nccl_topo;
 
@@ -92,6 +95,21 @@ int hs_nccl_time_parts(const hs_nccl_model *m, hs_op_kind k, hs_nccl_algo a, hs_
 /* The (algo, proto) NCCL's model picks (the fastest available), its time
  * in *seconds; -1 when none is available. */
 int hs_nccl_pick(const hs_nccl_model *m, hs_op_kind k, double bytes, hs_nccl_algo *a, hs_proto *p, double *seconds);
+
+/* NCCL's NVLS graph (search.cc, ncclTopoCompute, pattern NVLS; NCCL
+ * 2.30.7) for `channels` channels (one a GPU on one node, one a head GPU
+ * with a NIC across nodes), each GPU's NVLink rated link_gbs (NCCL's
+ * rating: links x SM90_NVLINK_BW ...) and each NIC nic_gbs (its line rate,
+ * as NCCL's topology reads it; ignored on one node). Each channel pulls
+ * from the switch through every GPU's link once and its head's twice
+ * (ncclTopoSearchTryNvls), so the search settles on the fastest speed of
+ * the generation's speed array (intra on one node, inter across) at which
+ * channels + 1 of them fit a GPU's link, and across nodes a NIC; pass 2
+ * then raises bwInter through the array while it is below twice bwIntra,
+ * on one node freely (nothing crosses a NIC), across nodes while a NIC
+ * carries it. Hopper and Blackwell only (NVLS needs SM90); 0 elsewhere. */
+void hs_nccl_nvls_graph(hs_gpu_arch arch, int nodes, int channels, double link_gbs, double nic_gbs, double *intra,
+                        double *inter);
 
 /* The model's view of the whole cluster of sc (every GPU one rank). */
 void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t);
