@@ -15,7 +15,8 @@
  *  - a node's NICs are one split-duplex link (inter.bandwidth *
  *    nics_per_node, inter.latency/2) from the node's switch to the fabric;
  *    on NVLink nodes each GPU also reaches it on its own, through the
- *    node's PCIe side ("node<n>_pcie", constrains nothing, intra.latency/2),
+ *    node's PCIe side ("node<n>_pcie", split-duplex, constrains nothing,
+ *    intra.latency/2),
  *    so its traffic to other nodes takes nothing from its NVLink link
  *    (scenarios/links.h);
  *  - fabric "flat": one non-blocking switch; "fat_tree": leaf switches of

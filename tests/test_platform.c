@@ -92,7 +92,7 @@ static void probe(hs_worker *w, void *arg) {
    * not its NVLink link (links.h): the route from GPU 0 to GPU 2 (node 1)
    * has node 0's and node 1's PCIe sides and neither GPU's link; the
    * route inside node 0 has both GPUs' links and no PCIe side. */
-  route_names(r, g[0], g[2], "node0_nic_UP node0_pcie node1_pcie node1_nic_DOWN",
+  route_names(r, g[0], g[2], "node0_nic_UP node0_pcie_UP node1_pcie_DOWN node1_nic_DOWN",
               "across nodes: the NICs and PCIe sides (in SimGrid's order); no GPU link");
   route_names(r, g[0], g[1], "gpu0_link_UP gpu1_link_DOWN", "inside a node: the two GPUs' links");
   emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 12);
