@@ -160,9 +160,12 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
     snprintf(link, sizeof link, "node%d_%s_link", n, kind[k]);
     hop(f, src, dst, link);
   }
-  snprintf(link, sizeof link, "node%d_nic", n);
-  if (apart) network_hop(f, dst, n, gw);
-  else hop(f, dst, gw, link);
+  if (apart) {
+    network_hop(f, dst, n, gw);
+  } else {
+    snprintf(link, sizeof link, "node%d_nic", n);
+    hop(f, dst, gw, link);
+  }
 }
 
 /* Nodes per pod: zones of a few nodes each, never across a rack. SimGrid

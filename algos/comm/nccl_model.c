@@ -108,7 +108,10 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
          * written without them shares the ring graph's among the NVLS
          * channels, its network figure the ring's per channel */
         double g_intra = t->nvls_bw_intra_gbs, g_inter = t->nvls_bw_inter_gbs;
-        if (!(g_intra > 0)) g_intra = t->bw_intra_gbs * t->channels / channels, g_inter = t->bw_inter_gbs;
+        if (!(g_intra > 0)) {
+          g_intra = t->bw_intra_gbs * t->channels / channels;
+          g_inter = t->bw_inter_gbs;
+        }
         double intra = g_intra * nvls_eff[gen] * (channels - 1) / channels;
         intra *= allreduce ? 2.0 : (ppn - 1) / ppn; /* allreduce pipelines two operations */
         double inter = g_inter * (nodes <= 2 && a == HS_NCCL_NVLS_TREE ? 2 : 1);

@@ -320,8 +320,13 @@ static double slowest_of(const tree_run_shape *r, const node_class *c, int lo, i
     for (int dir = 0; dir < 2; dir++) {
       int ni = dir_intra[dir], nx = dir_inter[dir];
       double nic = nx ? dmin(t->bw_inter, t->nic / node_x[dir]) : 0, across = 0;
-      double inside = t->nic_apart ? (across = nic, t->bw_intra / (ni ? ni : 1))
-                                   : share_beside(t->bw_intra, nx, nic, ni, &across);
+      double inside;
+      if (t->nic_apart) { /* the chain has the GPU's link, the flows across nodes their NIC share */
+        inside = t->bw_intra / (ni ? ni : 1);
+        across = nic;
+      } else {
+        inside = share_beside(t->bw_intra, nx, nic, ni, &across);
+      }
       /* a bound shared as a budget: the steady state's flows' worth among
        * those in the window */
       hs_proto_cost in = *r->pc, net = *r->pc_net;
