@@ -68,15 +68,23 @@ double hs_intra_efficiency_default(hs_gpu_arch arch, hs_intra_link link) {
    * what is lost is the packets' headers and flow control. */
   if (link == HS_INTRA_PCIE) return 12.0 / 15.754;
   /* NCCL 2.30.7 src/graph/topo.h, what its copies reach per NVLink link
-   * against the link's 25 GB/s each way (50 on Blackwell): SM70_NVLINK_BW
-   * and SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1.
+   * against the link's 25 GB/s each way (50 on Blackwell): SM80_NVLINK_BW
+   * 20.0 (SM70's is the same; Volta's measured figure is below), SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1.
    * On H100 "450GB/s is the line rate. With the protocol overhead (~20%)
    * NCCL can get an effective NVLink bandwidth of 370GB/s"
    * (NVIDIA/nccl-tests#212). Pascal's NVLink 1.0 links run at 20 GB/s
    * each way; NCCL's SM60_NVLINK_BW is 18.0. */
   switch (arch) {
   case HS_GPU_PASCAL: return 18.0 / 20.0;
-  case HS_GPU_VOLTA:
+  /* Volta: measured, as Hopper's is, not NCCL's 20.0 (the rating its
+   * search plans rings with): 8 V100 SXM2 on the hybrid cube-mesh, six
+   * links of 25 GB/s a GPU (150 GB/s), reach 135.50 GB/s busbw at 1 GiB
+   * with NCCL 2.21.5 (Oracle BM.GPU3.8, oracle-japan/ocitutorials at
+   * d534970): 0.903 of the line rate. Checked on another machine of the
+   * same cube-mesh: 129.14 GB/s at 128 MiB in a 2019 run
+   * (konnase/konnase.github.io at 17cd9df; hearsay 130.8). At NCCL's
+   * 20/25, 119.9 and 116.7. */
+  case HS_GPU_VOLTA: return 0.90;
   case HS_GPU_AMPERE: return 20.0 / 25.0;
   case HS_GPU_HOPPER: return 20.6 / 25.0;
   case HS_GPU_BLACKWELL: return 40.1 / 50.0;
