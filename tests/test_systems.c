@@ -81,6 +81,8 @@ int main(void) {
       {"dgx2", 125e12, 150e9, 100e9 / 8, 8, 16, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
       {"azure-ndv4", 312e12, 300e9, 200e9 / 8, 8, 8, HS_GPU_AMPERE, HS_CPU_AMD, 0, HS_INTRA_NVLINK},
       {"azure-nd-h100-v5", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
+      {"aws-p4d-24xlarge", 312e12, 300e9, 100e9 / 8, 4, 8, HS_GPU_AMPERE, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
+      {"aws-p5-48xlarge", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_AMD, 1, HS_INTRA_NVLINK},
   };
   int n_shipped = (int)(sizeof shipped / sizeof shipped[0]);
   for (int i = 0; i < n_shipped; i++) {
@@ -202,7 +204,8 @@ int main(void) {
           (const char *const[3]){"cluster.system", "no shipped system '../systems/dgx-a100'", NULL});
   refused("unknown system", "cluster { system = \"dgx-z100\", nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "unknown system 'dgx-z100' (known: "
-                                                                      "aws-p3-16xlarge, aws-p3dn-24xlarge, azure-nd-h100-v5, "
+                                                                      "aws-p3-16xlarge, aws-p3dn-24xlarge, aws-p4d-24xlarge, "
+                                                                      "aws-p5-48xlarge, azure-nd-h100-v5, "
                                                                       "azure-ndv4, dgx-a100, dgx-b200, dgx-h100, dgx1-p100, "
                                                                       "dgx1-v100, dgx2, p100-pcie"});
   refused("a system that is not a name", "cluster { system = 3, nodes = 2 }", NULL,
