@@ -5,12 +5,17 @@
 -- (set gpu.memory_bandwidth = "2039GBps").
 --
 -- EFA is taken as RDMA (NCCL through aws-ofi-nccl moves GPU memory
--- without the host, as over InfiniBand): the transport's published
--- efficiency and no cost per message. What EFA's SRD and the plugin add to
--- a small message is not modelled: measured 8 B allreduces on two nodes
--- take 164-179 us here against 25 us on InfiniBand, and depend on the
--- plugin's version (docs/validation.md); fit inter.latency to one's own
--- nccl-tests output with `hearsay calibrate`.
+-- without the host, as over InfiniBand) at the transport's published
+-- efficiency, with AWS's own figure for a step across it: aws-ofi-nccl's
+-- tuner charges 20 us a network step (TUNER_NET_LATENCY; 3 us more on
+-- Simple for a completion, "~2usec cost in the device and ~1usec cost to
+-- write that completion up to the host stack", aws/aws-ofi-nccl
+-- include/nccl_ofi_tuner.h at 3d55c1c) where NCCL's model charges 5.0
+-- for its tree's LL step over InfiniBand, so inter.latency carries the
+-- 15 us more. Measured 8 B allreduces on two nodes take longer still,
+-- by the plugin's version (docs/validation.md, "Amazon EC2 over EFA");
+-- fit inter.latency to one's own nccl-tests output with
+-- `hearsay calibrate`.
 local s = hearsay.system("dgx-a100")
 s.name = "aws-p4d-24xlarge"
 s.description = "Amazon EC2 p4d.24xlarge: 8 A100 SXM4 40GB (NVLink 3, NVSwitch), 4x 100 Gb/s EFA with GPUDirect RDMA"
@@ -22,5 +27,5 @@ s.sources = {
   "300 GB/s NVLink each way per GPU, 312 TFLOPS BF16 dense: as dgx-a100.lua",
 }
 s.cpu = "intel"
-s.inter = { bandwidth = "100Gbps", nics_per_node = 4 }
+s.inter = { bandwidth = "100Gbps", nics_per_node = 4, latency = "15us" }
 return s

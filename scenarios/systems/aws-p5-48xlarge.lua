@@ -5,12 +5,18 @@
 -- 100 Gb/s, four a GPU, which aws-ofi-nccl offers NCCL as one 400 Gb/s
 -- device a GPU (its rails), modelled as eight NICs of 400 Gb/s.
 --
--- EFA is taken as RDMA (GPUDirect RDMA through aws-ofi-nccl): the
--- transport's published efficiency and no cost per message. What EFA's
--- SRD and the plugin add to a small message is not modelled: measured 8 B
--- allreduces on two nodes take 69-176 us here, by the plugin's version,
--- against 25 us on InfiniBand (docs/validation.md); fit inter.latency to
--- one's own nccl-tests output with `hearsay calibrate`.
+-- EFA is taken as RDMA (NCCL through aws-ofi-nccl moves GPU memory
+-- without the host, as over InfiniBand) at the transport's published
+-- efficiency, with AWS's own figure for a step across it: aws-ofi-nccl's
+-- tuner charges 20 us a network step (TUNER_NET_LATENCY; 3 us more on
+-- Simple for a completion, "~2usec cost in the device and ~1usec cost to
+-- write that completion up to the host stack", aws/aws-ofi-nccl
+-- include/nccl_ofi_tuner.h at 3d55c1c) where NCCL's model charges 5.0
+-- for its tree's LL step over InfiniBand, so inter.latency carries the
+-- 15 us more. Measured 8 B allreduces on two nodes take longer still,
+-- by the plugin's version (docs/validation.md, "Amazon EC2 over EFA");
+-- fit inter.latency to one's own nccl-tests output with
+-- `hearsay calibrate`.
 local s = hearsay.system("dgx-h100")
 s.name = "aws-p5-48xlarge"
 s.description = "Amazon EC2 p5.48xlarge: 8 H100 SXM 80GB (NVLink 4, NVSwitch 3 with NVLS), 32x 100 Gb/s EFA v2 "
@@ -24,5 +30,5 @@ s.sources = {
   "450 GB/s NVLink each way per GPU, NVSwitch multicast and reduction, 989 TFLOPS BF16 dense: as dgx-h100.lua",
 }
 s.cpu = "amd"
-s.inter = { bandwidth = "400Gbps", nics_per_node = 8 }
+s.inter = { bandwidth = "400Gbps", nics_per_node = 8, latency = "15us" }
 return s
