@@ -50,6 +50,17 @@ void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, h
   inter->latency += t.message_cost;
 }
 
+double hs_links_nic_line_rate(const hs_cluster_spec *c, int node) {
+  double rate = c->inter.bandwidth;
+  int rack = node / c->rack_size;
+  for (int pass = 0; pass < 2; pass++) /* a node's override wins over its rack's, as above */
+    for (int i = 0; i < c->n_overrides; i++) {
+      const hs_net_override *o = &c->overrides[i];
+      if ((pass == 0 ? o->rack == rack : o->node == node) && o->inter.bandwidth > 0) rate = o->inter.bandwidth;
+    }
+  return rate;
+}
+
 hs_link_spec hs_links_uplink(const hs_cluster_spec *c, int rack) {
   int first = rack * c->rack_size;
   int last = first + c->rack_size < c->nodes ? first + c->rack_size : c->nodes;

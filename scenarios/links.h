@@ -41,6 +41,9 @@ typedef struct {
  * bandwidth already multiplied by nics_per_node and the transport's
  * efficiency, and at most the node's GPUs' PCIe links together). */
 void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, hs_link_spec *inter);
+/* Node n's NIC line rate, one NIC's, as its overrides set it (B/s, before
+ * any efficiency): what NCCL's search reads as a NIC's speed. */
+double hs_links_nic_line_rate(const hs_cluster_spec *c, int node);
 
 /* Rack k's leaf uplink (fat tree): the sum of its nodes' NICs divided by
  * the oversubscription, at uplink_latency. */

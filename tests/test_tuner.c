@@ -407,6 +407,36 @@ static void nvls_picks(void) {
       tap_ok(0, "a DGX H100 loads");
     }
   }
+  /* NCCL's search settles one NVLS graph for the communicator, at the
+   * slowest node's NIC speed: a node whose NICs an override slows sets
+   * the graph's speeds for all (the cluster's inter.bandwidth alone would
+   * keep NDR's). Two DGX H100s, node 1's NICs at 200 Gb/s (25 GB/s):
+   * the graph must be hs_nccl_nvls_graph's at 25, as with both slowed. */
+  {
+    hs_scenario slow, both;
+    int a = hs_test_load("cluster { system = 'dgx-h100', nodes = 2,\n"
+                         "  overrides = { { node = 1, bandwidth = '200Gbps' } } }\n"
+                         "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\n"
+                         "run { iterations = 1 }\n", &slow);
+    int b = hs_test_load("cluster { system = 'dgx-h100', nodes = 2, inter = { bandwidth = '200Gbps' } }\n"
+                         "workload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\n"
+                         "run { iterations = 1 }\n", &both);
+    if (tap_ok(a == 0 && b == 0, "two DGX H100s with one node's NICs slowed, and with both, load")) {
+      hs_nccl_topo ts, tb;
+      hs_nccl_topo_of(&slow, &ts);
+      hs_nccl_topo_of(&both, &tb);
+      double gi, ge;
+      hs_nccl_nvls_graph(HS_GPU_HOPPER, 2, ts.nvls_channels, 450 * slow.cluster.intra_efficiency, 25, &gi, &ge);
+      tap_ok(ts.nvls_channels == 8 && ts.nvls_bw_intra_gbs == gi && ts.nvls_bw_inter_gbs == ge &&
+                 ts.nvls_bw_intra_gbs == tb.nvls_bw_intra_gbs && ts.nvls_bw_inter_gbs == tb.nvls_bw_inter_gbs &&
+                 gi < 40,
+             "the NVLS graph takes the slowest node's NIC: %g / %g GB/s a channel (both slowed: %g / %g; the "
+             "graph at 25 GB/s: %g / %g)",
+             ts.nvls_bw_intra_gbs, ts.nvls_bw_inter_gbs, tb.nvls_bw_intra_gbs, tb.nvls_bw_inter_gbs, gi, ge);
+    }
+    if (a == 0) hs_scenario_free(&slow);
+    if (b == 0) hs_scenario_free(&both);
+  }
   /* its closed form against the step fidelity, and each pick against every pair */
   const size_t sizes[] = {4096, 1u << 20, 64u << 20};
   for (int s = 0; s < 3; s++) {

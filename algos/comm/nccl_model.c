@@ -290,7 +290,7 @@ void hs_nccl_nvls_graph(hs_gpu_arch arch, int nodes, int channels, double link_g
  * (search.cc, ncclTopoCompute; NCCL 2.30.7): what the tuning counts, not
  * the 16 channels NVLS kernels run on. */
 static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, double nics, double reach,
-                       double nic_latency, int per_node) {
+                       double nic_line, double nic_latency, int per_node) {
   const hs_cluster_spec *c = &sc->cluster;
   double link = intra; /* a GPU's NVLink, as NCCL rates it */
   /* NCCL's search finds channels through the NICs next to the GPUs it
@@ -310,7 +310,7 @@ static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, dou
   int heads = t->nodes > 1 && c->nics_per_node < per_node ? c->nics_per_node : per_node;
   t->nvls_channels = c->nvls ? (heads < 32 ? heads : 32) : 0;
   if (t->nvls_channels > 0)
-    hs_nccl_nvls_graph(c->gpu_arch, t->nodes, t->nvls_channels, link / 1e9, c->inter.bandwidth / 1e9,
+    hs_nccl_nvls_graph(c->gpu_arch, t->nodes, t->nvls_channels, link / 1e9, nic_line / 1e9,
                        &t->nvls_bw_intra_gbs, &t->nvls_bw_inter_gbs);
 }
 
@@ -321,9 +321,12 @@ void hs_nccl_topo_of(const hs_scenario *sc, hs_nccl_topo *t) {
   t->nodes = c->nodes;
   hs_link_spec intra, inter;
   hs_links_of_node(c, 0, &intra, &inter); /* inter: the node's NICs together */
-  double reach = INFINITY; /* the narrowest node's (per-node overrides) */
-  for (int n = 0; n < c->nodes && c->nodes > 1; n++) reach = dmin(reach, hs_net_reach(c, n, t->channels, c->gpus_per_node));
-  topo_links(sc, t, intra.bandwidth, inter.bandwidth, reach, inter.latency, c->gpus_per_node);
+  double reach = INFINITY, nic_line = c->inter.bandwidth; /* the narrowest node's (per-node overrides) */
+  for (int n = 0; n < c->nodes && c->nodes > 1; n++) {
+    reach = dmin(reach, hs_net_reach(c, n, t->channels, c->gpus_per_node));
+    nic_line = dmin(nic_line, hs_links_nic_line_rate(c, n));
+  }
+  topo_links(sc, t, intra.bandwidth, inter.bandwidth, reach, nic_line, inter.latency, c->gpus_per_node);
 }
 
 void hs_nccl_topo_of_group(const hs_scenario *sc, const hs_tuner_topo *g, hs_nccl_topo *t) {
@@ -335,7 +338,8 @@ void hs_nccl_topo_of_group(const hs_scenario *sc, const hs_tuner_topo *g, hs_ncc
    * nodes its hop's latency is the route's, NIC to NIC */
   double intra = isfinite(g->bw_intra) ? g->bw_intra : g->ring_bw;
   double nic_lat = t->nodes > 1 ? g->lat_inter / 2 : 0;
-  topo_links(sc, t, intra, g->nic, g->reach, nic_lat, g->per_node);
+  topo_links(sc, t, intra, g->nic, g->reach, g->nic_line > 0 && isfinite(g->nic_line) ? g->nic_line : sc->cluster.inter.bandwidth, nic_lat,
+             g->per_node);
 }
 
 double hs_nccl_bus_cap(hs_gpu_arch arch, int cpu_amd, int nodes, int channels, hs_nccl_algo a, hs_proto p) {

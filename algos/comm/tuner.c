@@ -36,7 +36,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
   t->switch_slices = sc->sim.switch_slices;
   t->slice = sc->sim.slice;
   t->heads = c->nics_per_node;
-  t->ring_bw = t->bw_intra = t->bw_inter = t->nic = t->gpu_inter = t->reach = INFINITY;
+  t->ring_bw = t->bw_intra = t->bw_inter = t->nic = t->nic_line = t->gpu_inter = t->reach = INFINITY;
   /* Nodes in communicator order: a new node starts where the node changes;
    * regular when no node comes back and every one holds as many. */
   int run = 0, regular = 1;
@@ -53,6 +53,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
       hs_link_spec intra, inter;
       hs_links_of_node(c, node, &intra, &inter);
       t->nic = dmin(t->nic, inter.bandwidth);
+      t->nic_line = dmin(t->nic_line, hs_links_nic_line_rate(c, node));
     }
     run++;
   }

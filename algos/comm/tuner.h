@@ -31,6 +31,7 @@ typedef struct {
   /* one hop inside a node and one across (the slowest), and the narrowest
    * node's NICs together */
   double lat_intra, bw_intra, lat_inter, bw_inter, nic;
+  double nic_line; /* the slowest of its nodes' NICs, one NIC's line rate (hs_links_nic_line_rate) */
   /* across nodes: what one GPU's flow moves at most (a doubling round's,
    * a rail's: the slowest hop across, its NIC and PCIe link, its proxy
    * thread), and what the
