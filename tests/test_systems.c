@@ -4,6 +4,7 @@
  * bad systems are refused with FILE:LINE: key: message and exit 2 (the line
  * of the system file where the bad value is). */
 #include <dirent.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -109,6 +110,22 @@ int main(void) {
     int rc = load(cluster, NULL, 0, &sc);
     tap_ok(rc == 0 && sc.cluster.gpu_memory_bandwidth == memory[i].bw, "%s: its GPUs' memory at %g B/s (got %g)",
            memory[i].name, memory[i].bw, rc == 0 ? sc.cluster.gpu_memory_bandwidth : -1);
+    if (rc == 0) hs_scenario_free(&sc);
+  }
+  /* EFA, taken as RDMA, with AWS's own figure for a network step: its
+   * tuner's 20 us, NCCL's 5.0 for the tree's LL step already charged by
+   * the protocol, so 15 us on the links (scenarios/systems/aws-p5-48xlarge.lua).
+   * An 8 B allreduce on two nodes is then AWS's model's 55.2 us (checked
+   * by scripts/validate, p5-2nodes-8B). */
+  const char *efa[] = {"aws-p4d-24xlarge", "aws-p5-48xlarge"};
+  for (size_t i = 0; i < sizeof efa / sizeof efa[0]; i++) {
+    char cluster[256];
+    snprintf(cluster, sizeof cluster, "cluster { system = \"%s\", nodes = 2 }", efa[i]);
+    int rc = load(cluster, NULL, 0, &sc);
+    tap_ok(rc == 0 && sc.cluster.transport.kind == HS_NET_RDMA && sc.cluster.transport.efficiency == 0.96 &&
+               fabs(sc.cluster.inter.latency - 15e-6) < 1e-12,
+           "%s: EFA as RDMA at 0.96, 15 us a step beside NCCL's hop (got %g s)", efa[i],
+           rc == 0 ? sc.cluster.inter.latency : -1);
     if (rc == 0) hs_scenario_free(&sc);
   }
   /* The cloud instances run NCCL's socket transport with AWS's 2 threads a
