@@ -69,7 +69,8 @@ double hs_intra_efficiency_default(hs_gpu_arch arch, hs_intra_link link) {
   if (link == HS_INTRA_PCIE) return 12.0 / 15.754;
   /* NCCL 2.30.7 src/graph/topo.h, what its copies reach per NVLink link
    * against the link's 25 GB/s each way (50 on Blackwell): SM80_NVLINK_BW
-   * 20.0 (SM70's is the same; Volta's measured figure is below), SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1.
+   * 20.0 (SM70's is the same; Volta's measured figure is below),
+   * SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1.
    * On H100 "450GB/s is the line rate. With the protocol overhead (~20%)
    * NCCL can get an effective NVLink bandwidth of 370GB/s"
    * (NVIDIA/nccl-tests#212). Pascal's NVLink 1.0 links run at 20 GB/s

@@ -338,8 +338,9 @@ void hs_nccl_topo_of_group(const hs_scenario *sc, const hs_tuner_topo *g, hs_ncc
    * nodes its hop's latency is the route's, NIC to NIC */
   double intra = isfinite(g->bw_intra) ? g->bw_intra : g->ring_bw;
   double nic_lat = t->nodes > 1 ? g->lat_inter / 2 : 0;
-  topo_links(sc, t, intra, g->nic, g->reach, g->nic_line > 0 && isfinite(g->nic_line) ? g->nic_line : sc->cluster.inter.bandwidth, nic_lat,
-             g->per_node);
+  /* a topology built by hand (tests) may leave the NICs' line rate unset */
+  double nic_line = g->nic_line > 0 && isfinite(g->nic_line) ? g->nic_line : sc->cluster.inter.bandwidth;
+  topo_links(sc, t, intra, g->nic, g->reach, nic_line, nic_lat, g->per_node);
 }
 
 double hs_nccl_bus_cap(hs_gpu_arch arch, int cpu_amd, int nodes, int channels, hs_nccl_algo a, hs_proto p) {
