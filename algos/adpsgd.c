@@ -171,7 +171,8 @@ static int ad_init(hs_algo_ctx *ctx) {
     rc = hs_comm_split(w, w->world, hs_peer_graph_edge_of(g, w->rank, c), w->rank, &e);
     if (e) s->edges[s->n_edges++] = e;
   }
-  if (rc || (rc = hs_comm_split(w, w->world, 0, w->rank, &s->bg))) return rc;
+  /* the budget's agreement: a few bytes among the hosts, not NCCL's */
+  if (rc || (rc = hs_comm_split_host(w, w->world, 0, w->rank, &s->bg))) return rc;
   if (m->params) {
     if (s->active) {
       s->peer = malloc(m->n_params * sizeof(float));

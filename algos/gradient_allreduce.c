@@ -95,7 +95,8 @@ static int gar_init(hs_algo_ctx *ctx) {
     s->epoch = hs_now(ctx->w);
     s->fusion = hs_opt_num(ctx->opt, "bucket_size");
     atomic_init(&s->ready, 0);
-    int rc = hs_comm_split(ctx->w, ctx->w->world, 0, ctx->w->rank, &s->control);
+    /* Horovod's controller negotiates on the host (MPI or Gloo), not NCCL */
+    int rc = hs_comm_split_host(ctx->w, ctx->w->world, 0, ctx->w->rank, &s->control);
     if (rc) return rc;
     s->group_end = calloc(ctx->model->n_buckets, sizeof *s->group_end);
     if (!s->group_end) return HS_ENOMEM;

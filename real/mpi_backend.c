@@ -163,7 +163,7 @@ static hs_comm *comm_wrap(mpi_rank *self, MPI_Comm data) {
   c->g.exchange = hs_mpi_exchange;
   c->g.ctx = c;
   /* How each kind of operation runs on it: asked once, looked up per post. */
-  hs_select_query q = {self->sc, world_n, n, c->members, self->offer};
+  hs_select_query q = {self->sc, world_n, n, c->members, self->offer, 0};
   hs_select(&q, &c->plan);
   pthread_mutex_init(&c->qlock, NULL);
   pthread_cond_init(&c->qcv, NULL);

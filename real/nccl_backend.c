@@ -356,7 +356,7 @@ static hs_comm *comm_wrap(nccl_rank *self, ncclComm_t nc) {
   /* NCCL runs every kind of operation and reduces every type hearsay has;
    * the selector is still the one asked (select.h). Members are not needed
    * by today's policy. */
-  hs_select_query q = {self->sc, self->w.size, c->size, NULL, {1u << HS_ENGINE_LIBRARY, ~0u, 0}};
+  hs_select_query q = {self->sc, self->w.size, c->size, NULL, {1u << HS_ENGINE_LIBRARY, ~0u, 0}, 0};
   hs_select(&q, &c->plan);
   return c;
 }

@@ -354,6 +354,8 @@ typedef struct {
   double latency_factor, bandwidth_factor;
   hs_coll_algo collectives; /* or HS_COLL_AUTO */
   hs_tuner_kind tuner;      /* who picks where collectives or protocol is auto */
+  char nccl_version[HS_NAME_MAX]; /* the NCCL whose algorithms and protocols the tuner picks among */
+  int nccl;                       /* it parsed: major * 100 + minor (2.30 -> 230; 1.x -> 100) */
   int channels; /* parallel rings/trees; 0: as NCCL's search would (nccl_model.c) */
   int protocol;         /* hs_proto, HS_PROTO_NONE or HS_PROTO_AUTO */
   double slice;         /* bytes a ring moves per slice; 0: the protocol's step (protocol.h) */

@@ -17,6 +17,7 @@
 #include "scenarios/peer_lua.h"
 #include "scenarios/profile.h"
 #include "scenarios/gpu_defaults.h"
+#include "scenarios/nccl_versions.h"
 #include "scenarios/net_transport.h"
 #include "scenarios/sandbox.h"
 #include "scenarios/units.h"
@@ -155,6 +156,7 @@ static const field sim_fields[] = {
     {"bandwidth_factor", F_NUM, OFF(sim.bandwidth_factor), "0", MIN_ZERO_OR, 1e-6, 1e6, NULL, NULL},
     {"collectives", F_ENUM, OFF(sim.collectives), "auto", MIN_NONE, 0, 0, "ring|hierarchical|halving_doubling|recursive_doubling|tree|nvls|collnet|nvls_tree|auto", NULL},
     {"tuner", F_ENUM, OFF(sim.tuner), "nccl", MIN_NONE, 0, 0, "nccl|hearsay", NULL},
+    {"nccl_version", F_STR, OFF(sim.nccl_version), "2.30", MIN_NONE, 0, 0, NULL, NULL},
     {"channels", F_INT, OFF(sim.channels), "0", MIN_GE, 0, 64, NULL, NULL},
     {"protocol", F_ENUM, OFF(sim.protocol), "auto", MIN_NONE, 0, 0, "ll|ll128|simple|none|auto", NULL},
     {"slice", F_BYTES, OFF(sim.slice), "0", MIN_ZERO_OR, 1, 1099511627776.0, NULL, NULL},
@@ -791,6 +793,10 @@ int hs_schema_validate(hs_loader *ld) {
     if (!ok) rc = hs_loader_fail(ld, "sim.network_model", line, "'%s' is not one of CM02, LV08, SMPI, Constant",
                                  s->sim.network_model);
   }
+  if (!rc && (s->sim.nccl = hs_nccl_version_parse(s->sim.nccl_version)) < 0)
+    rc = hs_loader_fail(ld, "sim.nccl_version", line,
+                        "'%s' is not an NCCL version: MAJOR.MINOR, optionally .PATCH (\"2.4\", \"2.18.5\"), 1.x or 2.x",
+                        s->sim.nccl_version);
   /* A switch that does not reduce cannot run the in-switch schedule. */
   if (!rc && s->sim.collectives == HS_COLL_NVLS && !s->cluster.nvls)
     rc = hs_loader_fail(ld, "sim.collectives", line,

@@ -120,7 +120,7 @@ hs_comm *hs_sim_comm_new(sim_rank *self, int ctx, sim_members *m, int me) {
   /* How each kind of operation runs on it: asked once per member list,
    * looked up per post. */
   if (!m->plan) {
-    hs_select_query q = {self->world->sc, self->world->n, m->n, m->ranks, self->world->offer};
+    hs_select_query q = {self->world->sc, self->world->n, m->n, m->ranks, self->world->offer, m->host_side};
     m->plan = malloc(sizeof *m->plan);
     hs_select(&q, m->plan);
   }
@@ -132,7 +132,9 @@ hs_comm *hs_sim_comm_world(sim_rank *self, sim_members *all) { return hs_sim_com
 
 static void sim_comm_free(hs_comm *c);
 
-static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
+/* Splits c; host_side: the new communicators are a host-side controller's
+ * (comm_split_host), their plans made without sim.nccl_version's narrowing. */
+static int split(hs_comm *c, int color, int key, hs_comm **out, int host_side) {
   sim_world *w = c->self->world;
   sim_rendezvous *r = rendezvous_get(w, c);
   c->split_seq++;
@@ -161,6 +163,7 @@ static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
       for (int i = 0; i < r->size; i++) n += r->color[i] == color;
       sim_members *m = malloc(sizeof *m + n * sizeof(int));
       m->plan = NULL;
+      m->host_side = host_side;
       m->cache = NULL;
       /* The rendezvous holds a reference until every member of the parent
        * has left it: a member that takes the group, uses and frees it at
@@ -197,6 +200,9 @@ static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) {
   }
   return HS_OK;
 }
+
+static int sim_comm_split(hs_comm *c, int color, int key, hs_comm **out) { return split(c, color, key, out, 0); }
+static int sim_comm_split_host(hs_comm *c, int color, int key, hs_comm **out) { return split(c, color, key, out, 1); }
 
 static void sim_comm_free(hs_comm *c) {
   if (!c) return;
@@ -343,6 +349,7 @@ const hs_backend hs_sim_backend = {
     .test = hs_sim_test,
     .waitall = sim_waitall,
     .comm_split = sim_comm_split,
+    .comm_split_host = sim_comm_split_host,
     .comm_free = sim_comm_free,
     .comm_rank = sim_comm_rank,
     .comm_size = sim_comm_size,

@@ -69,7 +69,7 @@ static world world_of(const hs_scenario *sc) {
   int n = hs_scenario_gpus(sc);
   world w = {malloc(sizeof *w.plan), malloc((size_t)n * sizeof *w.members)};
   for (int r = 0; r < n; r++) w.members[r] = r;
-  hs_select_query q = {sc, n, n, w.members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+  hs_select_query q = {sc, n, n, w.members, {1u << HS_ENGINE_MESSAGES, 0, 1}, 0};
   hs_select(&q, w.plan);
   if (!w.plan->tuned) hs_tuner_topo_of(sc, w.members, n, &w.plan->topo);
   return w;

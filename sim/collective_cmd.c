@@ -147,7 +147,7 @@ static int *world_members(int n) {
 /* The selector's plan for the world communicator of sc (n ranks). */
 static hs_plan *world_plan(const hs_scenario *sc, int n) {
   int *members = world_members(n);
-  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, 0};
   hs_plan *p = malloc(sizeof *p);
   hs_select(&q, p);
   free(members);

@@ -170,6 +170,7 @@ int hs_sim_run(const hs_sim_config *cfg, hs_sim_stats *stats) {
   free(nvswitch);
   sim_members *all = malloc(sizeof *all + n * sizeof(int));
   all->plan = NULL;
+  all->host_side = 0;
   all->cache = NULL;
   all->refs = 0;
   all->n = n;

@@ -116,6 +116,7 @@ static void recovery_check(sim_world *w) {
     if (!w->ranks[r].dead && !w->ranks[r].finished && !rc->rank_arrived[r]) return;
   sim_members *m = malloc(sizeof *m + (size_t)w->alive * sizeof(int));
   m->plan = NULL;
+  m->host_side = 0;
   m->cache = NULL;
   m->refs = 0;
   m->n = 0;

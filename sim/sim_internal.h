@@ -33,6 +33,7 @@ typedef struct {
   int refs;
   int n;
   hs_plan *plan; /* the selector's plan, the same for every member: made by the first (O(n) when tuned) */
+  int host_side; /* a controller's, on the host (hs_comm_split_host): not narrowed by sim.nccl_version */
   hs_lower_cache *cache; /* what the lowering computes alike for every member (lowering.h) */
   int ranks[];   /* world ranks, in communicator order */
 } sim_members;

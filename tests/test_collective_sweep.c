@@ -174,7 +174,7 @@ int main(void) {
   if (hs_scenario_load(path, sets, 1, &sc) == 0) {
     int n = hs_scenario_gpus(&sc), *members = malloc((size_t)n * sizeof *members);
     for (int r = 0; r < n; r++) members[r] = r;
-    hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+    hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, 0};
     hs_plan *plan = malloc(sizeof *plan);
     hs_select(&q, plan);
     hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(67108864.0));

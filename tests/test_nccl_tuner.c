@@ -39,7 +39,7 @@ static hs_plan *plan_for(const char *lua, const char *const *sets, int n_sets, h
   if (hs_test_load_sets(lua, sets, n_sets, sc)) return NULL;
   int n = hs_scenario_gpus(sc), *members = malloc((size_t)n * sizeof *members);
   for (int r = 0; r < n; r++) members[r] = r;
-  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES | 1u << HS_ENGINE_TIMED, 0, 1}};
+  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES | 1u << HS_ENGINE_TIMED, 0, 1}, 0};
   hs_plan *plan = malloc(sizeof *plan);
   hs_select(&q, plan);
   free(members);

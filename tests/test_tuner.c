@@ -294,7 +294,7 @@ static void picks(void) {
   int n = hs_scenario_gpus(&sc);
   int *members = malloc((size_t)n * sizeof *members);
   for (int r = 0; r < n; r++) members[r] = r;
-  hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+  hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, 0};
   hs_plan *plan = malloc(sizeof *plan);
   hs_select(&q, plan);
   tap_ok(plan->tuned, "sim.collectives = sim.protocol = \"auto\": the plan is tuned");
@@ -348,7 +348,7 @@ static hs_plan *plan_of(const char *lua, const char *const *sets, int n_sets, hs
   if (hs_test_load_sets(lua, sets, n_sets, sc)) return NULL;
   int n = hs_scenario_gpus(sc), *members = malloc((size_t)n * sizeof *members);
   for (int r = 0; r < n; r++) members[r] = r;
-  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+  hs_select_query q = {sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, 0};
   hs_plan *plan = malloc(sizeof *plan);
   hs_select(&q, plan);
   free(members);
@@ -637,7 +637,7 @@ static void nvls_tree_picks(void) {
   }
   int members[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
   for (int size = 9; size >= 8; size--) {
-    hs_select_query q = {&sc, 12, size, members, {1u << HS_ENGINE_MESSAGES, 0, 1}};
+    hs_select_query q = {&sc, 12, size, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, 0};
     hs_plan *p = malloc(sizeof *p);
     hs_select(&q, p);
     hs_exec x = p->exec[HS_OP_ALLREDUCE];

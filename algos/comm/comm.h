@@ -136,6 +136,12 @@ typedef struct hs_backend {
 
   /* Sub-communicators; collective over c. */
   int (*comm_split)(hs_comm *c, int color, int key, hs_comm **out);
+  /* The same, for a framework's controller on the host (Horovod's
+   * negotiation over MPI or Gloo, an agreement among asynchronous
+   * workers): its few bytes are not carried by NCCL, so what NCCL ran in
+   * a study (sim.nccl_version) does not narrow how they run. NULL: as
+   * comm_split (a backend whose communicators are all alike). */
+  int (*comm_split_host)(hs_comm *c, int color, int key, hs_comm **out);
   void (*comm_free)(hs_comm *c);
   int (*comm_rank)(const hs_comm *c);
   int (*comm_size)(const hs_comm *c);
@@ -286,6 +292,11 @@ static inline int hs_test(hs_worker *w, hs_request **q) { return w->be->test(q);
 static inline int hs_waitall(hs_worker *w, hs_request **q, int n) { return w->be->waitall(q, n); }
 static inline int hs_comm_split(hs_worker *w, hs_comm *c, int color, int key, hs_comm **out) {
   return w->be->comm_split(c, color, key, out);
+}
+/* A sub-communicator for a framework's controller on the host (see the
+ * backend's comm_split_host). */
+static inline int hs_comm_split_host(hs_worker *w, hs_comm *c, int color, int key, hs_comm **out) {
+  return w->be->comm_split_host ? w->be->comm_split_host(c, color, key, out) : w->be->comm_split(c, color, key, out);
 }
 static inline void hs_comm_free(hs_worker *w, hs_comm *c) { w->be->comm_free(c); }
 static inline int hs_comm_rank(hs_worker *w, const hs_comm *c) { return w->be->comm_rank(c); }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenarios/nccl_versions.h"
+
 static unsigned bit(hs_engine e) { return 1u << e; }
 
 const char *hs_engine_name(hs_engine e) {
@@ -112,8 +114,21 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   if (!switch_here) p->algos &= ~(1u << HS_COLL_NVLS);
   if (!switches_here) p->algos &= ~(1u << HS_COLL_NVLS_TREE);
   if (!fabric_here) p->algos &= ~(1u << HS_COLL_COLLNET);
+  /* The NCCL a study ran (sim.nccl_version) picks among what it had
+   * (nccl_versions.h): rings and Simple alone before 2.3, no tree before
+   * 2.4, ... A schedule or protocol the scenario forces runs whatever
+   * the version; a host-side controller's communicator is not NCCL's. */
+  int v = q->host_side ? HS_NCCL_LATEST : sc->sim.nccl;
+  if (sc->sim.collectives == HS_COLL_AUTO) {
+    if (!hs_nccl_has_tree(v)) p->algos &= ~(1u << HS_COLL_TREE);
+    if (!hs_nccl_has_collnet(v)) p->algos &= ~(1u << HS_COLL_COLLNET);
+    if (!hs_nccl_has_nvls(v)) p->algos &= ~(1u << HS_COLL_NVLS);
+    if (!hs_nccl_has_nvls_tree(v)) p->algos &= ~(1u << HS_COLL_NVLS_TREE);
+  }
   if (!p->algos) p->algos = 1u << HS_COLL_RING;
   p->protos = sc->sim.protocol == HS_PROTO_AUTO ? (1u << HS_PROTOS) - 1 : 1u << sc->sim.protocol;
+  if (sc->sim.protocol == HS_PROTO_AUTO && !hs_nccl_has_ll(v)) p->protos &= ~(1u << HS_PROTO_LL);
+  if (sc->sim.protocol == HS_PROTO_AUTO && !hs_nccl_has_ll128(v)) p->protos &= ~(1u << HS_PROTO_LL128);
   /* NCCL enables LL128 over NVLink only (nccl_model.c): on PCIe nodes its
    * own choice never runs it, so hearsay's does not either. */
   if (sc->sim.protocol == HS_PROTO_AUTO && sc->cluster.intra_link == HS_INTRA_PCIE)

@@ -59,6 +59,8 @@ typedef struct {
                             (NCCL's): then nothing placement-dependent is decided (one node assumed
                             for the protocol's costs, no tuner topology: LIBRARY picks its own) */
   hs_offer offer;
+  int host_side; /* a framework's controller on the host (MPI, Gloo: hs_comm_split_host), not NCCL: the
+                    scenario's sim.nccl_version does not narrow what it runs */
 } hs_select_query;
 
 /* The answer: per kind of operation, how it runs, and how it runs when the

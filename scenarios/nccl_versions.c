@@ -1,0 +1,41 @@
+/* nccl_versions.c — what each NCCL release could run (nccl_versions.h). */
+#include "scenarios/nccl_versions.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+/* Digits at *p, advancing past them; -1 if none. */
+static long number(const char **p) {
+  if (!isdigit((unsigned char)**p)) return -1;
+  long v = 0;
+  while (isdigit((unsigned char)**p) && v < 100000) v = 10 * v + (*(*p)++ - '0');
+  return isdigit((unsigned char)**p) ? -1 : v;
+}
+
+int hs_nccl_version_parse(const char *text) {
+  if (!text) return -1;
+  const char *p = text;
+  long major = number(&p);
+  if (major < 0 || *p++ != '.') return -1;
+  long minor = number(&p);
+  if (minor < 0) return -1;
+  if (*p == '.') { /* a patch, then perhaps a build */
+    p++;
+    if (number(&p) < 0) return -1;
+    if (*p == '-') {
+      p++;
+      if (number(&p) < 0) return -1;
+    }
+  }
+  if (*p) return -1;
+  if (major == 1) return 100; /* NCCL 1: rings and Simple, as 2.0 */
+  if (major != 2 || minor > 99) return -1;
+  return (int)(200 + minor);
+}
+
+int hs_nccl_has_ll(int version) { return version >= 203; }
+int hs_nccl_has_tree(int version) { return version >= 204; }
+int hs_nccl_has_ll128(int version) { return version >= 205; }
+int hs_nccl_has_collnet(int version) { return version >= 206; }
+int hs_nccl_has_nvls(int version) { return version >= 217; }
+int hs_nccl_has_nvls_tree(int version) { return version >= 218; }
