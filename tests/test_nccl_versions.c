@@ -42,6 +42,20 @@ static void parse(void) {
          "LL from 2.3, trees from 2.4, LL128 2.5, CollNet 2.6, NVLS 2.17, the NVLS tree 2.18; NCCL 1 as 2.0");
 }
 
+/* The plan of sc's world communicator, as the simulator makes it (a
+ * host-side controller's where asked); NULL if out of memory. */
+static hs_plan *world_plan(const hs_scenario *sc, int host_side) {
+  int n = hs_scenario_gpus(sc), *members = malloc((size_t)n * sizeof *members);
+  hs_plan *plan = malloc(sizeof *plan);
+  if (members && plan) {
+    for (int r = 0; r < n; r++) members[r] = r;
+    hs_select(&(hs_select_query){sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, host_side}, plan);
+  }
+  free(members);
+  if (!members) free(plan);
+  return members ? plan : NULL;
+}
+
 /* Which schedules and protocols the world's plan picks over sizes from 8 B
  * to 4 GiB, as bit masks. */
 static void world_picks(const char *version, int host_side, unsigned *algos, unsigned *protos) {
@@ -51,19 +65,13 @@ static void world_picks(const char *version, int host_side, unsigned *algos, uns
   snprintf(set, sizeof set, "sim.nccl_version=%s", version);
   const char *sets[] = {set};
   if (hs_test_load_sets(two_h100, sets, 1, &sc)) return;
-  int n = hs_scenario_gpus(&sc);
-  int *members = malloc((size_t)n * sizeof *members);
-  for (int r = 0; r < n; r++) members[r] = r;
-  hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, host_side};
-  hs_plan *plan = malloc(sizeof *plan);
-  hs_select(&q, plan);
-  for (double bytes = 8; bytes <= 4294967296.0; bytes *= 2) {
+  hs_plan *plan = world_plan(&sc, host_side);
+  for (double bytes = 8; plan && bytes <= 4294967296.0; bytes *= 2) {
     hs_tuned t = hs_plan_tuned_at(plan, HS_OP_ALLREDUCE, bytes);
     *algos |= 1u << t.algo;
     *protos |= 1u << t.proto;
   }
   free(plan);
-  free(members);
   hs_scenario_free(&sc);
 }
 
@@ -97,17 +105,11 @@ static void forced(void) {
   hs_scenario sc;
   const char *sets[] = {"sim.nccl_version=2.2.13", "sim.collectives=tree", "sim.protocol=ll"};
   if (!tap_ok(hs_test_load_sets(two_h100, sets, 3, &sc) == 0, "NCCL 2.2 with the tree and LL forced loads")) return;
-  int n = hs_scenario_gpus(&sc);
-  int *members = malloc((size_t)n * sizeof *members);
-  for (int r = 0; r < n; r++) members[r] = r;
-  hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, 0};
-  hs_plan *plan = malloc(sizeof *plan);
-  hs_select(&q, plan);
-  hs_exec e = plan->exec[HS_OP_ALLREDUCE];
-  tap_ok(!plan->tuned && e.algo == HS_COLL_TREE && e.proto == HS_PROTO_LL,
+  hs_plan *plan = world_plan(&sc, 0);
+  hs_exec e = plan ? plan->exec[HS_OP_ALLREDUCE] : (hs_exec){0};
+  tap_ok(plan && !plan->tuned && e.algo == HS_COLL_TREE && e.proto == HS_PROTO_LL,
          "forced: tree/LL runs under NCCL 2.2 (%d/%d)", e.algo, e.proto);
   free(plan);
-  free(members);
   hs_scenario_free(&sc);
 }
 
