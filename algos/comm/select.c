@@ -118,7 +118,7 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
    * (nccl_versions.h): rings and Simple alone before 2.3, no tree before
    * 2.4, ... A schedule or protocol the scenario forces runs whatever
    * the version; a host-side controller's communicator is not NCCL's. */
-  int v = q->host_side ? HS_NCCL_LATEST : sc->sim.nccl;
+  int v = q->host_side || sc->sim.nccl <= 0 ? HS_NCCL_LATEST : sc->sim.nccl; /* 0: a scenario not loaded */
   if (sc->sim.collectives == HS_COLL_AUTO) {
     if (!hs_nccl_has_tree(v)) p->algos &= ~(1u << HS_COLL_TREE);
     if (!hs_nccl_has_collnet(v)) p->algos &= ~(1u << HS_COLL_COLLNET);
