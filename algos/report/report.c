@@ -166,12 +166,13 @@ static void json_config(FILE *f, const hs_scenario *sc) {
   fprintf(f, "    \"sim\": {\"network_model\": ");
   json_str(f, sc->sim.network_model);
   fprintf(f, ", \"crosstraffic\": %s, \"tcp_gamma_B\": %.9g, \"latency_factor\": %.9g, \"bandwidth_factor\": %.9g, "
-             "\"collectives\": \"%s\", \"protocol\": \"%s\", \"channels\": %d, \"slice_B\": %.9g, "
-             "\"slices_in_flight\": %d, \"stack_size_B\": %.9g},\n",
+             "\"collectives\": \"%s\", \"protocol\": \"%s\", \"tuner\": \"%s\", \"nccl_version\": ",
           sc->sim.crosstraffic ? "true" : "false", sc->sim.tcp_gamma, sc->sim.latency_factor, sc->sim.bandwidth_factor,
-          hs_coll_algo_name(sc->sim.collectives), hs_proto_name(sc->sim.protocol), sc->sim.channels, sc->sim.slice,
-          sc->sim.slices_in_flight,
-          sc->sim.stack_size);
+          hs_coll_algo_name(sc->sim.collectives), hs_proto_name(sc->sim.protocol),
+          sc->sim.tuner == HS_TUNER_NCCL ? "nccl" : "hearsay");
+  json_str(f, sc->sim.nccl_version);
+  fprintf(f, ", \"channels\": %d, \"slice_B\": %.9g, \"slices_in_flight\": %d, \"stack_size_B\": %.9g},\n",
+          sc->sim.channels, sc->sim.slice, sc->sim.slices_in_flight, sc->sim.stack_size);
   static const char *const transports[] = {"auto", "mpi", "nccl"}, *const lowerings[] = {"auto", "hearsay", "mpi"};
   fprintf(f, "    \"real\": {\"transport\": \"%s\", \"emulate\": %s, \"lowering\": \"%s\"}\n  }\n",
           transports[sc->real.transport], sc->real.emulate ? "true" : "false", lowerings[sc->real.lowering]);
