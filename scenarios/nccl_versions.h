@@ -3,10 +3,12 @@
  * protocols its NCCL had, not today's.
  *
  * The releases, from NCCL's own sources (github.com/NVIDIA/nccl tags):
- *  - before 2.3 (NCCL 1.x, and 2.0 to 2.2, released as binaries only):
- *    rings and the Simple protocol; 2.3.5 is the first open release, and
- *    its sources carry the low-latency protocol (src/include/core.h at
- *    v2.3.7-1: NCCL_LL_RING_THRESHOLD, NCCL_LL_BUFF_SIZE);
+ *  - before 2.3: rings and the Simple protocol. NCCL 1.x is open and has
+ *    nothing else (src/ at v1.3.4-1: rings' kernels, no tree, no LL);
+ *    2.0 to 2.2 were released as binaries only, and 2.3.5, the first open
+ *    NCCL 2, is the first whose sources carry the low-latency protocol
+ *    (src/include/core.h at v2.3.7-1: NCCL_LL_RING_THRESHOLD,
+ *    NCCL_LL_BUFF_SIZE);
  *  - 2.4: double binary trees (src/misc/trees.cu at v2.4.2-1);
  *  - 2.5: LL128 (src/include/devcomm.h at v2.5.6-1: "Simple/LL/LL128");
  *  - 2.6: CollNet (devcomm.h at v2.6.4-1: "Tree/Ring/CollNet");
