@@ -332,7 +332,11 @@ static void print_tuner(const hs_scenario *sc, int op, int n, const char *prefix
     free(p);
     return;
   }
-  printf("%stuner (%s over %d ranks):", prefix, ops[op], n);
+  /* a study's older NCCL (sim.nccl_version) picks among less: say which */
+  if (strcmp(sc->sim.nccl_version, "2.30") != 0)
+    printf("%stuner (%s over %d ranks, NCCL %s):", prefix, ops[op], n, sc->sim.nccl_version);
+  else
+    printf("%stuner (%s over %d ranks):", prefix, ops[op], n);
   hs_op_kind k = kinds[op];
   double below = 1;
   hs_tuned last = hs_plan_tuned_at(p, k, below);
