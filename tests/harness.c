@@ -74,6 +74,14 @@ int hs_test_load_sets(const char *lua, const char *const *sets, int n_sets, hs_s
   return hs_scenario_load(path, sets, n_sets, sc);
 }
 
+int hs_test_size_class(double bytes) {
+  if (!(bytes >= 1)) return 0;
+  int c = 1 + ilogb(bytes);
+  return c < 64 ? c : 63;
+}
+
+double hs_test_class_middle(int cls) { return cls == 0 ? 0 : ldexp(1.4142135623730951, cls - 1); }
+
 int hs_test_load(const char *lua, hs_scenario *sc) { return hs_test_load_sets(lua, NULL, 0, sc); }
 
 void hs_report(FILE *report, int ok, const char *fmt, ...) {

@@ -12,6 +12,15 @@
 #include "scenarios/scenario.h"
 #include "sim/sim.h"
 
+/* Size classes, as the tuner picked until it picked per size (2026-11-28):
+ * 0 for empty operations, c >= 1 for [2^(c-1), 2^c) bytes; and a class's
+ * geometric middle, 2^(c-1) x sqrt 2 (0 for class 0), where the tests ask
+ * the tuner for a class's pick (hs_plan_tuned_at). */
+int hs_test_size_class(double bytes);
+double hs_test_class_middle(int cls);
+/* The tuner's pick for kind k at class cls's middle (needs algos/comm/select.h). */
+#define hs_test_tuned_class(plan, k, cls) hs_plan_tuned_at((plan), (k), hs_test_class_middle(cls))
+
 /* Writes lua to a fresh temporary file and loads it; returns the loader's
  * code (0 on success). The file's path is kept in sc->path. */
 int hs_test_load(const char *lua, hs_scenario *sc);

@@ -177,7 +177,7 @@ int main(void) {
     hs_select_query q = {&sc, n, n, members, {1u << HS_ENGINE_MESSAGES, 0, 1}, 0};
     hs_plan *plan = malloc(sizeof *plan);
     hs_select(&q, plan);
-    hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(67108864.0));
+    hs_tuned t = hs_test_tuned_class(plan, HS_OP_ALLREDUCE, hs_test_size_class(67108864.0));
     want_sched = plan->tuned ? hs_lower_schedule_name(HS_OP_ALLREDUCE, (hs_coll_algo)t.algo) : "(not tuned)";
     free(plan);
     free(members);

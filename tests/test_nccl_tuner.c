@@ -83,7 +83,7 @@ static void picks_are_nccls(void) {
   int same = 1, classes = 0, hearsay_only = 0;
   for (int c = 1; c <= 31; c++) {
     double bytes = ldexp(1.4142135623730951, c - 1);
-    hs_tuned got = hs_plan_tuned(p, HS_OP_ALLREDUCE, c);
+    hs_tuned got = hs_test_tuned_class(p, HS_OP_ALLREDUCE, c);
     hs_nccl_algo a;
     hs_proto pr;
     if (hs_nccl_pick(&m, HS_OP_ALLREDUCE, bytes, &a, &pr, NULL)) continue;
@@ -99,14 +99,14 @@ static void picks_are_nccls(void) {
   tap_ok(same && classes == 31, "every size class from 1 B to 1 GiB: the plan runs NCCL's own pick (%d classes)",
          classes);
   tap_ok(!hearsay_only, "no hearsay-only schedule (hierarchical, doubling) is ever picked");
-  hs_tuned large = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(128.0 * 1048576));
-  hs_tuned huge = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
-  hs_tuned tiny = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(8));
+  hs_tuned large = hs_test_tuned_class(p, HS_OP_ALLREDUCE, hs_test_size_class(128.0 * 1048576));
+  hs_tuned huge = hs_test_tuned_class(p, HS_OP_ALLREDUCE, hs_test_size_class(1073741824.0));
+  hs_tuned tiny = hs_test_tuned_class(p, HS_OP_ALLREDUCE, hs_test_size_class(8));
   tap_ok(large.algo == HS_COLL_RING && huge.algo == HS_COLL_RING && huge.proto == HS_PROTO_SIMPLE,
          "128 MiB: the ring (%s/%s); 1 GiB: ring/simple (%s/%s), as NCCL runs it on 3+ nodes", algo(large.algo),
          hs_proto_name(large.proto), algo(huge.algo), hs_proto_name(huge.proto));
   tap_ok(tiny.algo == HS_COLL_TREE, "8 B: the tree (%s/%s)", algo(tiny.algo), hs_proto_name(tiny.proto));
-  hs_tuned a2a = hs_plan_tuned(p, HS_OP_ALLTOALL, hs_size_class(1048576));
+  hs_tuned a2a = hs_test_tuned_class(p, HS_OP_ALLTOALL, hs_test_size_class(1048576));
   tap_ok(a2a.algo == HS_COLL_RING, "alltoall (not tuned by NCCL): the ring family (%s)", algo(a2a.algo));
   free(p);
 
@@ -115,7 +115,7 @@ static void picks_are_nccls(void) {
   const char *hearsay[] = {"sim.tuner=hearsay"};
   p = plan_of(hearsay, 1, &sc);
   if (p) {
-    hs_tuned h = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(8));
+    hs_tuned h = hs_test_tuned_class(p, HS_OP_ALLREDUCE, hs_test_size_class(8));
     tap_ok(h.algo == HS_COLL_HIERARCHICAL || h.algo == HS_COLL_HALVING_DOUBLING ||
                h.algo == HS_COLL_RECURSIVE_DOUBLING,
            "sim.tuner = hearsay at 8 B: a hearsay-only schedule (%s/%s), which NCCL's model does not have",
@@ -157,7 +157,7 @@ static void picks_per_size(void) {
         hs_proto pr;
         if (hs_nccl_pick(&m, HS_OP_ALLREDUCE, bytes, &a, &pr, NULL)) continue;
         sizes++;
-        hs_tuned got = hs_plan_tuned_at(p, HS_OP_ALLREDUCE, bytes), cls = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(bytes));
+        hs_tuned got = hs_plan_tuned_at(p, HS_OP_ALLREDUCE, bytes), cls = hs_test_tuned_class(p, HS_OP_ALLREDUCE, hs_test_size_class(bytes));
         if (nccl_of(got.algo) != (int)a || got.proto != pr) {
           if (same) tap_diag("%.0f B: picked %s/%s, NCCL's model %s/%s", bytes, algo(got.algo), hs_proto_name(got.proto),
                              hs_nccl_algo_name(a), hs_proto_name(pr));
@@ -192,7 +192,7 @@ static void forced(void) {
       double s = hs_nccl_time(&m, HS_OP_ALLREDUCE, HS_NCCL_RING, (hs_proto)y, bytes);
       if (s >= 0 && (best < 0 || s < best)) best = s, want = y;
     }
-    hs_tuned got = hs_plan_tuned(p, HS_OP_ALLREDUCE, c);
+    hs_tuned got = hs_test_tuned_class(p, HS_OP_ALLREDUCE, c);
     same &= got.algo == HS_COLL_RING && (int)got.proto == want;
   }
   tap_ok(same, "collectives = ring: every class runs the ring with NCCL's fastest ring protocol (NCCL_ALGO=RING)");
@@ -201,10 +201,10 @@ static void forced(void) {
   const char *none[] = {"sim.protocol=none"};
   p = plan_of(none, 1, &sc);
   if (!tap_ok(p != NULL, "protocol = none loads")) return;
-  hs_tuned got = hs_plan_tuned(p, HS_OP_ALLREDUCE, hs_size_class(8));
+  hs_tuned got = hs_test_tuned_class(p, HS_OP_ALLREDUCE, hs_test_size_class(8));
   hs_coll_algo a;
   int pr;
-  hs_tuner_pick(&p->topo, HS_OP_ALLREDUCE, ldexp(1.4142135623730951, hs_size_class(8) - 1),
+  hs_tuner_pick(&p->topo, HS_OP_ALLREDUCE, ldexp(1.4142135623730951, hs_test_size_class(8) - 1),
                 p->algos & hs_tuner_algos_for(HS_OP_ALLREDUCE), p->protos, &a, &pr);
   tap_ok(got.algo == a && got.proto == HS_PROTO_NONE,
          "protocol = none (not NCCL's): hearsay's tuner picks (%s/%s, its pick %s)", algo(got.algo),

@@ -233,7 +233,7 @@ static int print_crossovers_of(hs_plan *plan, hs_op_kind k, const char *where, h
   hs_tuned last = {0, 0, 0, 0};
   int first = -1;
   for (int c = 1; c <= 34; c++) {
-    hs_tuned t = hs_plan_tuned(plan, k, c);
+    hs_tuned t = hs_test_tuned_class(plan, k, c);
     if (c == 1 || t.algo != last.algo || t.proto != last.proto)
       tap_diag("%s over %s from 2^%d B: %s/%s", hs_op_name(k), where, c - 1, algo_names[t.algo],
                hs_proto_name(t.proto));
@@ -251,7 +251,7 @@ static int print_crossovers(hs_plan *plan, const char *where, hs_coll_algo watch
  * exactly the tuner's pick, and that pick is within 15% of the fastest of
  * the (schedule, protocol) pairs `runs` allows, each simulated. */
 static void check_pick(const char *lua, const char *where, hs_plan *plan, size_t bytes, int (*runs)(int a, int p)) {
-  hs_tuned t = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class((double)bytes));
+  hs_tuned t = hs_test_tuned_class(plan, HS_OP_ALLREDUCE, hs_test_size_class((double)bytes));
   double picked = simulate(lua, "sim.collectives=auto", "sim.protocol=auto", NULL, bytes);
   tap_ok(shared[1 + t.algo] == 1 && shared[1 + HS_COLL_ALGOS + t.proto] == 1,
          "%s, %zu B with auto: the run counts one %s/%s collective, the tuner's pick", where, bytes, algo_names[t.algo],
@@ -299,14 +299,25 @@ static void picks(void) {
   hs_select(&q, plan);
   tap_ok(plan->tuned, "sim.collectives = sim.protocol = \"auto\": the plan is tuned");
   print_crossovers(plan, "16 x 8", HS_COLL_RING);
-  hs_tuned small = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(4096));
-  hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(256.0 * 1048576));
+  hs_tuned small = hs_test_tuned_class(plan, HS_OP_ALLREDUCE, hs_test_size_class(4096));
+  hs_tuned large = hs_test_tuned_class(plan, HS_OP_ALLREDUCE, hs_test_size_class(256.0 * 1048576));
   tap_ok(small.proto == HS_PROTO_LL, "4 KiB: LL (%s/%s)", algo_names[small.algo], hs_proto_name(small.proto));
   tap_ok(large.proto == HS_PROTO_SIMPLE && (large.algo == HS_COLL_RING || large.algo == HS_COLL_HIERARCHICAL),
          "256 MiB: Simple on a ring (%s/%s)", algo_names[large.algo], hs_proto_name(large.proto));
-  hs_tuned again = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(5000));
-  tap_ok(again.known && again.algo == small.algo && again.proto == small.proto,
-         "cached per size class: 5000 B gets 4 KiB's pick");
+  /* The per-size cache (64 slots, direct-mapped) answers as the tuner
+   * does: on a plan whose slots 512 sizes of 256 MiB and up have filled
+   * (Simple), 5000 B gets what a fresh plan says of it first (LL above). */
+  hs_plan *busy = malloc(sizeof *busy), *fresh = malloc(sizeof *fresh);
+  hs_select(&q, busy);
+  hs_select(&q, fresh);
+  for (int i = 0; i < 512; i++) hs_plan_tuned_at(busy, HS_OP_ALLREDUCE, 268435456.0 + 4096.0 * i);
+  hs_tuned got = hs_plan_tuned_at(busy, HS_OP_ALLREDUCE, 5000), want = hs_plan_tuned_at(fresh, HS_OP_ALLREDUCE, 5000);
+  tap_ok(got.known && got.algo == want.algo && got.proto == want.proto && want.proto != large.proto,
+         "cached per size: 5000 B, asked after 512 sizes of 256 MiB and up, gets a fresh plan's pick (%s/%s, "
+         "got %s/%s)",
+         algo_names[want.algo], hs_proto_name(want.proto), algo_names[got.algo], hs_proto_name(got.proto));
+  free(busy);
+  free(fresh);
   /* Each pick against every pair, simulated. */
   const size_t sizes[] = {4096, 64u << 10, 4u << 20, 256u << 20};
   for (int s = 0; s < 4; s++) check_pick(cluster_16x8, "16 x 8", plan, sizes[s], runs_on_16x8);
@@ -324,7 +335,7 @@ static void picks(void) {
     hs_select(&q, p);
     int ok = 1;
     for (int cls = 1; cls <= 34 && p->tuned; cls++) {
-      hs_tuned t = hs_plan_tuned(p, HS_OP_ALLREDUCE, cls);
+      hs_tuned t = hs_test_tuned_class(p, HS_OP_ALLREDUCE, cls);
       ok &= c == 0 ? t.algo == HS_COLL_RING : t.proto == HS_PROTO_SIMPLE;
     }
     tap_ok(c == 2 ? !p->tuned : p->tuned && ok, "%s, %s: %s", cases[c][0], cases[c][1],
@@ -369,8 +380,8 @@ static void nvls_picks(void) {
   hs_plan *plan = auto_plan_of(nvls_node, "NVLS node", &sc);
   if (!plan) return;
   int first_nvls = print_crossovers(plan, "one NVLS node of 8", HS_COLL_NVLS);
-  hs_tuned small = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(4096));
-  hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(256.0 * 1048576));
+  hs_tuned small = hs_test_tuned_class(plan, HS_OP_ALLREDUCE, hs_test_size_class(4096));
+  hs_tuned large = hs_test_tuned_class(plan, HS_OP_ALLREDUCE, hs_test_size_class(256.0 * 1048576));
   tap_ok(small.algo != HS_COLL_NVLS, "one NVLS node, 4 KiB: not in the switch (%s/%s): NVLS's 25 us latency",
          algo_names[small.algo], hs_proto_name(small.proto));
   tap_ok(large.algo == HS_COLL_NVLS && large.proto == HS_PROTO_SIMPLE, "one NVLS node, 256 MiB: in the switch (%s/%s)",
@@ -455,7 +466,7 @@ static void nvls_picks(void) {
   for (int c = 0; c < 2; c++) {
     hs_plan *p = plan_of(nvls_node, cases[c], 3, &sc);
     int never = p != NULL;
-    for (int cls = 1; cls <= 34 && p; cls++) never &= hs_plan_tuned(p, HS_OP_ALLREDUCE, cls).algo != HS_COLL_NVLS;
+    for (int cls = 1; cls <= 34 && p; cls++) never &= hs_test_tuned_class(p, HS_OP_ALLREDUCE, cls).algo != HS_COLL_NVLS;
     tap_ok(never, "%s: never in the switch", c ? "two NVLS nodes, the world communicator" : "cluster.nvls = false");
     if (p) hs_scenario_free(&sc);
     free(p);
@@ -525,7 +536,7 @@ static int never_picked(hs_coll_algo a) {
   hs_scenario sc;
   hs_plan *plan = plan_of(cluster_16x8, autos, 2, &sc);
   int never = plan != NULL;
-  for (int cls = 1; cls <= 34 && plan; cls++) never &= hs_plan_tuned(plan, HS_OP_ALLREDUCE, cls).algo != a;
+  for (int cls = 1; cls <= 34 && plan; cls++) never &= hs_test_tuned_class(plan, HS_OP_ALLREDUCE, cls).algo != a;
   if (plan) hs_scenario_free(&sc);
   free(plan);
   return never;
@@ -572,7 +583,7 @@ static void collnet_picks(void) {
     return;
   }
   print_crossovers(plan, "16 x 8 with SHARP", HS_COLL_COLLNET);
-  hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(256.0 * 1048576));
+  hs_tuned large = hs_test_tuned_class(plan, HS_OP_ALLREDUCE, hs_test_size_class(256.0 * 1048576));
   tap_ok(large.algo == HS_COLL_COLLNET, "16 x 8 with SHARP, 256 MiB: through the fabric (%s/%s)", algo_names[large.algo],
          hs_proto_name(large.proto));
   const size_t sizes[] = {1u << 20, 64u << 20};
@@ -622,7 +633,7 @@ static void nvls_tree_picks(void) {
     return;
   }
   print_crossovers(plan, "2 x 8 NVLS", HS_COLL_NVLS_TREE);
-  hs_tuned large = hs_plan_tuned(plan, HS_OP_ALLREDUCE, hs_size_class(1073741824.0));
+  hs_tuned large = hs_test_tuned_class(plan, HS_OP_ALLREDUCE, hs_test_size_class(1073741824.0));
   tap_ok(large.algo == HS_COLL_NVLS_TREE && large.proto == HS_PROTO_SIMPLE,
          "2 x 8 NVLS, 1 GiB: the NVLS tree (%s/%s)", algo_names[large.algo], hs_proto_name(large.proto));
   hs_scenario_free(&sc);
@@ -667,8 +678,8 @@ static void halves_picks(void) {
   static const char *const names[] = {"reduce_scatter", "allgather"};
   for (int k = 0; k < 2; k++) {
     print_crossovers_of(plan, kinds[k], "16 x 8", HS_COLL_RING);
-    hs_tuned small = hs_plan_tuned(plan, kinds[k], hs_size_class(8192));
-    hs_tuned large = hs_plan_tuned(plan, kinds[k], hs_size_class(256.0 * 1048576));
+    hs_tuned small = hs_test_tuned_class(plan, kinds[k], hs_test_size_class(8192));
+    hs_tuned large = hs_test_tuned_class(plan, kinds[k], hs_test_size_class(256.0 * 1048576));
     tap_ok(small.algo == HS_COLL_HALVING_DOUBLING, "16 x 8, %s of 8 KiB: recursive %s (%s/%s)", names[k],
            k ? "doubling" : "halving", algo_names[small.algo], hs_proto_name(small.proto));
     tap_ok(large.algo == HS_COLL_RING, "16 x 8, %s of 256 MiB: the ring (%s/%s)", names[k], algo_names[large.algo],
@@ -717,8 +728,8 @@ static void pcie_picks(void) {
       tap_ok(0, "the p100-pcie scenario loads");
       return;
     }
-    for (int c = 1; c <= hs_size_class(4.0 * 1073741824.0); c++)
-      ll128[nvlink] += hs_plan_tuned(plan, HS_OP_ALLREDUCE, c).proto == HS_PROTO_LL128;
+    for (int c = 1; c <= hs_test_size_class(4.0 * 1073741824.0); c++)
+      ll128[nvlink] += hs_test_tuned_class(plan, HS_OP_ALLREDUCE, c).proto == HS_PROTO_LL128;
     free(plan);
     hs_scenario_free(&sc);
   }

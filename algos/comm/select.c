@@ -134,7 +134,6 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   if (sc->sim.protocol == HS_PROTO_AUTO && sc->cluster.intra_link == HS_INTRA_PCIE)
     p->protos &= ~(1u << HS_PROTO_LL128);
   p->doubling_by_messages = !stragglers_free(sc);
-  memset(p->pick, 0, sizeof p->pick);
   memset(p->by_size, 0, sizeof p->by_size);
   if (p->tuned && q->members) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
   p->nccl_tuner = p->tuned && q->members && sc->sim.tuner == HS_TUNER_NCCL;
@@ -162,11 +161,6 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   p->library_types = q->offer.library_types;
 }
 
-int hs_size_class(double bytes) {
-  if (!(bytes >= 1)) return 0;
-  int c = 1 + ilogb(bytes);
-  return c < HS_SIZE_CLASSES ? c : HS_SIZE_CLASSES - 1;
-}
 
 /* The schedule that runs NCCL's algorithm a as NCCL does, or -1: NCCL's
  * PAT is not modelled (docs/fidelity.md). */
@@ -246,13 +240,6 @@ static hs_tuned pick_at(const hs_plan *p, hs_op_kind k, double bytes) {
   /* the forced schedule, where k does not depend on it, still names the run */
   if (!(p->algos & hs_tuner_algos_for(k)) || (p->algos & (p->algos - 1)) == 0) a = p->exec[k].algo;
   return (hs_tuned){1, (unsigned char)a, (unsigned char)proto, (unsigned char)unmodelled};
-}
-
-hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls) {
-  hs_tuned *t = &p->pick[k][cls];
-  /* the class's geometric middle: 2^(c-1) x sqrt 2 */
-  if (!t->known) *t = pick_at(p, k, cls == 0 ? 0 : ldexp(1.4142135623730951, cls - 1));
-  return *t;
 }
 
 hs_tuned hs_plan_tuned_at(hs_plan *p, hs_op_kind k, double bytes) {

@@ -12,7 +12,7 @@
  * sim.fidelity (timed or message by message, in the simulator),
  * real.lowering (the MPI library's collectives or hearsay's), sim.protocol.
  * With sim.collectives or sim.protocol "auto", the plan runs per
- * operation and size class what sim.tuner picks: NCCL's choice by NCCL's
+ * operation and size what sim.tuner picks: NCCL's choice by NCCL's
  * own model (nccl_model.h), or the fastest of hearsay's schedules by
  * hearsay's predictions on the communicator's placement (tuner.h). */
 #ifndef HS_SELECT_H
@@ -66,10 +66,6 @@ typedef struct {
 /* The answer: per kind of operation, how it runs, and how it runs when the
  * chosen engine cannot take this particular operation (TIMED and an
  * operation carrying data; LIBRARY and a reduction of a type it lacks). */
-/* Size classes of the tuner's cache: 0 for empty operations, c >= 1 for
- * [2^(c-1), 2^c) bytes. */
-enum { HS_SIZE_CLASSES = 64 };
-
 typedef struct {
   unsigned char known, algo, proto;
   unsigned char unmodelled; /* hs_unmodelled: NCCL's own pick, where hearsay does not run it */
@@ -89,8 +85,7 @@ typedef struct {
   unsigned library_types;
   /* The tuner (sim.collectives or sim.protocol "auto"): what it may pick
    * among, what it knows of the communicator, and its picks, made on
-   * first use per (operation, size), as NCCL picks per call, and per
-   * (operation, size class) at the class's geometric middle for reports. */
+   * first use per (operation, size), as NCCL picks per call. */
   int tuned;
   unsigned algos, protos;
   int doubling_by_messages; /* the round schedules may not be timed here (hs_select_timed) */
@@ -98,7 +93,6 @@ typedef struct {
   int nccl_tuner;         /* sim.tuner "nccl": NCCL's model picks (select.c) */
   hs_nccl_topo nccl_topo; /* the communicator as NCCL's model sees it */
   hs_proto_cost cost[HS_PROTO_FAMILIES][HS_PROTOS + 1]; /* [hs_proto_family][protocol] */
-  hs_tuned pick[HS_OP_KINDS][HS_SIZE_CLASSES];
   hs_tuned_entry by_size[HS_TUNED_SLOTS];
 } hs_plan;
 
@@ -113,8 +107,6 @@ void hs_select(const hs_select_query *q, hs_plan *plan);
  * ranks do not arrive together (select.c says why). */
 int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines);
 
-/* The size class of an operation moving `bytes` (its whole vector). */
-int hs_size_class(double bytes);
 
 /* Schedules of lock-step rounds whose flows fast fidelity shares as
  * running together (the doubling exchanges, the in-switch reductions'):
@@ -137,10 +129,6 @@ static inline hs_proto_family hs_plan_family(int k, hs_coll_algo a) {
 /* The tuner's pick for kind k at `bytes` (the whole vector) on plan p, as
  * NCCL picks for each call's size (cached in p). */
 hs_tuned hs_plan_tuned_at(hs_plan *p, hs_op_kind k, double bytes);
-
-/* The tuner's pick for kind k at the geometric middle of size class cls
- * (2^(cls-1) x sqrt 2 bytes), cached in p: for tables of picks by size. */
-hs_tuned hs_plan_tuned(hs_plan *p, hs_op_kind k, int cls);
 
 /* An allreduce whose result has the same bits however it is computed (an
  * integer min, max or sum): a timed engine may compute it in one place
