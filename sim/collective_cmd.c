@@ -45,6 +45,7 @@
 #include "algos/comm/nccl_model.h"
 #include "algos/comm/protocol.h"
 #include "algos/comm/select.h"
+#include "scenarios/nccl_versions.h"
 #include "scenarios/net_transport.h"
 #include "scenarios/units.h"
 #include "sim/nccltests.h"
@@ -333,7 +334,7 @@ static void print_tuner(const hs_scenario *sc, int op, int n, const char *prefix
     return;
   }
   /* a study's older NCCL (sim.nccl_version) picks among less: say which */
-  if (strcmp(sc->sim.nccl_version, "2.30") != 0)
+  if (sc->sim.nccl > 0 && sc->sim.nccl < HS_NCCL_LATEST)
     printf("%stuner (%s over %d ranks, NCCL %s):", prefix, ops[op], n, sc->sim.nccl_version);
   else
     printf("%stuner (%s over %d ranks):", prefix, ops[op], n);

@@ -104,9 +104,11 @@ static void tune(hs_nccl_model *m, hs_op_kind coll) {
       if (a == HS_NCCL_TREE && nodes == 2 && t->bw_tree_intra_gbs > 0) bw = t->bw_tree_intra_gbs;
       if (a == HS_NCCL_NVLS || a == HS_NCCL_NVLS_TREE) {
         if (channels < 2) continue; /* NVLS needs at least 2 channels */
-        /* the NVLS graph's own speeds (hs_nccl_nvls_graph); a topology
-         * written without them shares the ring graph's among the NVLS
-         * channels, its network figure the ring's per channel */
+        /* the NVLS graph's own speeds (hs_nccl_nvls_graph); where there
+         * are none (a generation NCCL has no NVLS graph for, which a
+         * scenario may still give nvls = true; a topology written by
+         * hand) the ring graph's, shared among the NVLS channels, and its
+         * network figure per channel */
         double g_intra = t->nvls_bw_intra_gbs, g_inter = t->nvls_bw_inter_gbs;
         if (!(g_intra > 0)) {
           g_intra = t->bw_intra_gbs * t->channels / channels;
