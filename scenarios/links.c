@@ -16,22 +16,29 @@ double hs_links_speed_factor(const hs_cluster_spec *c, int gpu) {
   return f;
 }
 
-/* Rack entries first, then node entries, so the more specific one wins;
- * later entries of the same kind win. */
+const hs_net_override *hs_links_next_override(const hs_cluster_spec *c, int node, int *cursor) {
+  int rack = node / c->rack_size;
+  for (; *cursor < 2 * c->n_overrides; (*cursor)++) {
+    int pass = *cursor / c->n_overrides;
+    const hs_net_override *o = &c->overrides[*cursor % c->n_overrides];
+    if (pass == 0 ? o->rack == rack : o->node == node) {
+      (*cursor)++; /* the next call starts past it */
+      return o;
+    }
+  }
+  return NULL;
+}
+
 void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, hs_link_spec *inter) {
   *intra = c->intra;
   *inter = c->inter;
-  int rack = node / c->rack_size;
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < c->n_overrides; i++) {
-      const hs_net_override *o = &c->overrides[i];
-      int hit = pass == 0 ? o->rack == rack : o->node == node;
-      if (!hit) continue;
-      if (o->inter.bandwidth > 0) inter->bandwidth = o->inter.bandwidth;
-      if (o->inter.latency > 0) inter->latency = o->inter.latency;
-      if (o->intra.bandwidth > 0) intra->bandwidth = o->intra.bandwidth;
-      if (o->intra.latency > 0) intra->latency = o->intra.latency;
-    }
+  const hs_net_override *o;
+  for (int k = 0; (o = hs_links_next_override(c, node, &k));) {
+    if (o->inter.bandwidth > 0) inter->bandwidth = o->inter.bandwidth;
+    if (o->inter.latency > 0) inter->latency = o->inter.latency;
+    if (o->intra.bandwidth > 0) intra->bandwidth = o->intra.bandwidth;
+    if (o->intra.latency > 0) intra->latency = o->intra.latency;
+  }
   /* What transfers get of the line rates, and what each message across
    * nodes pays besides (net_transport.h): on the links themselves, so
    * every engine and the emulator charge them alike. */
@@ -52,12 +59,9 @@ void hs_links_of_node(const hs_cluster_spec *c, int node, hs_link_spec *intra, h
 
 double hs_links_nic_line_rate(const hs_cluster_spec *c, int node) {
   double rate = c->inter.bandwidth;
-  int rack = node / c->rack_size;
-  for (int pass = 0; pass < 2; pass++) /* a node's override wins over its rack's, as above */
-    for (int i = 0; i < c->n_overrides; i++) {
-      const hs_net_override *o = &c->overrides[i];
-      if ((pass == 0 ? o->rack == rack : o->node == node) && o->inter.bandwidth > 0) rate = o->inter.bandwidth;
-    }
+  const hs_net_override *o;
+  for (int k = 0; (o = hs_links_next_override(c, node, &k));)
+    if (o->inter.bandwidth > 0) rate = o->inter.bandwidth;
   return rate;
 }
 

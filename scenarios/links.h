@@ -37,6 +37,12 @@ typedef struct {
   double latency;   /* s */
 } hs_hop;
 
+/* The cluster.overrides entries that apply to node n, one a call, in the
+ * order they take effect: its rack's first, then its own, each in the
+ * order written, so that applying them in turn leaves the more specific
+ * and the later one winning. *cursor starts at 0; NULL when done. */
+const hs_net_override *hs_links_next_override(const hs_cluster_spec *c, int node, int *cursor);
+
 /* Node n's GPU and NIC links after per-rack and per-node overrides (the NIC
  * bandwidth already multiplied by nics_per_node and the transport's
  * efficiency, and at most the node's GPUs' PCIe links together). */

@@ -111,12 +111,9 @@ double hs_nvls_efficiency_default(hs_gpu_arch arch, int gpus) {
 
 hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node) {
   hs_net_transport t = c->transport;
-  int rack = node / c->rack_size;
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < c->n_overrides; i++) {
-      const hs_net_override *o = &c->overrides[i];
-      if (o->has_transport && (pass == 0 ? o->rack == rack : o->node == node)) t = o->transport;
-    }
+  const hs_net_override *o;
+  for (int k = 0; (o = hs_links_next_override(c, node, &k));)
+    if (o->has_transport) t = o->transport;
   return t;
 }
 

@@ -152,6 +152,34 @@ int main(void) {
            "a ring of one channel crosses at one NIC, of two at two");
     hs_scenario_free(&sc);
   }
+  /* Which override wins (links.c, hs_links_next_override): a node's entry
+   * over its rack's even when written before it, and of two entries of one
+   * kind the later; each key on its own. Node 1 is in rack 0 (racks of 2). */
+  if (loaded("cluster { nodes = 4, gpus_per_node = 1, gpu = { flops = '1TF', arch = 'ampere', pcie_bandwidth = '1000GBps' },\n"
+             "  inter = { bandwidth = '100Gbps', topology = 'fat_tree', rack_size = 2, transport = 'rdma' },\n"
+             "  overrides = { { node = 1, bandwidth = '10Gbps', transport = 'tcp' },\n"
+             "                { rack = 0, bandwidth = '50Gbps', latency = '7us', transport = 'rdma' },\n"
+             "                { rack = 0, bandwidth = '40Gbps' }, { node = 1, bandwidth = '20Gbps' } } }",
+             &sc)) {
+    const hs_cluster_spec *c = &sc.cluster;
+    hs_link_spec intra, inter0, inter1, inter2;
+    hs_links_of_node(c, 0, &intra, &inter0);
+    hs_links_of_node(c, 1, &intra, &inter1);
+    hs_links_of_node(c, 2, &intra, &inter2);
+    tap_ok(hs_links_nic_line_rate(c, 0) == 5e9 && hs_links_nic_line_rate(c, 1) == 2.5e9 &&
+               hs_links_nic_line_rate(c, 2) == 12.5e9,
+           "overrides: rack 0's later entry (40 Gb/s) wins over its first; node 1's later entry (20 Gb/s) over its "
+           "first and over its rack's; rack 1 untouched (%.4g, %.4g, %.4g GB/s)",
+           hs_links_nic_line_rate(c, 0) / 1e9, hs_links_nic_line_rate(c, 1) / 1e9, hs_links_nic_line_rate(c, 2) / 1e9);
+    tap_ok(hs_net_transport_of_node(c, 1).kind == HS_NET_TCP && hs_net_transport_of_node(c, 0).kind == HS_NET_RDMA,
+           "overrides: node 1's transport (tcp, written first) wins over its rack's (rdma, written after)");
+    double tcp = hs_net_transport_default(HS_NET_TCP).efficiency;
+    tap_ok(inter0.bandwidth == 5e9 * 0.96 && fabs(inter1.bandwidth - 2.5e9 * tcp) < 1 &&
+               inter1.latency > inter0.latency && inter0.latency >= 7e-6 && inter2.latency < 7e-6,
+           "overrides on the links: node 0 at its rack's 40 Gb/s over RDMA, node 1 at its own 20 Gb/s over TCP with "
+           "the rack's 7 us and TCP's message cost, rack 1 neither");
+    hs_scenario_free(&sc);
+  }
   /* one H100 of a DGX with four NDR NICs (NVIDIA/nccl-tests#232): the
    * node moves what its one Gen5 x16 link does, 48 GB/s, not the NICs'
    * 192, on its NIC link itself (scenarios/links.c), shared by all of its
