@@ -60,3 +60,16 @@ double hs_host_bandwidth_default(hs_gpu_arch arch) {
   }
   return 12e9;
 }
+
+double hs_socket_bandwidth_default(hs_cpu_vendor cpu) {
+  /* NCCL's own ratings of the link between sockets, which its search plans
+   * GPU traffic across sockets with (src/graph/topo.h, topo.cc): AMD_BW 16
+   * GB/s; on Intel SKL_QPI_BW 10 GB/s for Skylake and Cascade Lake, the
+   * hosts of the V100 and A100 era (BDW_QPI_BW 6 for Broadwell, SRP_QPI_BW
+   * 22 and ERP_QPI_BW 40 for Sapphire and Emerald Rapids: a system file
+   * states its own). BytePS measured the same 80 Gb/s for a copy between
+   * GPUs under the two sockets' PCIe switches of a V100 PCIe server, where
+   * one switch gave 105 (Jiang et al., OSDI 2020, section 4.2, as
+   * transcribed in public reading notes). */
+  return cpu == HS_CPU_AMD ? 16e9 : 10e9;
+}

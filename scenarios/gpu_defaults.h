@@ -22,4 +22,8 @@ int hs_gpu_sms_default(hs_gpu_arch arch);
 double hs_host_memory_bandwidth_default(hs_cpu_vendor cpu);
 double hs_host_bandwidth_default(hs_gpu_arch arch);
 
+/* B/s that GPU traffic between the node's two CPU sockets reaches, each
+ * way (cluster.intra.socket_bandwidth). */
+double hs_socket_bandwidth_default(hs_cpu_vendor cpu);
+
 #endif

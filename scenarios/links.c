@@ -84,8 +84,49 @@ static int racks_of(const hs_cluster_spec *c) {
   return c->topology == HS_TOPO_FAT_TREE ? (c->nodes + c->rack_size - 1) / c->rack_size : 0;
 }
 
-int hs_links_count(const hs_cluster_spec *c) {
+int hs_links_pcie_tree(const hs_cluster_spec *c) { return c->pcie_switches > 1; }
+
+int hs_links_switch_of(const hs_cluster_spec *c, int gpu) {
+  return c->pcie_switches > 1 ? gpu % c->gpus_per_node / (c->gpus_per_node / c->pcie_switches) : 0;
+}
+
+int hs_links_socket_of(const hs_cluster_spec *c, int sw) {
+  return c->sockets > 1 ? sw / (c->pcie_switches / c->sockets) : 0;
+}
+
+double hs_links_switch_uplink(const hs_cluster_spec *c, int node) {
+  hs_link_spec intra, inter;
+  hs_links_of_node(c, node, &intra, &inter);
+  return c->cpu == HS_CPU_INTEL ? intra.bandwidth * 5 / 6 : intra.bandwidth;
+}
+
+/* The first id past the star's links: where the PCIe tree's begin. */
+static int tree_base(const hs_cluster_spec *c) {
   return 2 * (c->nodes * c->gpus_per_node + c->nodes + racks_of(c) + (hs_links_nic_apart(c) ? c->nodes : 0));
+}
+
+int hs_links_count(const hs_cluster_spec *c) {
+  int tree = hs_links_pcie_tree(c) ? 2 * c->nodes * c->pcie_switches + (c->sockets > 1 ? 2 * c->nodes : 0) : 0;
+  return tree_base(c) + tree;
+}
+
+/* From GPU g of node n up to the root of socket `to` (up = 1: g sends) or
+ * down from it (up = 0: g receives): its switch's uplink and, from the
+ * other socket, the socket link. Nothing without a PCIe tree. */
+static int climb(const hs_cluster_spec *c, int n, int g, int to, int up, hs_hop *out) {
+  if (!hs_links_pcie_tree(c)) return 0;
+  int sw = hs_links_switch_of(c, g), socket = hs_links_socket_of(c, sw), k = 0;
+  int base = tree_base(c), uplink = base + 2 * (n * c->pcie_switches + sw) + !up;
+  hs_hop sw_hop = {uplink, hs_links_switch_uplink(c, n), 0};
+  if (up) out[k++] = sw_hop;
+  if (socket != to) {
+    /* socket 1 to socket 0 is the link's up way (K = 2): going up, the
+     * bytes move toward `to`; coming down, toward g's own socket */
+    int toward0 = up ? to == 0 : socket == 0;
+    out[k++] = (hs_hop){base + 2 * c->nodes * c->pcie_switches + 2 * n + !toward0, c->socket_bandwidth, 0};
+  }
+  if (!up) out[k++] = sw_hop;
+  return k;
 }
 
 int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
@@ -99,6 +140,11 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
   int pcie = 2 * G + 2 * N + 2 * racks_of(c); /* the PCIe sides' ids */
   if (apart) out[k++] = (hs_hop){pcie + 2 * na, INFINITY, intra_a.latency / 2};
   else out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
+  /* up the PCIe tree to where the route turns: b's socket inside a node
+   * (nothing under one switch), the NIC's socket 0 across nodes */
+  int same_switch = na == nb && hs_links_switch_of(c, a) == hs_links_switch_of(c, b);
+  int turn = na == nb ? hs_links_socket_of(c, hs_links_switch_of(c, b)) : 0;
+  if (!same_switch) k += climb(c, na, a, turn, 1, out + k);
   if (na != nb) {
     out[k++] = (hs_hop){2 * G + 2 * na, inter_a.bandwidth, inter_a.latency / 2};
     int ra = na / c->rack_size, rb = nb / c->rack_size;
@@ -108,6 +154,18 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
       out[k++] = (hs_hop){2 * G + 2 * N + 2 * rb + 1, ub.bandwidth, ub.latency};
     }
     out[k++] = (hs_hop){2 * G + 2 * nb + 1, inter_b.bandwidth, inter_b.latency / 2};
+  }
+  if (!same_switch) {
+    /* down from the turn to b: inside a node only b's switch's uplink (the
+     * socket link, if any, was crossed going up) */
+    if (na == nb) {
+      if (hs_links_pcie_tree(c)) {
+        int sw = hs_links_switch_of(c, b);
+        out[k++] = (hs_hop){tree_base(c) + 2 * (nb * c->pcie_switches + sw) + 1, hs_links_switch_uplink(c, nb), 0};
+      }
+    } else {
+      k += climb(c, nb, b, 0, 0, out + k);
+    }
   }
   if (apart) out[k++] = (hs_hop){pcie + 2 * nb + 1, INFINITY, intra_b.latency / 2};
   else out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};

@@ -12,6 +12,11 @@
  *   rack k's leaf uplink to the spine    up 2G+2N+2k,    down 2G+2N+2k+1
  *   node n's PCIe side to its NIC(s)     up 2G+2N+2R+2n, down 2G+2N+2R+2n+1
  *     (NVLink nodes only: hs_links_nic_apart)
+ *   with a PCIe tree (cluster.intra.pcie_switches > 1; T the first id past
+ *   the above, S switches and K sockets a node):
+ *   switch s of node n to its socket     up T+2(nS+s),   down T+2(nS+s)+1
+ *   node n's socket 1 to socket 0        up T+2NS+2n,    down T+2NS+2n+1
+ *     (K = 2 only)
  * A message between two GPUs of a node crosses a's up link and b's down
  * link. Between nodes it crosses a's NIC up, (across racks of a fat tree:
  * a's leaf up, b's leaf down), b's NIC down, and at either end the GPU's
@@ -23,13 +28,26 @@
  * GPUs' rails, and its own bound carries what their PCIe links reach
  * (hs_net_reach). It has the GPU link's latency, so a route's latency is
  * the same either way. Latency adds up along the way; the narrowest link
- * sets the bandwidth. */
+ * sets the bandwidth.
+ *
+ * A PCIe node with several switches (an 8-GPU PCIe server: 4 GPUs under
+ * each of two switches, one switch a socket) is a tree: GPUs under one
+ * switch reach each other through it, on their own links alone; others
+ * climb to the CPU through their switch's x16 uplink (the GPU link's
+ * rate, 5/6 of it on Intel: hs_links_switch_uplink; shared by the
+ * switch's GPUs) and, between sockets, cross the
+ * socket link at what GPU traffic gets of it (socket_bandwidth, NCCL's
+ * rating of QPI/UPI or AMD's link). The NIC hangs off socket 0's root, so
+ * a GPU's traffic to the network climbs the same way, through socket 0:
+ * no GPUDirect RDMA, which needs the NIC under the GPU's own switch (NCCL
+ * disables it further apart: NCCL_NET_GDR_LEVEL's default PXB). The
+ * uplinks and the socket link add no latency: the GPU links hold it. */
 #ifndef HS_LINKS_H
 #define HS_LINKS_H
 
 #include "scenarios/scenario.h"
 
-#define HS_ROUTE_MAX 6
+#define HS_ROUTE_MAX 10
 
 typedef struct {
   int id;
@@ -63,6 +81,18 @@ double hs_links_speed_factor(const hs_cluster_spec *c, int gpu);
  * side rather than its link to the node's switch: NVLink nodes. On PCIe
  * nodes the two are one link. */
 int hs_links_nic_apart(const hs_cluster_spec *c);
+
+/* 1 where node's GPUs sit under several PCIe switches (the tree above);
+ * then the switch (0 .. pcie_switches-1) GPU r sits under, and the socket
+ * (0 .. sockets-1) switch s hangs off. */
+int hs_links_pcie_tree(const hs_cluster_spec *c);
+int hs_links_switch_of(const hs_cluster_spec *c, int gpu);
+int hs_links_socket_of(const hs_cluster_spec *c, int sw);
+/* B/s of node n's switch uplinks (each way): a GPU link's rate, less on
+ * Intel, whose root complex turns GPU traffic into 64-byte packets (NCCL's
+ * INTEL_P2P_OVERHEAD, 6/5, on every path a GPU starts through an Intel
+ * CPU: src/graph/topo.h, search.cc followPath). */
+double hs_links_switch_uplink(const hs_cluster_spec *c, int node);
 
 /* Number of directed link ids (the size of a per-link table). */
 int hs_links_count(const hs_cluster_spec *c);

@@ -104,6 +104,11 @@ typedef struct {
   hs_intra_link intra_link; /* NVLink or PCIe: NCCL's per-hop latencies and protocols */
   double intra_efficiency; /* fraction of it NCCL's transfers reach */
   double nvls_efficiency;  /* fraction of that the switch's multimem reductions reach (cluster.nvls) */
+  /* A PCIe node's tree (links.h): its GPUs in equal groups of consecutive
+   * GPUs under pcie_switches switches, the switches in equal groups on
+   * `sockets` CPU sockets, the NIC on socket 0's root. */
+  int pcie_switches, sockets;
+  double socket_bandwidth; /* B/s GPU traffic between two sockets reaches, each way (NCCL's QPI figure) */
   hs_link_spec inter;    /* one NIC <-> first switch: line rate */
   hs_net_transport transport; /* what moves bytes across nodes, and what it reaches of inter */
   int nics_per_node;     /* NICs of a node, modelled as one aggregated link */

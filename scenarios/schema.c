@@ -68,6 +68,12 @@ static const field intra_fields[] = {
     /* absent: the generation's (resolve_published_defaults) */
     {"efficiency", F_NUM, OFF(cluster.intra_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
     {"nvls_efficiency", F_NUM, OFF(cluster.nvls_efficiency), "1", MIN_GE, 1e-3, 1, NULL, NULL},
+    /* a PCIe node's switches and sockets (scenarios/links.h); checked against
+     * gpus_per_node in hs_schema_validate */
+    {"pcie_switches", F_INT, OFF(cluster.pcie_switches), "1", MIN_GE, 1, HS_GPUS_PER_NODE_MAX, NULL, NULL},
+    {"sockets", F_INT, OFF(cluster.sockets), "1", MIN_GE, 1, 2, NULL, NULL},
+    /* absent: the CPU's, as NCCL rates it (resolve_published_defaults) */
+    {"socket_bandwidth", F_BW, OFF(cluster.socket_bandwidth), "10GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     END};
 static const field inter_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
@@ -515,6 +521,7 @@ static void resolve_published_defaults(hs_loader *ld) {
   if (absent(L, "gpu", "sms")) c->gpu_sms = hs_gpu_sms_default(c->gpu_arch);
   if (absent(L, "host", "memory_bandwidth")) c->host_memory_bandwidth = hs_host_memory_bandwidth_default(c->cpu);
   if (absent(L, "host", "bandwidth")) c->host_bandwidth = hs_host_bandwidth_default(c->gpu_arch);
+  if (absent(L, "intra", "socket_bandwidth")) c->socket_bandwidth = hs_socket_bandwidth_default(c->cpu);
 }
 
 static int read_overrides(hs_loader *ld, int line) {
@@ -771,6 +778,19 @@ int hs_schema_validate(hs_loader *ld) {
   /* NVLink SHARP reduces in an NVSwitch: there is none on PCIe. */
   if (!rc && s->cluster.nvls && s->cluster.intra_link == HS_INTRA_PCIE)
     rc = hs_loader_fail(ld, "cluster.nvls", line, "NVLink SHARP needs NVLink: intra.link is 'pcie'");
+  /* The PCIe tree carries GPU-to-GPU traffic only where that goes over
+   * PCIe; its groups are equal. */
+  const hs_cluster_spec *cl = &s->cluster;
+  if (!rc && (cl->pcie_switches > 1 || cl->sockets > 1) && cl->intra_link != HS_INTRA_PCIE)
+    rc = hs_loader_fail(ld, cl->pcie_switches > 1 ? "cluster.intra.pcie_switches" : "cluster.intra.sockets", line,
+                        "PCIe switches and sockets are a PCIe node's: set intra.link = 'pcie'");
+  if (!rc && cl->gpus_per_node % cl->pcie_switches)
+    rc = hs_loader_fail(ld, "cluster.intra.pcie_switches", line,
+                        "%d switches cannot hold %d GPUs a node in equal groups", cl->pcie_switches, cl->gpus_per_node);
+  if (!rc && cl->pcie_switches % cl->sockets)
+    rc = hs_loader_fail(ld, "cluster.intra.sockets", line,
+                        "%d sockets cannot hold %d PCIe switches in equal groups (one switch a socket at least)",
+                        cl->sockets, cl->pcie_switches);
   if (!rc) resolve_published_defaults(ld);
   if (!rc) rc = read_overrides(ld, line);
   if (!rc) rc = read_gpu_speed(ld, line);

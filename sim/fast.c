@@ -1239,6 +1239,9 @@ static sim_fast *fast_create(sim_world *w) {
     if (!hs_cluster_rank_is_cpu(&w->sc->cluster, r)) f->splice &= strcmp(sg_host_get_name(hs_sim_host_of(w, r)), name) == 0;
     f->own_up[r] = f->own_down[r] = -1;
   }
+  /* Splicing takes one route for every pair of ranks of two nodes (or of
+   * one): under a PCIe tree a pair's route depends on their switches. */
+  if (hs_links_pcie_tree(&w->sc->cluster)) f->splice = 0;
   /* every rank's own links, by name, in one pass over the platform's */
   sg_link_t *all = sg_link_list();
   for (size_t i = 0, nl = sg_link_count(); f->splice && i < nl; i++) {

@@ -108,6 +108,23 @@ static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_z
     if (cluster_zone)
       fprintf(f, "    <host_link id=\"cpu%d\" up=\"cpu%d_link_UP\" down=\"cpu%d_link_DOWN\"/>\n", r, r, r);
   }
+  /* A PCIe tree (links.h): a router a switch, one for socket 1's root
+   * (socket 0's is the node's switch, where the NIC hangs), and their
+   * links. Pods only: a Cluster zone is a star. */
+  if (!cluster_zone && hs_links_pcie_tree(c)) {
+    for (int s = 0; s < c->pcie_switches; s++) {
+      fprintf(f, "    <router id=\"node%d_psw%d\"/>\n", n, s);
+      char id[64];
+      snprintf(id, sizeof id, "node%d_psw%d_up", n, s);
+      write_plain_link(f, id, hs_links_switch_uplink(c, n), 0);
+    }
+    if (c->sockets > 1) {
+      fprintf(f, "    <router id=\"node%d_cpu1\"/>\n", n);
+      char id[64];
+      snprintf(id, sizeof id, "node%d_qpi", n);
+      write_plain_link(f, id, c->socket_bandwidth, 0);
+    }
+  }
   const char *kind[2];
   for (int k = 0, nk = extra_hosts(w, c, n, kind); k < nk; k++) {
     const char *x = kind[k];
@@ -141,12 +158,30 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
   char src[64], dst[64], link[64];
   int apart = hs_links_nic_apart(c);
   snprintf(dst, sizeof dst, "node%d_sw", n);
+  int tree = hs_links_pcie_tree(c);
   for (int l = 0; l < c->gpus_per_node; l++) {
     int r = n * c->gpus_per_node + l;
+    char sw[64];
     snprintf(src, sizeof src, "gpu%d", r);
     snprintf(link, sizeof link, "gpu%d_link", r);
-    hop(f, src, dst, link);
+    if (tree) snprintf(sw, sizeof sw, "node%d_psw%d", n, hs_links_switch_of(c, r));
+    hop(f, src, tree ? sw : dst, link);
     if (apart) network_hop(f, src, n, gw);
+  }
+  /* the PCIe tree: each switch to its socket's root, socket 1's root to
+   * socket 0's, the node's switch */
+  for (int s = 0; tree && s < c->pcie_switches; s++) {
+    char sw[64], root[64];
+    snprintf(sw, sizeof sw, "node%d_psw%d", n, s);
+    snprintf(link, sizeof link, "node%d_psw%d_up", n, s);
+    if (hs_links_socket_of(c, s) == 1) snprintf(root, sizeof root, "node%d_cpu1", n);
+    else snprintf(root, sizeof root, "%s", dst);
+    hop(f, sw, root, link);
+  }
+  if (tree && c->sockets > 1) {
+    snprintf(src, sizeof src, "node%d_cpu1", n);
+    snprintf(link, sizeof link, "node%d_qpi", n);
+    hop(f, src, dst, link);
   }
   for (int k = 0; k < c->cpu_ranks_per_node; k++) {
     int r = hs_cluster_rank_of_cpu(c, n, k);
@@ -187,7 +222,7 @@ int hs_platform_write(const hs_cluster_spec *c, const hs_network_spec *net, cons
   fprintf(f, "<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"DijkstraCache\">\n");
   /* Server machines need a fabric to reach: one node with them is laid
    * out as several nodes are. */
-  if (c->nodes == 1 && c->server_machines == 0) {
+  if (c->nodes == 1 && c->server_machines == 0 && !hs_links_pcie_tree(c)) {
     fprintf(f, "  <zone id=\"node0\" routing=\"Cluster\">\n    <router id=\"node0_sw\"/>\n");
     node_hosts(&wr, c, 0, 1);
     fprintf(f, "  </zone>\n");

@@ -109,7 +109,11 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
   fprintf(f, "\"%s\"", c->intra_link == HS_INTRA_PCIE ? "pcie" : "nvlink");
   number(&w, "efficiency", c->intra_efficiency);
   number(&w, "nvls_efficiency", c->nvls_efficiency);
-  close_table(&w, (const char *const[]){"bandwidth", "latency", "link", "efficiency", "nvls_efficiency", NULL});
+  number(&w, "pcie_switches", c->pcie_switches);
+  number(&w, "sockets", c->sockets);
+  bandwidth(&w, "socket_bandwidth", c->socket_bandwidth);
+  close_table(&w, (const char *const[]){"bandwidth", "latency", "link", "efficiency", "nvls_efficiency", "pcie_switches",
+                                        "sockets", "socket_bandwidth", NULL});
 
   open_table(&w, "inter");
   bandwidth(&w, "bandwidth", c->inter.bandwidth);

@@ -70,6 +70,8 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len, double 
     bw = c->gpu_pcie_bandwidth, bw_key = "cluster.gpu.pcie_bandwidth";
   if (inter && c->transport.stream_bandwidth > 0 && c->transport.stream_bandwidth < bw)
     bw = c->transport.stream_bandwidth, bw_key = "cluster.inter.stream_bandwidth";
+  /* a PCIe tree's socket link, which a ring over the node's GPUs crosses */
+  if (c->sockets > 1 && c->socket_bandwidth < bw) bw = c->socket_bandwidth, bw_key = "cluster.intra.socket_bandwidth";
   double transfer = n > 1 ? 2 * bytes / bw : 0;
   double latency = n > 1 ? 2.0 * (n - 1) * lat : 0;
   *per_iteration = compute > transfer ? (compute > latency ? compute : latency) : (transfer > latency ? transfer : latency);

@@ -180,6 +180,59 @@ int main(void) {
            "the rack's 7 us and TCP's message cost, rack 1 neither");
     hs_scenario_free(&sc);
   }
+  /* A PCIe tree (links.h): 8 V100 PCIe a node under 2 switches on 2 Intel
+   * sockets, 2 nodes. GPU links 12 GB/s (15.754 x NCCL's 12/15.754),
+   * switch uplinks 5/6 of that on Intel, the socket link NCCL's 10. */
+  const char *pcie_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
+                          "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2 },\n"
+                          "  inter = { bandwidth = '100Gbps' } }";
+  if (loaded(pcie_tree, &sc)) {
+    const hs_cluster_spec *c = &sc.cluster;
+    hs_hop h[HS_ROUTE_MAX], back[HS_ROUTE_MAX];
+    double gpu = 12e9, up = 10e9;
+    int k = hs_links_route(c, 0, 3, h);
+    tap_ok(k == 2 && near(h[0].bandwidth, gpu, 1e-9) && near(h[1].bandwidth, gpu, 1e-9),
+           "PCIe tree: GPUs 0 and 3 under one switch cross their own links alone (%d hops)", k);
+    k = hs_links_route(c, 3, 4, h);
+    int kb = hs_links_route(c, 4, 3, back), mirrored = k == kb, n_ids = hs_links_count(c), in_range = 1;
+    for (int i = 0; i < k && mirrored; i++) mirrored = h[i].id == (back[k - 1 - i].id ^ 1);
+    for (int i = 0; i < k; i++) in_range &= h[i].id >= 0 && h[i].id < n_ids;
+    tap_ok(k == 5 && near(h[1].bandwidth, gpu * 5 / 6, 1e-9) && h[2].bandwidth == up && near(h[3].bandwidth, gpu * 5 / 6, 1e-9),
+           "PCIe tree: GPU 3 (switch 0, socket 0) to GPU 4 (switch 1, socket 1): its link, its switch's uplink at 5/6 "
+           "of a GPU link (Intel), the socket link at 10 GB/s, 4's uplink, 4's link (%d hops)", k);
+    tap_ok(mirrored && in_range, "PCIe tree: the way back takes the same links the other way round, ids within the "
+                                 "%d of hs_links_count", n_ids);
+    k = hs_links_route(c, 4, 8, h);
+    int socket_up = k == 7 && h[2].bandwidth == up && (h[2].id & 1) == 0;
+    tap_ok(socket_up && near(h[6].bandwidth, gpu, 1e-9) && near(h[5].bandwidth, gpu * 5 / 6, 1e-9),
+           "PCIe tree: GPU 4 (socket 1) to GPU 8 of the next node (socket 0): its switch, the socket link up to the "
+           "NIC's socket 0, the NICs, 8's switch and link (%d hops)", k);
+    k = hs_links_route(c, 0, 12, h);
+    tap_ok(k == 7 && h[4].bandwidth == up && (h[4].id & 1) == 1,
+           "PCIe tree: into socket 1 of a node the socket link is crossed down (%d hops)", k);
+    hs_scenario_free(&sc);
+  }
+  /* and what a ring of one node moves over it, both engines: the socket
+   * link binds (10 GB/s); under one switch a GPU link (12); on two
+   * switches of one Intel socket the uplinks (10); AMD's socket link is
+   * 16 GB/s, so a GPU link binds again, unless the scenario slows it */
+  const char *pcie_node = "cluster { nodes = 1, gpus_per_node = 8, cpu = '%s', gpu = { flops = '1TF', arch = 'volta' },\n"
+                          "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = %d, sockets = %d%s },\n"
+                          "  inter = { bandwidth = '100Gbps' } }";
+  struct { const char *cpu; int switches, sockets; const char *extra; double busbw; } rings[] = {
+      {"intel", 1, 1, "", 12e9}, {"intel", 2, 1, "", 10e9}, {"intel", 2, 2, "", 10e9},
+      {"amd", 2, 2, "", 12e9},   {"amd", 2, 2, ", socket_bandwidth = '5GBps'", 5e9}};
+  for (size_t i = 0; i < sizeof rings / sizeof rings[0]; i++)
+    for (int fast = 0; fast < 2; fast++) {
+      char cl[600];
+      snprintf(cl, sizeof cl, pcie_node, rings[i].cpu, rings[i].switches, rings[i].sockets, rings[i].extra);
+      double t = collective_at(cl, "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast);
+      double busbw = 2.0 * 7 / 8 * 1073741824.0 / t;
+      /* 1%: the ring's latency and its pipeline's fill over 1 GiB */
+      tap_ok(near(busbw, rings[i].busbw, 0.01), "%s: ring allreduce of 1 GiB on 8 PCIe GPUs, %s, %d switch(es) on %d "
+             "socket(s)%s: busbw %.4g GB/s (%.4g)", fast ? "fast" : "step", rings[i].cpu, rings[i].switches,
+             rings[i].sockets, rings[i].extra, busbw / 1e9, rings[i].busbw / 1e9);
+    }
   /* one H100 of a DGX with four NDR NICs (NVIDIA/nccl-tests#232): the
    * node moves what its one Gen5 x16 link does, 48 GB/s, not the NICs'
    * 192, on its NIC link itself (scenarios/links.c), shared by all of its
