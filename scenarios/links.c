@@ -94,10 +94,15 @@ int hs_links_socket_of(const hs_cluster_spec *c, int sw) {
   return c->sockets > 1 ? sw / (c->pcie_switches / c->sockets) : 0;
 }
 
+/* A switch's uplink from the node's GPU link rate (hs_links_switch_uplink). */
+static double uplink_of(const hs_cluster_spec *c, const hs_link_spec *intra) {
+  return c->cpu == HS_CPU_INTEL ? intra->bandwidth * 5 / 6 : intra->bandwidth;
+}
+
 double hs_links_switch_uplink(const hs_cluster_spec *c, int node) {
   hs_link_spec intra, inter;
   hs_links_of_node(c, node, &intra, &inter);
-  return c->cpu == HS_CPU_INTEL ? intra.bandwidth * 5 / 6 : intra.bandwidth;
+  return uplink_of(c, &intra);
 }
 
 /* The first id past the star's links: where the PCIe tree's begin. */
@@ -110,14 +115,15 @@ int hs_links_count(const hs_cluster_spec *c) {
   return tree_base(c) + tree;
 }
 
-/* From GPU g of node n up to the root of socket `to` (up = 1: g sends) or
- * down from it (up = 0: g receives): its switch's uplink and, from the
- * other socket, the socket link. Nothing without a PCIe tree. */
-static int climb(const hs_cluster_spec *c, int n, int g, int to, int up, hs_hop *out) {
+/* From GPU g of node n (its links `intra`) up to the root of socket `to`
+ * (up = 1: g sends) or down from it (up = 0: g receives): its switch's
+ * uplink and, from the other socket, the socket link. Nothing without a
+ * PCIe tree. */
+static int climb(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int g, int to, int up, hs_hop *out) {
   if (!hs_links_pcie_tree(c)) return 0;
   int sw = hs_links_switch_of(c, g), socket = hs_links_socket_of(c, sw), k = 0;
   int base = tree_base(c), uplink = base + 2 * (n * c->pcie_switches + sw) + !up;
-  hs_hop sw_hop = {uplink, hs_links_switch_uplink(c, n), 0};
+  hs_hop sw_hop = {uplink, uplink_of(c, intra), 0};
   if (up) out[k++] = sw_hop;
   if (socket != to) {
     /* socket 1 to socket 0 is the link's up way (K = 2): going up, the
@@ -144,7 +150,7 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
    * (nothing under one switch), the NIC's socket 0 across nodes */
   int same_switch = na == nb && hs_links_switch_of(c, a) == hs_links_switch_of(c, b);
   int turn = na == nb ? hs_links_socket_of(c, hs_links_switch_of(c, b)) : 0;
-  if (!same_switch) k += climb(c, na, a, turn, 1, out + k);
+  if (!same_switch) k += climb(c, na, &intra_a, a, turn, 1, out + k);
   if (na != nb) {
     out[k++] = (hs_hop){2 * G + 2 * na, inter_a.bandwidth, inter_a.latency / 2};
     int ra = na / c->rack_size, rb = nb / c->rack_size;
@@ -155,18 +161,9 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
     }
     out[k++] = (hs_hop){2 * G + 2 * nb + 1, inter_b.bandwidth, inter_b.latency / 2};
   }
-  if (!same_switch) {
-    /* down from the turn to b: inside a node only b's switch's uplink (the
-     * socket link, if any, was crossed going up) */
-    if (na == nb) {
-      if (hs_links_pcie_tree(c)) {
-        int sw = hs_links_switch_of(c, b);
-        out[k++] = (hs_hop){tree_base(c) + 2 * (nb * c->pcie_switches + sw) + 1, hs_links_switch_uplink(c, nb), 0};
-      }
-    } else {
-      k += climb(c, nb, b, 0, 0, out + k);
-    }
-  }
+  /* and down from the turn to b (inside a node the turn is b's own socket,
+   * so only b's switch's uplink: the socket link was crossed going up) */
+  if (!same_switch) k += climb(c, nb, &intra_b, b, turn, 0, out + k);
   if (apart) out[k++] = (hs_hop){pcie + 2 * nb + 1, INFINITY, intra_b.latency / 2};
   else out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};
   return k;

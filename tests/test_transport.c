@@ -189,7 +189,7 @@ int main(void) {
   if (loaded(pcie_tree, &sc)) {
     const hs_cluster_spec *c = &sc.cluster;
     hs_hop h[HS_ROUTE_MAX], back[HS_ROUTE_MAX];
-    double gpu = 12e9, up = 10e9;
+    double gpu = 12e9, up = 10e9; /* near(.., 1e-9): 15.754e9 x 12/15.754 is 12e9 but for rounding */
     int k = hs_links_route(c, 0, 3, h);
     tap_ok(k == 2 && near(h[0].bandwidth, gpu, 1e-9) && near(h[1].bandwidth, gpu, 1e-9),
            "PCIe tree: GPUs 0 and 3 under one switch cross their own links alone (%d hops)", k);
