@@ -135,6 +135,25 @@ static int climb(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int
   return k;
 }
 
+/* From GPU g of node n to the node's NIC (up = 1: g sends) or from it to
+ * g (up = 0): on socket 0's root, g's climb there; under switch s
+ * (nic_switch), nothing for s's own GPUs (GPUDirect RDMA: NCCL's default
+ * NCCL_NET_GDR_LEVEL, PXB, allows it through one switch) and for the
+ * others the climb to s's socket and down s's uplink, which the bytes
+ * cross to the NIC, staged in that socket's memory or not. */
+static int to_nic(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int g, int up, hs_hop *out) {
+  if (!hs_links_pcie_tree(c) || c->nic_switch < 0) return climb(c, n, intra, g, 0, up, out);
+  int s = c->nic_switch, k = 0;
+  if (hs_links_switch_of(c, g) == s) return 0;
+  int uplink = tree_base(c) + 2 * (n * c->pcie_switches + s);
+  /* toward the NIC the bytes come down s's uplink; from it they go up */
+  hs_hop nic_side = {uplink + up, uplink_of(c, intra), 0};
+  if (!up) out[k++] = nic_side;
+  k += climb(c, n, intra, g, hs_links_socket_of(c, s), up, out + k);
+  if (up) out[k++] = nic_side;
+  return k;
+}
+
 int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
   if (a == b) return 0;
   int G = c->nodes * c->gpus_per_node, N = c->nodes;
@@ -146,11 +165,12 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
   int pcie = 2 * G + 2 * N + 2 * racks_of(c); /* the PCIe sides' ids */
   if (apart) out[k++] = (hs_hop){pcie + 2 * na, INFINITY, intra_a.latency / 2};
   else out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
-  /* up the PCIe tree to where the route turns: b's socket inside a node
-   * (nothing under one switch), the NIC's socket 0 across nodes */
+  /* up the PCIe tree to where the route turns: inside a node b's socket
+   * (nothing under one switch); across nodes to the NIC */
   int same_switch = na == nb && hs_links_switch_of(c, a) == hs_links_switch_of(c, b);
-  int turn = na == nb ? hs_links_socket_of(c, hs_links_switch_of(c, b)) : 0;
-  if (!same_switch) k += climb(c, na, &intra_a, a, turn, 1, out + k);
+  int turn = hs_links_socket_of(c, hs_links_switch_of(c, b));
+  if (na != nb) k += to_nic(c, na, &intra_a, a, 1, out + k);
+  else if (!same_switch) k += climb(c, na, &intra_a, a, turn, 1, out + k);
   if (na != nb) {
     out[k++] = (hs_hop){2 * G + 2 * na, inter_a.bandwidth, inter_a.latency / 2};
     int ra = na / c->rack_size, rb = nb / c->rack_size;
@@ -161,9 +181,11 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
     }
     out[k++] = (hs_hop){2 * G + 2 * nb + 1, inter_b.bandwidth, inter_b.latency / 2};
   }
-  /* and down from the turn to b (inside a node the turn is b's own socket,
-   * so only b's switch's uplink: the socket link was crossed going up) */
-  if (!same_switch) k += climb(c, nb, &intra_b, b, turn, 0, out + k);
+  /* and down to b: from the NIC across nodes; inside a node from the
+   * turn, b's own socket, so only b's switch's uplink (the socket link
+   * was crossed going up) */
+  if (na != nb) k += to_nic(c, nb, &intra_b, b, 0, out + k);
+  else if (!same_switch) k += climb(c, nb, &intra_b, b, turn, 0, out + k);
   if (apart) out[k++] = (hs_hop){pcie + 2 * nb + 1, INFINITY, intra_b.latency / 2};
   else out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};
   return k;

@@ -40,14 +40,18 @@
  * rating of QPI/UPI or AMD's link). The NIC hangs off socket 0's root, so
  * a GPU's traffic to the network climbs the same way, through socket 0:
  * no GPUDirect RDMA, which needs the NIC under the GPU's own switch (NCCL
- * disables it further apart: NCCL_NET_GDR_LEVEL's default PXB). The
+ * disables it further apart: NCCL_NET_GDR_LEVEL's default PXB). With
+ * cluster.intra.nic_switch = s the NIC sits under switch s instead: s's
+ * GPUs reach it through the switch alone (GPUDirect RDMA), the others
+ * climb to s's socket and come down s's uplink, which their bytes to and
+ * from the network share with s's GPUs' traffic to the CPU. The
  * uplinks and the socket link add no latency: the GPU links hold it. */
 #ifndef HS_LINKS_H
 #define HS_LINKS_H
 
 #include "scenarios/scenario.h"
 
-#define HS_ROUTE_MAX 10
+#define HS_ROUTE_MAX 12
 
 typedef struct {
   int id;

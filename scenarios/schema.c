@@ -72,6 +72,8 @@ static const field intra_fields[] = {
      * gpus_per_node in hs_schema_validate */
     {"pcie_switches", F_INT, OFF(cluster.pcie_switches), "1", MIN_GE, 1, HS_GPUS_PER_NODE_MAX, NULL, NULL},
     {"sockets", F_INT, OFF(cluster.sockets), "1", MIN_GE, 1, 2, NULL, NULL},
+    /* -1: the NIC on socket 0's root; checked against pcie_switches below */
+    {"nic_switch", F_INT, OFF(cluster.nic_switch), "-1", MIN_GE, -1, HS_GPUS_PER_NODE_MAX, NULL, NULL},
     /* absent: the CPU's, as NCCL rates it (resolve_published_defaults) */
     {"socket_bandwidth", F_BW, OFF(cluster.socket_bandwidth), "10GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     END};
@@ -791,6 +793,14 @@ int hs_schema_validate(hs_loader *ld) {
     rc = hs_loader_fail(ld, "cluster.intra.sockets", line,
                         "%d sockets cannot hold %d PCIe switches in equal groups (one switch a socket at least)",
                         cl->sockets, cl->pcie_switches);
+  /* The NIC under a switch: one of the tree's (without a tree the node's
+   * GPUs and NIC share its one switch already). */
+  if (!rc && cl->nic_switch >= 0 && cl->pcie_switches < 2)
+    rc = hs_loader_fail(ld, "cluster.intra.nic_switch", line,
+                        "a NIC under a switch needs a PCIe tree: set intra.pcie_switches > 1");
+  if (!rc && cl->nic_switch >= cl->pcie_switches)
+    rc = hs_loader_fail(ld, "cluster.intra.nic_switch", line, "there is no switch %d: the node's %d are 0 to %d",
+                        cl->nic_switch, cl->pcie_switches, cl->pcie_switches - 1);
   if (!rc) resolve_published_defaults(ld);
   if (!rc) rc = read_overrides(ld, line);
   if (!rc) rc = read_gpu_speed(ld, line);

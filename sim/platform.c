@@ -198,8 +198,13 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
   if (apart) {
     network_hop(f, dst, n, gw);
   } else {
+    /* the NIC on the node's switch (socket 0's root) or under one of
+     * its PCIe switches (links.h, nic_switch) */
+    char nic_at[64];
+    if (tree && c->nic_switch >= 0) snprintf(nic_at, sizeof nic_at, "node%d_psw%d", n, c->nic_switch);
+    else snprintf(nic_at, sizeof nic_at, "%s", dst);
     snprintf(link, sizeof link, "node%d_nic", n);
-    hop(f, dst, gw, link);
+    hop(f, nic_at, gw, link);
   }
 }
 

@@ -141,6 +141,31 @@ static void probe_pcie(hs_worker *w, void *arg) {
   emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 4);
 }
 
+/* A PCIe tree with the NIC under switch 1 of 2, on socket 1 of 2
+ * (scenarios/links.h): switch 1's GPUs reach it directly; switch 0's
+ * climb to their socket, cross to socket 1 and come down switch 1's uplink. */
+static const char *nic_tree_lua =
+    "cluster { nodes = 2, gpus_per_node = 4, cpu = \"intel\",\n"
+    "  gpu = { flops = \"10TF\" },\n"
+    "  intra = { bandwidth = \"15.754GBps\", link = \"pcie\", pcie_switches = 2, sockets = 2, nic_switch = 1 },\n"
+    "  inter = { bandwidth = \"100Gbps\" } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n";
+
+static void probe_nic_tree(hs_worker *w, void *arg) {
+  if (w->rank != 0) return;
+  FILE *r = ((ctx *)arg)->report;
+  sg_host_t g[8];
+  gpu_hosts(g, 8);
+  route_names(r, g[2], g[6], "gpu2_link_UP node0_nic_UP node1_nic_DOWN gpu6_link_DOWN",
+              "NIC under switch 1: its GPUs reach the network through the switch alone");
+  route_names(r, g[0], g[4],
+              "gpu0_link_UP node0_psw0_up_UP node0_qpi_DOWN node0_psw1_up_DOWN node0_nic_UP node1_nic_DOWN "
+              "node1_psw1_up_UP node1_qpi_UP node1_psw0_up_DOWN gpu4_link_DOWN",
+              "NIC under switch 1: switch 0's GPUs climb, cross the sockets and come down switch 1's uplink");
+  route_names(r, g[0], g[1], "gpu0_link_UP gpu1_link_DOWN", "NIC under switch 1: under one switch, the GPU links alone");
+  emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 8);
+}
+
 /* The link emulator's routes (scenarios/links.h) are the platform's: same
  * latency sum and same narrowest link for every ordered pair. */
 static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, int n) {
@@ -191,9 +216,15 @@ static void child_pcie(void *arg, FILE *report) {
   run_probe(pcie_lua, probe_pcie, report);
 }
 
+static void child_nic_tree(void *arg, FILE *report) {
+  (void)arg;
+  run_probe(nic_tree_lua, probe_nic_tree, report);
+}
+
 int main(void) {
   hs_test_in_child("platform", child, NULL, 60);
   hs_test_in_child("platform, PCIe nodes", child_pcie, NULL, 60);
+  hs_test_in_child("platform, a PCIe tree with the NIC under a switch", child_nic_tree, NULL, 60);
   hs_test_in_child("platform, racks split into zones", child_split, NULL, 60);
   return tap_done(0);
 }

@@ -212,6 +212,41 @@ int main(void) {
            "PCIe tree: into socket 1 of a node the socket link is crossed down (%d hops)", k);
     hs_scenario_free(&sc);
   }
+  /* The same nodes with the NIC under switch 1, on socket 1: its GPUs
+   * reach the network through the switch alone (GPUDirect RDMA), the
+   * others climb to socket 1 and come down switch 1's uplink. */
+  const char *nic_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
+                         "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2,\n"
+                         "            nic_switch = 1 },\n"
+                         "  inter = { bandwidth = '100Gbps' } }";
+  if (loaded(nic_tree, &sc)) {
+    const hs_cluster_spec *c = &sc.cluster;
+    hs_hop h[HS_ROUTE_MAX], back[HS_ROUTE_MAX];
+    double gpu = 12e9, up = 10e9, nic = 12.5e9 * 0.96; /* RDMA's efficiency, as above */
+    int k = hs_links_route(c, 4, 12, h);
+    tap_ok(k == 4 && near(h[1].bandwidth, nic, 1e-9) && near(h[0].bandwidth, gpu, 1e-9),
+           "NIC under switch 1: GPU 4 to GPU 12 (both under it) cross their links and the NICs alone (%d hops)", k);
+    k = hs_links_route(c, 0, 12, h);
+    int kb = hs_links_route(c, 12, 0, back), mirrored = k == kb, n_ids = hs_links_count(c), in_range = 1;
+    for (int i = 0; i < k && mirrored; i++) mirrored = h[i].id == (back[k - 1 - i].id ^ 1);
+    for (int i = 0; i < k; i++) in_range &= h[i].id >= 0 && h[i].id < n_ids;
+    /* 0 sits under switch 0 on socket 0: up its uplink, across to socket
+     * 1 (the socket link's down way), down switch 1's uplink to the NIC */
+    int uplink0 = h[1].id, uplink1 = h[3].id;
+    tap_ok(k == 7 && near(h[1].bandwidth, gpu * 5 / 6, 1e-9) && (uplink0 & 1) == 0 && h[2].bandwidth == up &&
+               (h[2].id & 1) == 1 && near(h[3].bandwidth, gpu * 5 / 6, 1e-9) && (uplink1 & 1) == 1 &&
+               uplink1 != (uplink0 ^ 1) && near(h[4].bandwidth, nic, 1e-9),
+           "NIC under switch 1: GPU 0 (switch 0) to the network climbs its uplink, crosses to socket 1 and comes down "
+           "switch 1's uplink; GPU 12 under the NIC's switch takes it directly (%d hops)", k);
+    tap_ok(mirrored && in_range, "NIC under switch 1: the way back is the same links the other way round, ids within "
+                                 "the %d of hs_links_count", n_ids);
+    k = hs_links_route(c, 0, 8, h);
+    tap_ok(k == 10 && k <= HS_ROUTE_MAX, "NIC under switch 1: between the GPUs 0 and 8 under switch 0 of two nodes, "
+                                         "both ways through the other socket: %d hops", k);
+    k = hs_links_route(c, 0, 4, h);
+    tap_ok(k == 5 && h[2].bandwidth == up, "NIC under switch 1: inside a node nothing changes (GPU 0 to 4: %d hops)", k);
+    hs_scenario_free(&sc);
+  }
   /* and what a ring of one node moves over it, both engines: the socket
    * link binds (10 GB/s); under one switch a GPU link (12); on two
    * switches of one Intel socket the uplinks (10); AMD's socket link is

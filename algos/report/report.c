@@ -344,10 +344,11 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     snprintf(spread, sizeof spread, ", GPUs %.3g%% apart (the slowest at %.4g of a typical one)",
              100 * c->gpu_variability, hs_gpu_spread_slowest(c));
   /* a PCIe node's tree (scenarios/links.h): what a ring inside the node crosses */
-  char tree[64] = "";
+  char tree[112] = "", nic_at[48] = "";
+  if (c->nic_switch >= 0) snprintf(nic_at, sizeof nic_at, ", the NIC under switch %d", c->nic_switch);
   if (c->pcie_switches > 1)
-    snprintf(tree, sizeof tree, ", PCIe switches %d on %d socket%s", c->pcie_switches, c->sockets,
-             c->sockets == 1 ? "" : "s");
+    snprintf(tree, sizeof tree, ", PCIe switches %d on %d socket%s%s", c->pcie_switches, c->sockets,
+             c->sockets == 1 ? "" : "s", nic_at);
   fprintf(out, "  cluster     %d nodes x %d GPUs%s = %d ranks%s%s%s%s, inter-node %s NICs over %s, %s%s\n", c->nodes,
           c->gpus_per_node, cpus, info->ranks, c->system[0] ? " (" : "", c->system, c->system[0] ? ")" : "", tree, bw,
           hs_net_kind_name(c->transport.kind), c->topology == HS_TOPO_FLAT ? "flat switch" : "fat tree", spread);
