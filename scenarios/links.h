@@ -44,7 +44,11 @@
  * cluster.intra.nic_switch = s the NIC sits under switch s instead: s's
  * GPUs reach it through the switch alone (GPUDirect RDMA), the others
  * climb to s's socket and come down s's uplink, which their bytes to and
- * from the network share with s's GPUs' traffic to the CPU. The
+ * from the network share with s's GPUs' traffic to the CPU. With
+ * cluster.intra.nic_per_switch the node's NICs sit under all its switches
+ * in equal groups, and every GPU reaches the network through its own
+ * switch; the NICs stay one aggregated link a node, so the GPUs of all
+ * switches share the node's total. The
  * uplinks and the socket link add no latency: the GPU links hold it. */
 #ifndef HS_LINKS_H
 #define HS_LINKS_H

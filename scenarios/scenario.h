@@ -107,8 +107,9 @@ typedef struct {
   /* A PCIe node's tree (links.h): its GPUs in equal groups of consecutive
    * GPUs under pcie_switches switches, the switches in equal groups on
    * `sockets` CPU sockets, the NIC on socket 0's root or, nic_switch >= 0,
-   * under that switch beside its GPUs (-1: the root). */
-  int pcie_switches, sockets, nic_switch;
+   * under that switch beside its GPUs (-1: the root), or with
+   * nic_per_switch the node's NICs spread over all its switches. */
+  int pcie_switches, sockets, nic_switch, nic_per_switch;
   double socket_bandwidth; /* B/s GPU traffic between two sockets reaches, each way (NCCL's QPI figure) */
   hs_link_spec inter;    /* one NIC <-> first switch: line rate */
   hs_net_transport transport; /* what moves bytes across nodes, and what it reaches of inter */

@@ -74,6 +74,7 @@ static const field intra_fields[] = {
     {"sockets", F_INT, OFF(cluster.sockets), "1", MIN_GE, 1, 2, NULL, NULL},
     /* -1: the NIC on socket 0's root; checked against pcie_switches below */
     {"nic_switch", F_INT, OFF(cluster.nic_switch), "-1", MIN_GE, -1, HS_GPUS_PER_NODE_MAX, NULL, NULL},
+    {"nic_per_switch", F_BOOL, OFF(cluster.nic_per_switch), "false", MIN_NONE, 0, 0, NULL, NULL},
     /* absent: the CPU's, as NCCL rates it (resolve_published_defaults) */
     {"socket_bandwidth", F_BW, OFF(cluster.socket_bandwidth), "10GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     END};
@@ -798,6 +799,16 @@ int hs_schema_validate(hs_loader *ld) {
   if (!rc && cl->nic_switch >= 0 && cl->pcie_switches < 2)
     rc = hs_loader_fail(ld, "cluster.intra.nic_switch", line,
                         "a NIC under a switch needs a PCIe tree: set intra.pcie_switches > 1");
+  if (!rc && cl->nic_per_switch && cl->pcie_switches < 2)
+    rc = hs_loader_fail(ld, "cluster.intra.nic_per_switch", line,
+                        "NICs under the switches need a PCIe tree: set intra.pcie_switches > 1");
+  if (!rc && cl->nic_per_switch && cl->nic_switch >= 0)
+    rc = hs_loader_fail(ld, "cluster.intra.nic_per_switch", line,
+                        "the NICs are under every switch or under switch %d (nic_switch), not both", cl->nic_switch);
+  if (!rc && cl->nic_per_switch && cl->nics_per_node % cl->pcie_switches)
+    rc = hs_loader_fail(ld, "cluster.intra.nic_per_switch", line,
+                        "%d NICs a node (inter.nics_per_node) cannot sit under %d switches in equal groups",
+                        cl->nics_per_node, cl->pcie_switches);
   if (!rc && cl->nic_switch >= cl->pcie_switches)
     rc = hs_loader_fail(ld, "cluster.intra.nic_switch", line, "there is no switch %d: the node's %d are 0 to %d",
                         cl->nic_switch, cl->pcie_switches, cl->pcie_switches - 1);

@@ -118,6 +118,16 @@ static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_z
       snprintf(id, sizeof id, "node%d_psw%d_up", n, s);
       write_plain_link(f, id, hs_links_switch_uplink(c, n), 0);
     }
+    /* NICs under every switch: a switch's step to the node's NIC link,
+     * constraining nothing. It is there for SimGrid's Dijkstra, which
+     * weighs a path by its links: with it a switch is 2 links from the
+     * gateway, so two switches are 4 apart that way and at most 3 (up,
+     * socket, down) through the CPUs, and no route inside a node leaves
+     * it through the NICs. */
+    for (int s = 0; c->nic_per_switch && s < c->pcie_switches; s++)
+      fprintf(f,
+              "    <link id=\"node%d_psw%d_nic\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+              n, s);
     if (c->sockets > 1) {
       fprintf(f, "    <router id=\"node%d_cpu1\"/>\n", n);
       char id[64];
@@ -201,10 +211,18 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
     /* the NIC on the node's switch (socket 0's root) or under one of
      * its PCIe switches (links.h, nic_switch) */
     char nic_at[64];
-    if (tree && c->nic_switch >= 0) snprintf(nic_at, sizeof nic_at, "node%d_psw%d", n, c->nic_switch);
-    else snprintf(nic_at, sizeof nic_at, "%s", dst);
     snprintf(link, sizeof link, "node%d_nic", n);
-    hop(f, nic_at, gw, link);
+    if (tree && c->nic_per_switch) { /* the NICs under every switch: one link, reached from each */
+      for (int s = 0; s < c->pcie_switches; s++)
+        fprintf(f,
+                "    <route src=\"node%d_psw%d\" dst=\"%s\" symmetrical=\"YES\"><link_ctn id=\"node%d_psw%d_nic\" "
+                "direction=\"UP\"/><link_ctn id=\"%s\" direction=\"UP\"/></route>\n",
+                n, s, gw, n, s, link);
+    } else {
+      if (tree && c->nic_switch >= 0) snprintf(nic_at, sizeof nic_at, "node%d_psw%d", n, c->nic_switch);
+      else snprintf(nic_at, sizeof nic_at, "%s", dst);
+      hop(f, nic_at, gw, link);
+    }
   }
 }
 

@@ -113,8 +113,12 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
   number(&w, "sockets", c->sockets);
   bandwidth(&w, "socket_bandwidth", c->socket_bandwidth);
   if (c->nic_switch >= 0) number(&w, "nic_switch", c->nic_switch);
+  if (c->nic_per_switch) {
+    key(&w, "nic_per_switch");
+    fputs("true", f);
+  }
   close_table(&w, (const char *const[]){"bandwidth", "latency", "link", "efficiency", "nvls_efficiency", "pcie_switches",
-                                        "sockets", "socket_bandwidth", "nic_switch", NULL});
+                                        "sockets", "socket_bandwidth", "nic_switch", "nic_per_switch", NULL});
 
   open_table(&w, "inter");
   bandwidth(&w, "bandwidth", c->inter.bandwidth);

@@ -166,6 +166,31 @@ static void probe_nic_tree(hs_worker *w, void *arg) {
   emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 8);
 }
 
+/* The NICs under every switch: every GPU reaches the network through its
+ * own switch (scenarios/links.h, nic_per_switch). */
+static const char *nics_tree_lua =
+    "cluster { nodes = 2, gpus_per_node = 4, cpu = \"intel\",\n"
+    "  gpu = { flops = \"10TF\" },\n"
+    "  intra = { bandwidth = \"15.754GBps\", link = \"pcie\", pcie_switches = 2, sockets = 2, nic_per_switch = true },\n"
+    "  inter = { bandwidth = \"100Gbps\", nics_per_node = 2 } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n";
+
+static void probe_nics_tree(hs_worker *w, void *arg) {
+  if (w->rank != 0) return;
+  FILE *r = ((ctx *)arg)->report;
+  sg_host_t g[8];
+  gpu_hosts(g, 8);
+  /* (SimGrid lists the two links of a switch's route to the gateway last first, as it lists an NVLink
+   * node's PCIe side and NIC above) */
+  route_names(r, g[0], g[6],
+              "gpu0_link_UP node0_nic_UP node0_psw0_nic_UP node1_psw1_nic_DOWN node1_nic_DOWN gpu6_link_DOWN",
+              "NICs under every switch: switch 0's GPU to switch 1's of the next node, through their own switches "
+              "(their steps to the NIC link constrain nothing)");
+  route_names(r, g[0], g[3], "gpu0_link_UP node0_psw0_up_UP node0_qpi_DOWN node0_psw1_up_DOWN gpu3_link_DOWN",
+              "NICs under every switch: inside the node the tree as before");
+  emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 8);
+}
+
 /* The link emulator's routes (scenarios/links.h) are the platform's: same
  * latency sum and same narrowest link for every ordered pair. */
 static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, int n) {
@@ -221,10 +246,16 @@ static void child_nic_tree(void *arg, FILE *report) {
   run_probe(nic_tree_lua, probe_nic_tree, report);
 }
 
+static void child_nics_tree(void *arg, FILE *report) {
+  (void)arg;
+  run_probe(nics_tree_lua, probe_nics_tree, report);
+}
+
 int main(void) {
   hs_test_in_child("platform", child, NULL, 60);
   hs_test_in_child("platform, PCIe nodes", child_pcie, NULL, 60);
   hs_test_in_child("platform, a PCIe tree with the NIC under a switch", child_nic_tree, NULL, 60);
+  hs_test_in_child("platform, a PCIe tree with NICs under every switch", child_nics_tree, NULL, 60);
   hs_test_in_child("platform, racks split into zones", child_split, NULL, 60);
   return tap_done(0);
 }

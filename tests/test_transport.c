@@ -247,6 +247,45 @@ int main(void) {
     tap_ok(k == 5 && h[2].bandwidth == up, "NIC under switch 1: inside a node nothing changes (GPU 0 to 4: %d hops)", k);
     hs_scenario_free(&sc);
   }
+  /* A NIC under every switch: each GPU's bytes to the network leave
+   * through its own switch, climbing nothing. */
+  const char *nics_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
+                          "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2,\n"
+                          "            nic_per_switch = true },\n"
+                          "  inter = { bandwidth = '100Gbps', nics_per_node = 2 } }";
+  if (loaded(nics_tree, &sc)) {
+    const hs_cluster_spec *c = &sc.cluster;
+    hs_hop h[HS_ROUTE_MAX];
+    int k0 = hs_links_route(c, 0, 12, h), k1 = hs_links_route(c, 5, 8, h), k2 = hs_links_route(c, 0, 4, h);
+    tap_ok(k0 == 4 && k1 == 4 && k2 == 5,
+           "NICs under every switch: GPU 0 to 12 and 5 to 8 cross their links and the NICs alone (%d, %d hops); "
+           "inside a node nothing changes (GPU 0 to 4: %d hops)", k0, k1, k2);
+    hs_scenario_free(&sc);
+  }
+  /* What the NICs' place does, both engines: an alltoall of 256 MiB (16
+   * MiB a pair) on 2 nodes of 8 PCIe GPUs, 2 switches on 2 Intel sockets,
+   * 2 NICs of 100 Gb/s a node. On socket 0's root the socket link binds
+   * going up: socket 1's 4 GPUs send 4 x 4 x 16 MiB to socket 0's and 4 x
+   * 8 x 16 MiB to the network, 768 MiB at 10 GB/s. Under switch 0 the
+   * same bytes cross it. Under every switch only the first 256 MiB do,
+   * and the NICs bind: 8 x 8 x 16 MiB each way at 2 x 12 GB/s (RDMA's
+   * 0.96 of 12.5). */
+  const char *a2a_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
+                         "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2%s },\n"
+                         "  inter = { bandwidth = '100Gbps', nics_per_node = 2 } }";
+  struct { const char *nics; double seconds; } a2a[] = {{"", 768 * 1048576.0 / 10e9},
+                                                        {", nic_switch = 0", 768 * 1048576.0 / 10e9},
+                                                        {", nic_per_switch = true", 1073741824.0 / 24e9}};
+  for (size_t i = 0; i < sizeof a2a / sizeof a2a[0]; i++)
+    for (int fast = 0; fast < 2; fast++) {
+      char cl[600];
+      snprintf(cl, sizeof cl, a2a_tree, a2a[i].nics);
+      double t = collective_at(cl, "--op alltoall --bytes 256MiB", fast);
+      /* 0.5%: the links' latencies over some 50 ms */
+      tap_ok(near(t, a2a[i].seconds, 0.005), "%s: alltoall of 256 MiB on 2 x 8 PCIe GPUs, NICs %s: %.4g ms (%.4g)",
+             fast ? "fast" : "step", a2a[i].nics[0] ? a2a[i].nics + 2 : "on socket 0's root", t * 1e3,
+             a2a[i].seconds * 1e3);
+    }
   /* and what a ring of one node moves over it, both engines: the socket
    * link binds (10 GB/s); under one switch a GPU link (12); on two
    * switches of one Intel socket the uplinks (10); AMD's socket link is

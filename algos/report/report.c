@@ -346,6 +346,7 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   /* a PCIe node's tree (scenarios/links.h): what a ring inside the node crosses */
   char tree[112] = "", nic_at[48] = "";
   if (c->nic_switch >= 0) snprintf(nic_at, sizeof nic_at, ", the NIC under switch %d", c->nic_switch);
+  if (c->nic_per_switch) snprintf(nic_at, sizeof nic_at, ", NICs under every switch");
   if (c->pcie_switches > 1)
     snprintf(tree, sizeof tree, ", PCIe switches %d on %d socket%s%s", c->pcie_switches, c->sockets,
              c->sockets == 1 ? "" : "s", nic_at);
