@@ -4,6 +4,8 @@
 #include "tests/harness.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <math.h>
 #include <ftw.h>
@@ -37,6 +39,25 @@ static void remove_tmp_root(void) {
   if (getpid() == tmp_owner) nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A test stopped by a signal (a timeout's SIGTERM, ^C) removes its
+ * folder too, then dies of the signal as it would have. nftw is not
+ * async-signal-safe; the process is about to end and does nothing else,
+ * which is what makes this acceptable for a test. A child of
+ * hs_test_in_child still running is killed first. */
+static pid_t running_child;   /* hs_test_in_child's, while it runs */
+static pid_t running_command; /* command_open's, the leader of its own process group, while it runs */
+
+static void remove_tmp_root_and_die(int sig) {
+  /* the children first, or they would go on writing into the folder */
+  if (getpid() == tmp_owner) {
+    if (running_child > 0) kill(running_child, SIGKILL), waitpid(running_child, NULL, 0);
+    if (running_command > 0) kill(-running_command, SIGKILL), waitpid(running_command, NULL, 0);
+  }
+  remove_tmp_root();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 static int keep_tmp(void) {
   const char *k = getenv("HS_KEEP_TMP");
   return k && *k && strcmp(k, "0") != 0;
@@ -52,7 +73,11 @@ static const char *tmp_root_dir(void) {
   }
   tmp_owner = getpid();
   if (keep_tmp()) fprintf(stderr, "# HS_KEEP_TMP: this test's temporary files are kept in %s\n", tmp_root);
-  else atexit(remove_tmp_root);
+  else {
+    atexit(remove_tmp_root);
+    const int stops[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 3; i++) signal(stops[i], remove_tmp_root_and_die);
+  }
   return tmp_root;
 }
 
@@ -125,6 +150,7 @@ int hs_test_in_child(const char *what, void (*fn)(void *arg, FILE *report), void
     fclose(report);
     _exit(0);
   }
+  running_child = pid;
   close(fds[1]);
   FILE *in = fdopen(fds[0], "r");
   char line[4096];
@@ -137,6 +163,7 @@ int hs_test_in_child(const char *what, void (*fn)(void *arg, FILE *report), void
   fclose(in);
   int status = 0;
   waitpid(pid, &status, 0);
+  running_child = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     failed++;
     tap_ok(0, "%s: child %s %d after %d checks", what, WIFSIGNALED(status) ? "killed by signal" : "exited with",
@@ -158,6 +185,45 @@ void hs_test_simulate(const hs_scenario *sc, int n_ranks, hs_rank_main main, voi
   hs_sim_run(&cfg, stats);
 }
 
+/* popen(cmd, "r"), but the shell leads a process group of its own, so
+ * that a test stopped by a signal stops the command and all it started
+ * (remove_tmp_root_and_die) before it removes the folder they write in. */
+static FILE *command_open(const char *cmd) {
+  int fds[2];
+  if (pipe(fds)) return NULL;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]), close(fds[1]);
+    return NULL;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    /* out of the terminal's foreground group, reading it would stop the
+     * command (SIGTTIN): no command of a test reads its input */
+    int null_in = open("/dev/null", O_RDONLY);
+    if (null_in > 0) dup2(null_in, STDIN_FILENO), close(null_in);
+    close(fds[0]);
+    if (fds[1] != STDOUT_FILENO) dup2(fds[1], STDOUT_FILENO), close(fds[1]);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  setpgid(pid, pid); /* as the child does: whichever runs first */
+  running_command = pid;
+  close(fds[1]);
+  return fdopen(fds[0], "r");
+}
+
+/* pclose: the command's wait status. */
+static int command_close(FILE *p) {
+  fclose(p);
+  int status = -1;
+  while (waitpid(running_command, &status, 0) < 0 && errno == EINTR) {
+  }
+  running_command = 0;
+  return status;
+}
+
 int hs_test_command(const char *cmd, char *err, size_t errlen) {
   char full[8192];
   snprintf(full, sizeof full, "%s 2>&1 >/dev/null", cmd);
@@ -167,7 +233,7 @@ int hs_test_command(const char *cmd, char *err, size_t errlen) {
 int hs_test_collective(const char *scenario, const char *args, char *result, size_t len, int *warned) {
   char cmd[2048], line[1024];
   snprintf(cmd, sizeof cmd, "timeout -k 5 300 %s collective %s %s 2>&1", HEARSAY_BIN, scenario, args);
-  FILE *p = popen(cmd, "r");
+  FILE *p = command_open(cmd);
   int found = 0;
   if (warned) *warned = 0;
   while (p && fgets(line, sizeof line, p)) {
@@ -180,7 +246,7 @@ int hs_test_collective(const char *scenario, const char *args, char *result, siz
       found = 1;
     }
   }
-  return (p ? pclose(p) : -1) == 0 && found ? 0 : -1;
+  return (p ? command_close(p) : -1) == 0 && found ? 0 : -1;
 }
 
 double hs_test_result_value(const char *result, const char *key) {
@@ -191,12 +257,11 @@ double hs_test_result_value(const char *result, const char *key) {
 }
 
 int hs_test_output(const char *cmd, char *out, size_t len) {
-  fflush(stdout);
-  FILE *p = popen(cmd, "r");
+  FILE *p = command_open(cmd);
   if (!p) return -1;
   size_t n = fread(out, 1, len - 1, p);
   out[n] = '\0';
-  int status = pclose(p);
+  int status = command_close(p);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -221,8 +286,7 @@ const char *hs_test_mpirun(int np) {
 int hs_test_mpirun_checks(const char *what, int np, const char *args, int timeout_s) {
   char cmd[8192];
   snprintf(cmd, sizeof cmd, "timeout -k 5 %d %s %s", timeout_s, hs_test_mpirun(np), args);
-  fflush(stdout);
-  FILE *p = popen(cmd, "r");
+  FILE *p = command_open(cmd);
   if (!p) return tap_ok(0, "%s: cannot start mpirun", what), 1;
   char line[4096];
   int failed = 0, lines = 0;
@@ -232,7 +296,7 @@ int hs_test_mpirun_checks(const char *what, int np, const char *args, int timeou
     lines++;
     failed += !tap_ok(line[0] == '1', "%s: %s", what, line + 2);
   }
-  int status = pclose(p);
+  int status = command_close(p);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || lines == 0) {
     failed++;
     tap_ok(0, "%s: mpirun exited with %d after %d checks%s", what, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
