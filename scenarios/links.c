@@ -136,13 +136,14 @@ static int climb(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int
 }
 
 /* From GPU g of node n to the node's NIC (up = 1: g sends) or from it to
- * g (up = 0): with a NIC under every switch (nic_per_switch), nothing:
- * g's own switch's NIC, GPUDirect RDMA; on socket 0's root, g's climb
- * there; under switch s
- * (nic_switch), nothing for s's own GPUs (GPUDirect RDMA: NCCL's default
- * NCCL_NET_GDR_LEVEL, PXB, allows it through one switch) and for the
- * others the climb to s's socket and down s's uplink, which the bytes
- * cross to the NIC, staged in that socket's memory or not. */
+ * g (up = 0), as the NIC's place says:
+ *  - under every switch (nic_per_switch): nothing, g's own switch's NIC
+ *    (GPUDirect RDMA, which NCCL's default NCCL_NET_GDR_LEVEL, PXB,
+ *    allows through one switch);
+ *  - under switch s (nic_switch): nothing for s's own GPUs, the same way;
+ *    for the others the climb to s's socket and s's uplink down to the
+ *    NIC, which their bytes cross whether staged in host memory or not;
+ *  - on socket 0's root: g's climb there. */
 static int to_nic(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int g, int up, hs_hop *out) {
   /* a NIC under every switch: each GPU's bytes go to its own switch's */
   if (hs_links_pcie_tree(c) && c->nic_per_switch) return 0;

@@ -54,6 +54,16 @@ static double collective_at(const char *cluster, const char *what, int fast) {
 
 static int near(double got, double want, double tol) { return fabs(got - want) <= tol * fabs(want); }
 
+/* Whether the way from b back to a takes a's way to b's links the other
+ * way round, every id within hs_links_count. */
+static int route_mirrored(const hs_cluster_spec *c, int a, int b) {
+  hs_hop there[HS_ROUTE_MAX], back[HS_ROUTE_MAX];
+  int k = hs_links_route(c, a, b, there), ok = k == hs_links_route(c, b, a, back);
+  for (int i = 0; i < k && ok; i++)
+    ok = there[i].id == (back[k - 1 - i].id ^ 1) && there[i].id >= 0 && there[i].id < hs_links_count(c);
+  return ok;
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "%s", hs_test_tmpdir());
   hs_scenario sc;
@@ -188,20 +198,17 @@ int main(void) {
                           "  inter = { bandwidth = '100Gbps' } }";
   if (loaded(pcie_tree, &sc)) {
     const hs_cluster_spec *c = &sc.cluster;
-    hs_hop h[HS_ROUTE_MAX], back[HS_ROUTE_MAX];
+    hs_hop h[HS_ROUTE_MAX];
     double gpu = 12e9, up = 10e9; /* near(.., 1e-9): 15.754e9 x 12/15.754 is 12e9 but for rounding */
     int k = hs_links_route(c, 0, 3, h);
     tap_ok(k == 2 && near(h[0].bandwidth, gpu, 1e-9) && near(h[1].bandwidth, gpu, 1e-9),
            "PCIe tree: GPUs 0 and 3 under one switch cross their own links alone (%d hops)", k);
     k = hs_links_route(c, 3, 4, h);
-    int kb = hs_links_route(c, 4, 3, back), mirrored = k == kb, n_ids = hs_links_count(c), in_range = 1;
-    for (int i = 0; i < k && mirrored; i++) mirrored = h[i].id == (back[k - 1 - i].id ^ 1);
-    for (int i = 0; i < k; i++) in_range &= h[i].id >= 0 && h[i].id < n_ids;
     tap_ok(k == 5 && near(h[1].bandwidth, gpu * 5 / 6, 1e-9) && h[2].bandwidth == up && near(h[3].bandwidth, gpu * 5 / 6, 1e-9),
            "PCIe tree: GPU 3 (switch 0, socket 0) to GPU 4 (switch 1, socket 1): its link, its switch's uplink at 5/6 "
            "of a GPU link (Intel), the socket link at 10 GB/s, 4's uplink, 4's link (%d hops)", k);
-    tap_ok(mirrored && in_range, "PCIe tree: the way back takes the same links the other way round, ids within the "
-                                 "%d of hs_links_count", n_ids);
+    tap_ok(route_mirrored(c, 3, 4), "PCIe tree: the way back takes the same links the other way round, ids within "
+                                    "the %d of hs_links_count", hs_links_count(c));
     k = hs_links_route(c, 4, 8, h);
     int socket_up = k == 7 && h[2].bandwidth == up && (h[2].id & 1) == 0;
     tap_ok(socket_up && near(h[6].bandwidth, gpu, 1e-9) && near(h[5].bandwidth, gpu * 5 / 6, 1e-9),
@@ -221,15 +228,12 @@ int main(void) {
                          "  inter = { bandwidth = '100Gbps' } }";
   if (loaded(nic_tree, &sc)) {
     const hs_cluster_spec *c = &sc.cluster;
-    hs_hop h[HS_ROUTE_MAX], back[HS_ROUTE_MAX];
+    hs_hop h[HS_ROUTE_MAX];
     double gpu = 12e9, up = 10e9, nic = 12.5e9 * 0.96; /* RDMA's efficiency, as above */
     int k = hs_links_route(c, 4, 12, h);
     tap_ok(k == 4 && near(h[1].bandwidth, nic, 1e-9) && near(h[0].bandwidth, gpu, 1e-9),
            "NIC under switch 1: GPU 4 to GPU 12 (both under it) cross their links and the NICs alone (%d hops)", k);
     k = hs_links_route(c, 0, 12, h);
-    int kb = hs_links_route(c, 12, 0, back), mirrored = k == kb, n_ids = hs_links_count(c), in_range = 1;
-    for (int i = 0; i < k && mirrored; i++) mirrored = h[i].id == (back[k - 1 - i].id ^ 1);
-    for (int i = 0; i < k; i++) in_range &= h[i].id >= 0 && h[i].id < n_ids;
     /* 0 sits under switch 0 on socket 0: up its uplink, across to socket
      * 1 (the socket link's down way), down switch 1's uplink to the NIC */
     int uplink0 = h[1].id, uplink1 = h[3].id;
@@ -238,8 +242,9 @@ int main(void) {
                uplink1 != (uplink0 ^ 1) && near(h[4].bandwidth, nic, 1e-9),
            "NIC under switch 1: GPU 0 (switch 0) to the network climbs its uplink, crosses to socket 1 and comes down "
            "switch 1's uplink; GPU 12 under the NIC's switch takes it directly (%d hops)", k);
-    tap_ok(mirrored && in_range, "NIC under switch 1: the way back is the same links the other way round, ids within "
-                                 "the %d of hs_links_count", n_ids);
+    tap_ok(route_mirrored(c, 0, 12) && route_mirrored(c, 0, 8),
+           "NIC under switch 1: the ways back (GPU 12 and 8 to 0) are the same links the other way round, ids within "
+           "the %d of hs_links_count", hs_links_count(c));
     k = hs_links_route(c, 0, 8, h);
     tap_ok(k == 10 && k <= HS_ROUTE_MAX, "NIC under switch 1: between the GPUs 0 and 8 under switch 0 of two nodes, "
                                          "both ways through the other socket: %d hops", k);
