@@ -193,10 +193,12 @@ int main(void) {
   /* A PCIe tree (links.h): 8 V100 PCIe a node under 2 switches on 2 Intel
    * sockets, 2 nodes. GPU links 12 GB/s (15.754 x NCCL's 12/15.754),
    * switch uplinks 5/6 of that on Intel, the socket link NCCL's 10. */
-  const char *pcie_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
-                          "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2 },\n"
-                          "  inter = { bandwidth = '100Gbps' } }";
-  if (loaded(pcie_tree, &sc)) {
+  const char *tree_nodes = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
+                           "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2%s },\n"
+                           "  inter = { bandwidth = '100Gbps'%s } }";
+  char tree[600];
+  snprintf(tree, sizeof tree, tree_nodes, "", "");
+  if (loaded(tree, &sc)) {
     const hs_cluster_spec *c = &sc.cluster;
     hs_hop h[HS_ROUTE_MAX];
     double gpu = 12e9, up = 10e9; /* near(.., 1e-9): 15.754e9 x 12/15.754 is 12e9 but for rounding */
@@ -222,11 +224,8 @@ int main(void) {
   /* The same nodes with the NIC under switch 1, on socket 1: its GPUs
    * reach the network through the switch alone (GPUDirect RDMA), the
    * others climb to socket 1 and come down switch 1's uplink. */
-  const char *nic_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
-                         "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2,\n"
-                         "            nic_switch = 1 },\n"
-                         "  inter = { bandwidth = '100Gbps' } }";
-  if (loaded(nic_tree, &sc)) {
+  snprintf(tree, sizeof tree, tree_nodes, ", nic_switch = 1", "");
+  if (loaded(tree, &sc)) {
     const hs_cluster_spec *c = &sc.cluster;
     hs_hop h[HS_ROUTE_MAX];
     double gpu = 12e9, up = 10e9, nic = 12.5e9 * 0.96; /* RDMA's efficiency, as above */
@@ -254,11 +253,8 @@ int main(void) {
   }
   /* A NIC under every switch: each GPU's bytes to the network leave
    * through its own switch, climbing nothing. */
-  const char *nics_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
-                          "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2,\n"
-                          "            nic_per_switch = true },\n"
-                          "  inter = { bandwidth = '100Gbps', nics_per_node = 2 } }";
-  if (loaded(nics_tree, &sc)) {
+  snprintf(tree, sizeof tree, tree_nodes, ", nic_per_switch = true", ", nics_per_node = 2");
+  if (loaded(tree, &sc)) {
     const hs_cluster_spec *c = &sc.cluster;
     hs_hop h[HS_ROUTE_MAX];
     int k0 = hs_links_route(c, 0, 12, h), k1 = hs_links_route(c, 5, 8, h), k2 = hs_links_route(c, 0, 4, h);
@@ -268,24 +264,19 @@ int main(void) {
     hs_scenario_free(&sc);
   }
   /* What the NICs' place does, both engines: an alltoall of 256 MiB (16
-   * MiB a pair) on 2 nodes of 8 PCIe GPUs, 2 switches on 2 Intel sockets,
-   * 2 NICs of 100 Gb/s a node. On socket 0's root the socket link binds
+   * MiB a pair) on the nodes above, with 2 NICs of 100 Gb/s a node. On socket 0's root the socket link binds
    * going up: socket 1's 4 GPUs send 4 x 4 x 16 MiB to socket 0's and 4 x
    * 8 x 16 MiB to the network, 768 MiB at 10 GB/s. Under switch 0 the
    * same bytes cross it. Under every switch only the first 256 MiB do,
    * and the NICs bind: 8 x 8 x 16 MiB each way at 2 x 12 GB/s (RDMA's
    * 0.96 of 12.5). */
-  const char *a2a_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
-                         "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2%s },\n"
-                         "  inter = { bandwidth = '100Gbps', nics_per_node = 2 } }";
   struct { const char *nics; double seconds; } a2a[] = {{"", 768 * 1048576.0 / 10e9},
                                                         {", nic_switch = 0", 768 * 1048576.0 / 10e9},
                                                         {", nic_per_switch = true", 1073741824.0 / 24e9}};
   for (size_t i = 0; i < sizeof a2a / sizeof a2a[0]; i++)
     for (int fast = 0; fast < 2; fast++) {
-      char cl[600];
-      snprintf(cl, sizeof cl, a2a_tree, a2a[i].nics);
-      double t = collective_at(cl, "--op alltoall --bytes 256MiB", fast);
+      snprintf(tree, sizeof tree, tree_nodes, a2a[i].nics, ", nics_per_node = 2");
+      double t = collective_at(tree, "--op alltoall --bytes 256MiB", fast);
       /* 0.5%: the links' latencies over some 50 ms */
       tap_ok(near(t, a2a[i].seconds, 0.005), "%s: alltoall of 256 MiB on 2 x 8 PCIe GPUs, NICs %s: %.4g ms (%.4g)",
              fast ? "fast" : "step", a2a[i].nics[0] ? a2a[i].nics + 2 : "on socket 0's root", t * 1e3,
