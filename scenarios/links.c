@@ -143,11 +143,11 @@ static int climb(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int
  *  - under switch s (nic_switch): nothing for s's own GPUs, the same way;
  *    for the others the climb to s's socket and s's uplink down to the
  *    NIC, which their bytes cross whether staged in host memory or not;
- *  - on socket 0's root: g's climb there. */
+ *  - on socket 0's root: g's climb there;
+ *  - without a tree, nothing: the GPU link is the whole way. */
 static int to_nic(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int g, int up, hs_hop *out) {
-  /* a NIC under every switch: each GPU's bytes go to its own switch's */
-  if (hs_links_pcie_tree(c) && c->nic_per_switch) return 0;
-  if (!hs_links_pcie_tree(c) || c->nic_switch < 0) return climb(c, n, intra, g, 0, up, out);
+  if (!hs_links_pcie_tree(c) || c->nic_per_switch) return 0;
+  if (c->nic_switch < 0) return climb(c, n, intra, g, 0, up, out);
   int s = c->nic_switch, k = 0;
   if (hs_links_switch_of(c, g) == s) return 0;
   int uplink = tree_base(c) + 2 * (n * c->pcie_switches + s);
