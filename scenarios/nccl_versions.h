@@ -15,7 +15,8 @@
  *  - 2.17: NVLS (devcomm.h at v2.17.1-1: NCCL_ALGO_NVLS);
  *  - 2.18: the NVLS tree (devcomm.h at v2.18.1-1: NCCL_ALGO_NVLS_TREE).
  * The constants hearsay charges (baseLat, hwLat, the per-generation caps)
- * stay NCCL 2.30.7's: a version changes what may run, not what it costs. */
+ * stay NCCL 2.30.7's: a version changes what may run, not what it costs.
+ * 2.3 and 2.4 also chose differently, by thresholds (algos/comm/nccl_legacy.h). */
 #ifndef HS_NCCL_VERSIONS_H
 #define HS_NCCL_VERSIONS_H
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/comm/nccl_legacy.h"
 #include "scenarios/nccl_versions.h"
 
 static unsigned bit(hs_engine e) { return 1u << e; }
@@ -137,6 +138,7 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
   memset(p->by_size, 0, sizeof p->by_size);
   if (p->tuned && q->members) hs_tuner_topo_of(sc, q->members, q->size, &p->topo);
   p->nccl_tuner = p->tuned && q->members && sc->sim.tuner == HS_TUNER_NCCL;
+  p->nccl_version = v;
   if (p->nccl_tuner) hs_nccl_topo_of_group(sc, &p->topo, &p->nccl_topo);
   hs_exec by_messages = {HS_ENGINE_MESSAGES, algo, proto, cost, HS_UNMODELLED_NONE},
           timed = {HS_ENGINE_TIMED, algo, proto, cost, HS_UNMODELLED_NONE},
@@ -208,6 +210,22 @@ static int nccl_pick(const hs_plan *p, hs_op_kind k, double bytes, unsigned algo
   return best >= 0;
 }
 
+/* What NCCL 2.3 or 2.4 would run (nccl_legacy.h): its ring or tree, LL or
+ * Simple by its thresholds, within what the scenario allows; 0 for a
+ * later version, or where neither its ring nor its tree may run. */
+static int legacy_pick(const hs_plan *p, hs_op_kind k, double bytes, unsigned algos, hs_coll_algo *a, int *proto) {
+  int tree, ll;
+  if (!hs_nccl_legacy_pick(p->nccl_version, &p->nccl_topo, k, bytes, (algos >> HS_COLL_RING) & 1,
+                           (algos >> HS_COLL_TREE) & 1, &tree, &ll))
+    return 0;
+  *a = tree ? HS_COLL_TREE : HS_COLL_RING;
+  *proto = ll && (p->protos & (1u << HS_PROTO_LL)) ? HS_PROTO_LL : HS_PROTO_SIMPLE;
+  if (!(p->protos & (1u << *proto))) /* the scenario forces a protocol: that one */
+    for (int x = 0; x < HS_PROTOS; x++)
+      if (p->protos & (1u << x)) *proto = x;
+  return 1;
+}
+
 int hs_plan_p2p_proto(const hs_plan *p, double bytes) {
   if (p->protos && !(p->protos & (p->protos - 1))) /* the scenario forces one */
     for (int x = 0; x <= HS_PROTOS; x++)
@@ -235,7 +253,8 @@ static hs_tuned pick_at(const hs_plan *p, hs_op_kind k, double bytes) {
   hs_coll_algo a;
   int proto;
   hs_unmodelled unmodelled = HS_UNMODELLED_NONE;
-  if (!p->nccl_tuner || !nccl_pick(p, k, bytes, algos, &a, &proto, &unmodelled))
+  if (!p->nccl_tuner ||
+      (!legacy_pick(p, k, bytes, algos, &a, &proto) && !nccl_pick(p, k, bytes, algos, &a, &proto, &unmodelled)))
     hs_tuner_pick(&p->topo, k, bytes, algos, p->protos, &a, &proto);
   /* the forced schedule, where k does not depend on it, still names the run */
   if (!(p->algos & hs_tuner_algos_for(k)) || (p->algos & (p->algos - 1)) == 0) a = p->exec[k].algo;

@@ -13,8 +13,10 @@
  * real.lowering (the MPI library's collectives or hearsay's), sim.protocol.
  * With sim.collectives or sim.protocol "auto", the plan runs per
  * operation and size what sim.tuner picks: NCCL's choice by NCCL's
- * own model (nccl_model.h), or the fastest of hearsay's schedules by
- * hearsay's predictions on the communicator's placement (tuner.h). */
+ * own model (nccl_model.h; by NCCL 2.3's and 2.4's thresholds where
+ * sim.nccl_version names one, nccl_legacy.h), or the fastest of hearsay's
+ * schedules by hearsay's predictions on the communicator's placement
+ * (tuner.h). */
 #ifndef HS_SELECT_H
 #define HS_SELECT_H
 
@@ -91,6 +93,8 @@ typedef struct {
   int doubling_by_messages; /* the round schedules may not be timed here (hs_select_timed) */
   hs_tuner_topo topo;
   int nccl_tuner;         /* sim.tuner "nccl": NCCL's model picks (select.c) */
+  int nccl_version;       /* the NCCL whose choice that is (sim.nccl_version, as parsed): 2.3 and 2.4 chose
+                             by thresholds (nccl_legacy.h), later ones by their model */
   hs_nccl_topo nccl_topo; /* the communicator as NCCL's model sees it */
   hs_proto_cost cost[HS_PROTO_FAMILIES][HS_PROTOS + 1]; /* [hs_proto_family][protocol] */
   hs_tuned_entry by_size[HS_TUNED_SLOTS];
