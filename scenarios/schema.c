@@ -181,7 +181,11 @@ static const field real_fields[] = {
     {"lowering", F_ENUM, OFF(real.lowering), "auto", MIN_NONE, 0, 0, "auto|hearsay|mpi", NULL},
     END};
 
-static const char *const network_models[] = {"CM02", "LV08", "SMPI", "Constant", NULL};
+/* SimGrid's network models that route flows over links. Its "Constant"
+ * model has no links (network_constant.cpp refuses every link of a
+ * platform, and the run dies of SIGABRT), and every platform hearsay
+ * builds has them: it is refused here. */
+static const char *const network_models[] = {"CM02", "LV08", "SMPI", NULL};
 
 /* ---- the schema as a list (tests/test_docs_reference.c checks the
  * reference in docs/scenarios.md against it) -------------------------------- */
@@ -831,8 +835,13 @@ int hs_schema_validate(hs_loader *ld) {
   if (!rc) {
     int ok = 0;
     for (int i = 0; network_models[i]; i++) ok |= strcmp(network_models[i], s->sim.network_model) == 0;
-    if (!ok) rc = hs_loader_fail(ld, "sim.network_model", line, "'%s' is not one of CM02, LV08, SMPI, Constant",
-                                 s->sim.network_model);
+    if (!ok)
+      rc = hs_loader_fail(ld, "sim.network_model", line,
+                          strcmp(s->sim.network_model, "Constant") == 0
+                              ? "'%s' is SimGrid's model without links, and every platform hearsay builds has them: "
+                                "use CM02, LV08 or SMPI"
+                              : "'%s' is not one of CM02, LV08, SMPI",
+                          s->sim.network_model);
   }
   if (!rc && (s->sim.nccl = hs_nccl_version_parse(s->sim.nccl_version)) < 0)
     rc = hs_loader_fail(ld, "sim.nccl_version", line,

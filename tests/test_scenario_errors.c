@@ -62,6 +62,12 @@ static const bad_case cases[] = {
      {"scenario.lua:6:", "sim.nccl_version", "is not an NCCL version"}},
     {"an NCCL version by --set, not a version", 0, NULL, "sim.nccl_version=v2.4",
      {"--set sim.nccl_version=v2.4", "sim.nccl_version", "is not an NCCL version"}},
+    /* SimGrid's Constant model refuses every link, and hearsay's
+     * platforms all have them: it used to die of SIGABRT (scripts/fuzz) */
+    {"SimGrid's network model without links", 0, NULL, "sim.network_model=Constant",
+     {"--set sim.network_model=Constant", "sim.network_model", "model without links"}},
+    {"a network model SimGrid does not have", 6, "run { iterations = 3 } sim { network_model = \"CM03\" }", NULL,
+     {"scenario.lua:6:", "sim.network_model", "is not one of CM02, LV08, SMPI"}},
     {"--set of an unknown key", 0, NULL, "cluster.gpu.speed=3", {"--set cluster.gpu.speed=3", "unknown key", NULL}},
     {"in-switch reduction without a reducing switch", 0, NULL, "sim.collectives=nvls",
      {"--set sim.collectives=nvls", "sim.collectives", "set cluster { nvls = true }"}},
