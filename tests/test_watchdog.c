@@ -46,6 +46,11 @@ int main(void) {
   tap_ok(stuck("plain", NULL, NULL) == 1,
          "25 Gbps, 10 TF/s GPUs, ResNet-18: a day an iteration cannot be the cluster's doing: stuck");
   tap_ok(stuck("bytes", NULL, "cluster.inter.bandwidth=42") == 0, "42 B/s between nodes: slow, not stuck");
+  /* scripts/fuzz, seed 4444, case 986: the NICs alone were estimated */
+  tap_ok(stuck("intra-bytes", NULL, "cluster.intra.bandwidth=42") == 0,
+         "42 B/s between the GPUs of each of several nodes: slow, not stuck");
+  tap_ok(stuck("intra-latency", NULL, "cluster.intra.latency=1h") == 0,
+         "an hour of latency between the GPUs of each of several nodes: slow, not stuck");
   tap_ok(stuck("latency", NULL, "cluster.inter.latency=1h") == 0, "an hour of latency a hop: slow, not stuck");
   tap_ok(stuck("flops", NULL, "cluster.gpu.flops=1") == 0, "GPUs of 1 flop/s: slow, not stuck");
   tap_ok(stuck("bound", NULL, "run.max_simulated_time=1e-6") == 0, "a bound the scenario set: no verdict of stuck");
