@@ -25,13 +25,13 @@ static const char *base =
     "algorithm { name = 'gradient_allreduce' }\n"
     "run { iterations = 20 }\n";
 
-/* The verdict for the base scenario with `extra` appended and `set` applied
- * (NULL: none); -1 if it does not load. */
-static int stuck(const char *name, const char *extra, const char *set) {
+/* The verdict for the scenario `text` with `extra` appended and `set`
+ * applied (NULL: none); -1 if it does not load. */
+static int stuck_of(const char *text, const char *name, const char *extra, const char *set) {
   char path[700];
   snprintf(path, sizeof path, "%s/%s.lua", hs_test_tmpdir(), name);
   FILE *f = fopen(path, "w");
-  fputs(base, f);
+  fputs(text, f);
   if (extra) fputs(extra, f);
   fclose(f);
   hs_scenario sc;
@@ -41,6 +41,9 @@ static int stuck(const char *name, const char *extra, const char *set) {
   hs_scenario_free(&sc);
   return v;
 }
+
+/* The same for the base scenario. */
+static int stuck(const char *name, const char *extra, const char *set) { return stuck_of(base, name, extra, set); }
 
 int main(void) {
   tap_ok(stuck("plain", NULL, NULL) == 1,
@@ -53,6 +56,15 @@ int main(void) {
          "an hour of latency between the GPUs of each of several nodes: slow, not stuck");
   tap_ok(stuck("latency", NULL, "cluster.inter.latency=1h") == 0, "an hour of latency a hop: slow, not stuck");
   tap_ok(stuck("flops", NULL, "cluster.gpu.flops=1") == 0, "GPUs of 1 flop/s: slow, not stuck");
+  /* scripts/fuzz, seed 4444, case 2362: factors naming one GPU multiply,
+   * and the estimate took the lowest single one (0.5) */
+  tap_ok(stuck_of("cluster { nodes = 4, gpus_per_node = 2, gpu = { flops = '10TF' }, inter = { bandwidth = '25Gbps' },\n"
+                  "  gpu_speed = (function() local t = {} for i = 1, 1000 do t[i] = { gpu = 0, factor = 0.5 } end "
+                  "return t end)() }\n"
+                  "workload { model = 'resnet18', batch = 16 }\nalgorithm { name = 'gradient_allreduce' }\n"
+                  "run { iterations = 20 }\n",
+                  "speed-product", NULL, NULL) == 0,
+         "a thousand gpu_speed entries of 0.5 on one GPU (0.5^1000 of its speed): slow, not stuck");
   tap_ok(stuck("bound", NULL, "run.max_simulated_time=1e-6") == 0, "a bound the scenario set: no verdict of stuck");
   tap_ok(stuck("stragglers", "stragglers { { gpu = 3, slowdown = 1e6 } }\n", NULL) == 0,
          "stragglers' slowdowns, which the estimate leaves out: no verdict of stuck");
