@@ -587,7 +587,10 @@ static const char *const noted_keys[] = {
     "stragglers.slowdown", "algorithm.peers", "cluster.gpu.flops", "cluster.gpu.efficiency",
     "cluster.inter.bandwidth", "cluster.intra.bandwidth", "cluster.inter.latency", "cluster.intra.latency",
     "cluster.overrides", "cluster.nodes", "run.max_simulated_time", "run.iterations", "workload.dataset.partition",
-    "workload.dataset.alpha", "workload.batch", NULL};
+    "workload.dataset.alpha", "workload.batch",
+    /* the watchdog's other causes (sim/watchdog.c) */
+    "cluster.gpu_speed", "cluster.gpu.pcie_bandwidth", "cluster.inter.stream_bandwidth",
+    "cluster.intra.socket_bandwidth", NULL};
 
 static void note_keys(hs_loader *ld) {
   hs_scenario *sc = ld->out;

@@ -387,7 +387,7 @@ typedef struct {
 /* Where a key was set, kept for the messages a run prints after loading
  * (a slowdown function failing at iteration 40, the simulated-time
  * watchdog): FILE:LINE: key, or the --set that set it. */
-#define HS_WHERE_MAX 16
+#define HS_WHERE_MAX 24
 typedef struct {
   char key[48];
   int line;      /* 0: not in the file */

@@ -105,7 +105,13 @@ static const char *explain(const hs_scenario *sc, char *buf, size_t len, double 
   *per_iteration = compute > transfer ? (compute > latency ? compute : latency) : (transfer > latency ? transfer : latency);
   char t[32], v[32];
   const char *key;
-  if (compute >= transfer && compute >= latency) {
+  if (compute >= transfer && compute >= latency && slowest_factor < hs_gpu_spread_slowest(c)) {
+    /* the gpu_speed entries, not the GPU's FLOPs, make the slowest GPU */
+    format_long_time(compute, t, sizeof t);
+    snprintf(buf, len, "cluster.gpu_speed: its factors leave the slowest GPU %.3g of its speed, and one iteration "
+             "computes for %s", slowest_factor, t);
+    key = "cluster.gpu_speed";
+  } else if (compute >= transfer && compute >= latency) {
     format_long_time(compute, t, sizeof t);
     snprintf(buf, len, "cluster.gpu.flops = %.3g flop/s (efficiency %g): one iteration computes for %s", c->gpu_flops,
              c->gpu_efficiency, t);

@@ -66,6 +66,11 @@ static const bad_case cases[] = {
      * platforms all have them: it used to die of SIGABRT (scripts/fuzz) */
     {"SimGrid's network model without links", 0, NULL, "sim.network_model=Constant",
      {"--set sim.network_model=Constant", "sim.network_model", "model without links"}},
+    /* factors multiply; a thousand 1e-6 made a host of speed 0, and
+     * SimGrid aborted (scripts/fuzz, seed 4444, case 4698) */
+    {"gpu_speed factors whose product leaves [1e-6, 1e6]", 3,
+     "  inter = { bandwidth = \"10Gbps\" }, gpu_speed = { { node = 1, factor = 1e-4 }, { gpu = 3, factor = 1e-4 } } }",
+     NULL, {"scenario.lua:3:", "cluster.gpu_speed", "GPU 3 (itself or its node) multiply to 1e-08"}},
     {"a network model SimGrid does not have", 6, "run { iterations = 3 } sim { network_model = \"CM03\" }", NULL,
      {"scenario.lua:6:", "sim.network_model", "is not one of CM02, LV08, SMPI"}},
     {"--set of an unknown key", 0, NULL, "cluster.gpu.speed=3", {"--set cluster.gpu.speed=3", "unknown key", NULL}},
