@@ -16,6 +16,17 @@ double hs_links_speed_factor(const hs_cluster_spec *c, int gpu) {
   return f;
 }
 
+void hs_links_speed_products(const hs_cluster_spec *c, double *f) {
+  int n = c->nodes * c->gpus_per_node;
+  for (int g = 0; g < n; g++) f[g] = 1;
+  for (int i = 0; i < c->n_speed; i++) {
+    const hs_speed_override *s = &c->speed[i];
+    if (s->gpu >= 0 && s->gpu < n) f[s->gpu] *= s->factor;
+    for (int g = 0; s->node >= 0 && g < c->gpus_per_node; g++)
+      if (s->node * c->gpus_per_node + g < n) f[s->node * c->gpus_per_node + g] *= s->factor;
+  }
+}
+
 const hs_net_override *hs_links_next_override(const hs_cluster_spec *c, int node, int *cursor) {
   int rack = node / c->rack_size;
   for (; *cursor < 2 * c->n_overrides; (*cursor)++) {

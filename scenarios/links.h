@@ -81,6 +81,11 @@ double hs_links_nic_line_rate(const hs_cluster_spec *c, int node);
  * the oversubscription, at uplink_latency. */
 hs_link_spec hs_links_uplink(const hs_cluster_spec *c, int rack);
 
+/* Each GPU's product of the gpu_speed entries naming it or its node (1
+ * where none) into f[0, nodes x gpus_per_node): what they make of its
+ * speed, its spread aside. O(GPUs + entries x GPUs a node). */
+void hs_links_speed_products(const hs_cluster_spec *c, double *f);
+
 /* Speed factor of GPU r: its place in the spread of the cluster's GPUs
  * (cluster.gpu.variability, gpu_spread.h) times every gpu_speed entry. */
 double hs_links_speed_factor(const hs_cluster_spec *c, int gpu);

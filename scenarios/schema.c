@@ -12,6 +12,7 @@
 
 #include "algos/algorithm.h"
 #include "algos/comm/protocol.h"
+#include "scenarios/links.h"
 #include "scenarios/loader.h"
 #include "scenarios/loader_internal.h"
 #include "scenarios/peer_lua.h"
@@ -568,23 +569,16 @@ static int read_overrides(hs_loader *ld, int line) {
   return 0;
 }
 
-
-/* Factors naming one GPU multiply (links.c, hs_links_speed_factor): their
- * product, not only each one, must stay a speed SimGrid can hold, [1e-6,
- * 1e6] (a thousand entries of 1e-6 on one node made a host of speed 0,
- * and SimGrid aborted: scripts/fuzz, seed 4444, case 4698). O(GPUs +
- * entries x GPUs a node). */
+/* Factors naming one GPU multiply (links.h, hs_links_speed_products):
+ * their product, not only each one, must stay a speed SimGrid can hold,
+ * [1e-6, 1e6] (a thousand entries naming one node made an infinite speed,
+ * and SimGrid aborted: scripts/fuzz, seed 4444, case 4698). */
 static int check_speed_products(hs_loader *ld, const hs_cluster_spec *c, int line) {
   int n = c->nodes * c->gpus_per_node;
   if (c->n_speed == 0 || n <= 0) return 0;
   double *f = malloc((size_t)n * sizeof *f);
   if (!f) return hs_loader_fail(ld, "cluster.gpu_speed", line, "out of memory");
-  for (int g = 0; g < n; g++) f[g] = 1;
-  for (int i = 0; i < c->n_speed; i++) {
-    const hs_speed_override *s = &c->speed[i];
-    if (s->gpu >= 0) f[s->gpu] *= s->factor;
-    for (int g = 0; s->node >= 0 && g < c->gpus_per_node; g++) f[s->node * c->gpus_per_node + g] *= s->factor;
-  }
+  hs_links_speed_products(c, f);
   int rc = 0;
   for (int g = 0; g < n && !rc; g++)
     if (!(f[g] >= 1e-6 && f[g] <= 1e6))

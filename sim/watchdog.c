@@ -17,6 +17,7 @@
 
 #include "algos/algorithm.h"
 #include "scenarios/gpu_spread.h"
+#include "scenarios/links.h"
 #include "scenarios/loader.h"
 #include "scenarios/units.h"
 #include "sim/guard.h"
@@ -41,20 +42,17 @@ static void format_long_time(double s, char *buf, size_t len) {
   else hs_format_time(s, buf, len);
 }
 
-/* The lowest of the GPUs' speed factors (hs_links_speed_factor's), in
- * O(GPUs + entries x GPUs a node). */
+/* The lowest of the GPUs' speed factors (hs_links_speed_factor's: the
+ * spread times the gpu_speed entries), in O(GPUs + entries x GPUs a node). */
 static double slowest_gpu_factor(const hs_cluster_spec *c) {
   int n = c->nodes * c->gpus_per_node;
   double *f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f), slowest = 1;
   if (!f) return hs_gpu_spread_slowest(c); /* out of memory: the spread alone */
-  for (int g = 0; g < n; g++) f[g] = hs_gpu_spread_factor(c, g);
-  for (int i = 0; i < c->n_speed; i++) {
-    const hs_speed_override *s = &c->speed[i];
-    if (s->gpu >= 0 && s->gpu < n) f[s->gpu] *= s->factor;
-    for (int g = 0; s->node >= 0 && g < c->gpus_per_node; g++)
-      if (s->node * c->gpus_per_node + g < n) f[s->node * c->gpus_per_node + g] *= s->factor;
+  hs_links_speed_products(c, f);
+  for (int g = 0; g < n; g++) {
+    double v = f[g] * hs_gpu_spread_factor(c, g);
+    slowest = g == 0 || v < slowest ? v : slowest;
   }
-  for (int g = 0; g < n; g++) slowest = g == 0 || f[g] < slowest ? f[g] : slowest;
   free(f);
   return slowest;
 }
