@@ -24,7 +24,9 @@
  * All are byte counts: compared exactly. Then the time a CPU server's
  * kernels take is its bytes over cluster.host.memory_bandwidth (a sum of
  * the pushes and the SGD step), and the PCIe link to a colocated server
- * (cluster.host.bandwidth) slows colocated but not GPU servers. */
+ * (cluster.host.bandwidth) slows colocated but not GPU servers. Last, the
+ * NIC's place in a PCIe node (cluster.intra.nic_switch) in a run's time:
+ * the pushing GPU's own link, or its switch's uplink. */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -238,6 +240,41 @@ int main(void) {
              "iteration, in [T, 1.25 T], T = %.4g s (one after the other: 2T)", it, T);
       munmap(r, sizeof *r);
     }
+  }
+
+  /* Where the NIC hangs in a PCIe node (cluster.intra.nic_switch), seen
+   * in a run's time: 4 nodes of 4 GPUs under 2 switches on 2 Intel
+   * sockets, ResNet-50 (timing only) aggregated onto each node's first
+   * worker, GPU 0 under switch 0, which alone pushes and pulls the node's
+   * M = 4 x 25 557 032 bytes; push and pull one after the other, NICs of
+   * 400 Gb/s and 4 server machines, so GPU 0's path to the NIC binds.
+   * With the NIC on the root or under switch 1 that path climbs switch
+   * 0's uplink at 5/6 of a GPU link on Intel, 10 GB/s; under switch 0 it
+   * is GPU 0's own link, 12 GB/s: an iteration shorter by 2M (1/10 -
+   * 1/12) ns = 3.408 ms, all else the same (0.5%: the bucket pipeline's
+   * latencies). */
+  {
+    const char *tree = ", cpu = 'intel', inter = { bandwidth = '400Gbps' }, intra = { bandwidth = '15.754GBps', "
+                       "link = 'pcie', pcie_switches = 2, sockets = 2%s }";
+    const char *opts = ", placement = 'machines', servers = 4, aggregate = true, overlap = false, update = 'workers'";
+    char extra[3][300];
+    const char *where[3] = {"", ", nic_switch = 0", ", nic_switch = 1"};
+    result *r[3];
+    for (int i = 0; i < 3; i++) {
+      snprintf(extra[i], sizeof extra[i], tree, where[i]);
+      r[i] = run_on(where[i][0] ? where[i] + 2 : "NIC on the root", "1PF", "model = 'resnet50', batch = 16", opts,
+                    extra[i]);
+    }
+    if (r[0] && r[1] && r[2]) {
+      double root = r[0]->time / ITERS, under0 = r[1]->time / ITERS, under1 = r[2]->time / ITERS;
+      double want = 2 * 4 * 25557032.0 * (1 / 10e9 - 1 / 12e9);
+      tap_ok(fabs((root - under0) - want) <= 0.005 * want && under1 == root,
+             "the NIC under the pushing GPU's switch: %.4g ms an iteration shorter than on the root (%.4g ms: its "
+             "own link, not the uplink); under the other switch, the same as on the root (%.6g s, %.6g s)",
+             (root - under0) * 1e3, want * 1e3, under1, root);
+    }
+    for (int i = 0; i < 3; i++)
+      if (r[i]) munmap(r[i], sizeof *r[i]);
   }
 
   /* Bad placements: file, line, key, exit 2 as every scenario error. */
