@@ -9,8 +9,8 @@
 /* src/include/core.h at v2.3.7-1, enqueue.h and devcomm.h at v2.4.8-1 */
 enum {
   LL_MIN_NTHREADS = 64,          /* NCCL_LL_MIN_NTHREADS */
-  LL_MAX_NTHREADS = 256,         /* NCCL_LL_MAX_NTHREADS = MAXTHREADS */
-  DEFAULT_NTHREADS = 256,        /* getDefaultThreads(), Kepler's 128 aside */
+  LL_MAX_NTHREADS = 256,         /* min(NCCL_LL_MAX_NTHREADS = MAXTHREADS, comm->nThreads = getDefaultThreads()):
+                                    256 both, Kepler's 128 aside */
   LL_CHANNEL_THRESHOLD = 8,      /* NCCL_LL_RING_THRESHOLD (2.3), NCCL_LL_CHANNEL_THRESHOLD (2.4) */
   THREAD_THRESHOLD = 64,         /* NCCL_THREAD_THRESHOLD: per-thread bytes before Simple, Volta on */
   THREAD_THRESHOLD_PREVOLTA = 32 /* NCCL_THREAD_THRESHOLD_PREVOLTA */
@@ -27,18 +27,22 @@ static long long thread_threshold(const hs_nccl_topo *t) {
   return t->nodes > 1 ? 2 * th : th;
 }
 
+/* The per-thread bytes while channels are added: the lesser of that and
+ * LL_CHANNEL_THRESHOLD (both versions' std::min). */
+static long long per_thread_ll(long long thread_th) {
+  return thread_th < LL_CHANNEL_THRESHOLD ? thread_th : LL_CHANNEL_THRESHOLD;
+}
+
 static long long channels_of(const hs_nccl_topo *t) { return t->channels > 0 ? t->channels : 1; }
 
 /* ncclGetCollResource (common_coll.h at v2.3.7-1), NCCL_LL_THRESHOLD unset:
  * the fewest threads, then rings, at which the bytes fit LL. */
 static int ll_23(const hs_nccl_topo *t, long long nbytes) {
   long long nranks = t->ranks, nrings = channels_of(t), thread_th = thread_threshold(t);
-  long long ll_max = LL_MAX_NTHREADS < DEFAULT_NTHREADS ? LL_MAX_NTHREADS : DEFAULT_NTHREADS;
-  long long max_rings = nranks <= 4 ? 1 : ll_max / LL_MIN_NTHREADS;
-  long long threshold = thread_th < LL_CHANNEL_THRESHOLD ? thread_th : LL_CHANNEL_THRESHOLD;
+  long long max_rings = nranks <= 4 ? 1 : LL_MAX_NTHREADS / LL_MIN_NTHREADS, threshold = per_thread_ll(thread_th);
   long long nt = LL_MIN_NTHREADS, nr;
   int ll = 0;
-  while (nt < ll_max && !ll) {
+  while (nt < LL_MAX_NTHREADS && !ll) {
     nr = divup(nbytes, LL_CHANNEL_THRESHOLD * nt * nranks);
     if (nr <= max_rings) {
       nr = nr == 0 ? 1 : nr > nrings ? nrings : nr;
@@ -47,9 +51,9 @@ static int ll_23(const hs_nccl_topo *t, long long nbytes) {
     if (!ll) nt <<= 1;
   }
   if (ll) return 1;
-  nr = divup(nbytes, LL_CHANNEL_THRESHOLD * ll_max * nranks);
+  nr = divup(nbytes, LL_CHANNEL_THRESHOLD * LL_MAX_NTHREADS * nranks);
   nr = nr == 0 ? 1 : nr > nrings ? nrings : nr;
-  return nbytes > nranks * nr * ll_max * thread_th ? 0 : 1;
+  return nbytes > nranks * nr * LL_MAX_NTHREADS * thread_th ? 0 : 1;
 }
 
 /* getKernelInfo (enqueue.cc at v2.4.8-1), NCCL_LL_THRESHOLD unset:
@@ -57,12 +61,10 @@ static int ll_23(const hs_nccl_topo *t, long long nbytes) {
  * patterns, 1 for the tree's and the pipelines'); a tree's per-thread
  * threshold is four times the ring's. */
 static int ll_24(const hs_nccl_topo *t, long long nbytes, long long chunks, int tree) {
-  long long thread_th = thread_threshold(t);
-  long long per_thread_ll = thread_th < LL_CHANNEL_THRESHOLD ? thread_th : LL_CHANNEL_THRESHOLD;
-  long long max_ll = LL_MAX_NTHREADS < DEFAULT_NTHREADS ? LL_MAX_NTHREADS : DEFAULT_NTHREADS;
+  long long thread_th = thread_threshold(t), per_thread_chan = per_thread_ll(thread_th);
   long long nt = LL_MIN_NTHREADS;
-  while (divup(nbytes, nt * chunks) > per_thread_ll && nt * 2 <= max_ll) nt *= 2;
-  long long nc = divup(nbytes, nt * chunks * per_thread_ll);
+  while (divup(nbytes, nt * chunks) > per_thread_chan && nt * 2 <= LL_MAX_NTHREADS) nt *= 2;
+  long long nc = divup(nbytes, nt * chunks * per_thread_chan);
   if (nc == 0) nc = 1;
   if (nc > channels_of(t)) nc = channels_of(t);
   long long per_thread = tree ? 4 * thread_th : thread_th;
