@@ -126,6 +126,10 @@ typedef struct {
    * defaults in scenarios/gpu_defaults.c): */
   double host_memory_bandwidth; /* B/s of the CPUs' memory: a server's sums and updates */
   double host_bandwidth;        /* B/s between the node's switch (GPUs, NICs) and CPU memory: PCIe */
+  /* What one host thread moves through the kernel's TCP stack, and what
+   * each message costs there: a host library's (Gloo's) transport */
+  double host_tcp_stream_bandwidth; /* B/s */
+  double host_tcp_message_cost;     /* s */
   /* What the host's framework spends where the GPU waits for it (a
    * communication hook that synchronises after each bucket): */
   double host_op_overhead;         /* s to issue one tensor operation from Python (eager PyTorch) */
@@ -350,6 +354,10 @@ typedef enum { HS_FIDELITY_AUTO, HS_FIDELITY_STEP, HS_FIDELITY_FAST } hs_fidelit
  * tree, NVLS, CollNet); hearsay: the fastest of every hearsay schedule by
  * hearsay's closed forms (tuner.h), doubling and hierarchical included. */
 typedef enum { HS_TUNER_NCCL, HS_TUNER_HEARSAY } hs_tuner_kind;
+
+/* The collective library a run's process group uses (torch.distributed's
+ * backend): NCCL on the GPUs, or Gloo on the hosts over TCP (gloo.h). */
+typedef enum { HS_LIBRARY_NCCL, HS_LIBRARY_GLOO } hs_library;
 /* auto: step up to this many ranks, fast above (a 100 MiB ring allreduce
  * costs about 0.1 s of wall time in step at 128 ranks, and step grows as n²). */
 #define HS_FIDELITY_AUTO_STEP_MAX 128
@@ -361,6 +369,8 @@ typedef struct {
   double latency_factor, bandwidth_factor;
   hs_coll_algo collectives; /* or HS_COLL_AUTO */
   hs_tuner_kind tuner;      /* who picks where collectives or protocol is auto */
+  hs_library library;       /* whose collectives the run's communicators run (algos/comm/gloo.h) */
+  bool gloo_staging;        /* Gloo: each GPU tensor is copied to the host and back (ProcessGroupGloo's CUDA work) */
   char nccl_version[HS_NAME_MAX]; /* the NCCL whose algorithms and protocols the tuner picks among */
   int nccl;                       /* it parsed: major * 100 + minor (2.30 -> 230; 1.x -> 100) */
   int channels; /* parallel rings/trees; 0: as NCCL's search would (nccl_model.c) */

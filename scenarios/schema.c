@@ -103,6 +103,12 @@ static const field host_fields[] = {
     /* absent: the CPU's and the PCIe generation's (resolve_published_defaults) */
     {"memory_bandwidth", F_BW, OFF(cluster.host_memory_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     {"bandwidth", F_BW, OFF(cluster.host_bandwidth), "1GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
+    /* the socket transport's published figures (docs/scenarios.md): one
+     * thread of NCCL 2.3.7's moved 2.06 GB/s (NVIDIA/nccl#209); a message
+     * between two hosts' stacks cost 34 us (NVIDIA/nccl-tests#82) */
+    {"tcp_stream_bandwidth", F_BW, OFF(cluster.host_tcp_stream_bandwidth), "2.06GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX,
+     NULL, NULL},
+    {"tcp_message_cost", F_LATENCY, OFF(cluster.host_tcp_message_cost), "34us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
     /* measured on an H200's host with PyTorch 2.11 (docs/validation.md,
      * "DDP and its hooks on one GPU") */
     {"op_overhead", F_LATENCY, OFF(cluster.host_op_overhead), "10us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
@@ -167,6 +173,8 @@ static const field sim_fields[] = {
     {"collectives", F_ENUM, OFF(sim.collectives), "auto", MIN_NONE, 0, 0, "ring|hierarchical|halving_doubling|recursive_doubling|tree|nvls|collnet|nvls_tree|auto", NULL},
     {"tuner", F_ENUM, OFF(sim.tuner), "nccl", MIN_NONE, 0, 0, "nccl|hearsay", NULL},
     {"nccl_version", F_STR, OFF(sim.nccl_version), "2.30", MIN_NONE, 0, 0, NULL, NULL},
+    {"library", F_ENUM, OFF(sim.library), "nccl", MIN_NONE, 0, 0, "nccl|gloo", NULL},
+    {"gloo_staging", F_BOOL, OFF(sim.gloo_staging), "true", MIN_NONE, 0, 0, NULL, NULL},
     {"channels", F_INT, OFF(sim.channels), "0", MIN_GE, 0, 64, NULL, NULL},
     {"protocol", F_ENUM, OFF(sim.protocol), "auto", MIN_NONE, 0, 0, "ll|ll128|simple|none|auto", NULL},
     {"slice", F_BYTES, OFF(sim.slice), "0", MIN_ZERO_OR, 1, 1099511627776.0, NULL, NULL},
@@ -880,6 +888,15 @@ int hs_schema_validate(hs_loader *ld) {
     rc = hs_loader_fail(ld, "sim.collectives", line,
                         "'collnet' needs a fabric that reduces: set cluster { inter = { in_network_reduction = true } } "
                         "(SHARP)");
+  /* Gloo runs its own ring over TCP on the hosts: NCCL's schedules and
+   * protocols are not Gloo's to run (algos/comm/gloo.h). */
+  if (!rc && s->sim.library == HS_LIBRARY_GLOO && s->sim.collectives != HS_COLL_AUTO &&
+      s->sim.collectives != HS_COLL_RING)
+    rc = hs_loader_fail(ld, "sim.collectives", line,
+                        "Gloo (sim.library = \"gloo\") runs its own ring: leave sim.collectives \"auto\" or \"ring\"");
+  if (!rc && s->sim.library == HS_LIBRARY_GLOO && s->sim.protocol != HS_PROTO_AUTO)
+    rc = hs_loader_fail(ld, "sim.protocol", line,
+                        "the protocols are NCCL's; Gloo (sim.library = \"gloo\") moves bytes over TCP: leave it \"auto\"");
   lua_pop(L, 1);
   if (rc) return rc;
 

@@ -169,10 +169,16 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
     j->proto = t.proto;
     algo = (hs_coll_algo)t.algo;
   }
+  hs_proto_cost planned = p->exec[kinds[j->op]].cost;
   free(p);
   j->ring_hops = algo == HS_COLL_RING && j->op <= 2;
   hs_proto_site site = hs_proto_site_of(sc, sc->cluster.nodes, sc->cluster.gpus_per_node == 1);
   j->cost = hs_proto_cost_of(j->proto, kinds[j->op] == HS_OP_P2P ? HS_PROTO_FOR_RING : hs_proto_family_of(algo), &site);
+  if (planned.host) { /* a host library's (Gloo's): its costs, its copies to the host and back with the launch */
+    j->cost = planned;
+    double whole = j->bytes, piece = shares(j->op) ? j->bytes / n : j->bytes;
+    if (kinds[j->op] != HS_OP_P2P) j->cost.launch += planned.stage * (whole + piece);
+  }
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
    * vector). */
@@ -514,8 +520,8 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   /* The slicing the lowering applies to this ring's largest chunk. */
   size_t esize = hs_dtype_size(j.dtype);
   size_t slice = (size_t)(sc->sim.slice > 0 ? sc->sim.slice : j.cost.slice);
-  hs_ring_pipeline pipe = hs_lower_ring_pipeline((j.count + n - 1) / n * esize, j.count / n, slice,
-                                                 hs_lower_ring_window(sc->sim.slices_in_flight, hs_channels_of(sc)));
+  int window = j.cost.window > 0 ? j.cost.window : hs_lower_ring_window(sc->sim.slices_in_flight, hs_channels_of(sc));
+  hs_ring_pipeline pipe = hs_lower_ring_pipeline((j.count + n - 1) / n * esize, j.count / n, slice, window);
   int units = hs_lower_ring_units(pipe), pipelined = pipe.window > 0;
   /* hop latencies include the protocol's (rank_main); its wire bytes
    * slow every hop, which moves them at most at its rate (NCCL's
@@ -544,13 +550,15 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   /* Below 1 KiB the byte count itself (hs_format_bytes keeps 3 digits). */
   if (M < 1024) snprintf(mb, sizeof mb, "%.0f B", M);
   else hs_format_bytes(M, mb, sizeof mb);
+  char proto_words[32];
+  snprintf(proto_words, sizeof proto_words, "%s protocol", hs_proto_name(j.proto));
   if (kinds[op] == HS_OP_P2P)
     printf("hearsay collective: %s of %s over %d ranks (%d x %d), point-to-point, %s fidelity\n", ops[op], mb, n,
            sc->cluster.nodes, sc->cluster.gpus_per_node, hs_sim_fidelity(sc, n));
   else
-    printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s schedule, %s protocol, %s fidelity\n", ops[op],
-           mb, n, sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j), hs_proto_name(j.proto),
-           hs_sim_fidelity(sc, n));
+    printf("hearsay collective: %s of %s over %d ranks (%d x %d), %s schedule, %s, %s fidelity\n", ops[op], mb, n,
+           sc->cluster.nodes, sc->cluster.gpus_per_node, schedule(&j),
+           j.cost.host ? "Gloo over TCP" : proto_words, hs_sim_fidelity(sc, n));
   if (M != bytes)
     printf("  timed            %.0f B, not the %.0f B asked: %s splits its vector into %d equal shares of whole "
            "bytes\n", M, bytes, ops[op], n);
@@ -574,13 +582,19 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
            "byte, %.0f B slices (NCCL 2.30.7's constants; docs/fidelity.md)\n",
            hs_proto_name(j.proto), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
            j.cost.wire, j.cost.slice);
-  if (j.cost.rate > 0 && !p2p)
+  if (j.cost.host)
+    printf("  gloo             a connection a pair of processes, %d segments of up to %.0f B in flight; a process's "
+           "thread moves at most %.4g GB/s (host.tcp_stream_bandwidth), a message costs %.3g us in a node and %.3g "
+           "us across nodes beyond the NICs' own; %.3g us of copies to the host and back (docs/fidelity.md)\n",
+           j.cost.window, j.cost.slice, j.cost.rate / 1e9, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
+           j.cost.launch * 1e6);
+  else if (j.cost.rate > 0 && !p2p)
     printf("  channels         %d; a flow moves at most %.4g GB/s on the wire (NCCL 2.30.7's maxima for %s GPUs, "
            "docs/fidelity.md)\n",
            hs_channels_of(sc), j.cost.rate / 1e9, hs_gpu_arch_name(sc->cluster.gpu_arch));
   /* The tuner's closed form for what ran (algos/comm/tuner.c). */
   double tuned = NAN;
-  for (int a = 0; a < HS_COLL_ALGOS && isnan(tuned); a++)
+  for (int a = 0; a < HS_COLL_ALGOS && isnan(tuned) && !j.cost.host; a++) /* the tuner's forms are NCCL's */
     if (j.collectives[a] || (p2p && a == HS_COLL_RING)) {
       int *members = world_members(n);
       hs_tuner_topo t;

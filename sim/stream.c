@@ -156,6 +156,7 @@ static int nccl_channels(const hs_op *op, int channels) {
  * SM is not charged). */
 static int holds_sms(const hs_comm *c, const hs_op *op) {
   if (c->self->sm_levels <= 0 || c->g.size <= 1 || op->kind == HS_OP_P2P) return 0;
+  if (c->plan && c->plan->exec[op->kind].cost.host) return 0; /* a host library's (Gloo's): on the CPUs */
   int channels = c->self->world->channels;
   return 2 * nccl_channels(op, channels) > channels;
 }

@@ -119,6 +119,11 @@ void hs_lower_use_protocol(hs_lower_group *g, const hs_proto_cost *c, double sli
   g->tree_bus = c->tree_bus;
   g->tree_shrink = c->tree_shrink && !(slice > 0); /* a slice the scenario sets is kept */
   g->slice = (size_t)(slice > 0 ? slice : c->slice);
+  g->own_flows = c->host;
+  if (c->window > 0) { /* a host library's one connection a pair, its own depth */
+    g->window = c->window;
+    g->channels = 1;
+  }
 }
 
 double hs_lower_hop(const hs_lower_group *g, int from, int to) {
@@ -1271,7 +1276,7 @@ int hs_lower_spread(const hs_lower_group *g, hs_op_kind k, hs_coll_algo algo) {
   int per_gpu = k == HS_OP_P2P || k == HS_OP_ALLTOALL || k == HS_OP_BARRIER || algo == HS_COLL_HALVING_DOUBLING ||
                 algo == HS_COLL_RECURSIVE_DOUBLING ||
                 algo == HS_COLL_NVLS_TREE; /* each GPU's own part of its node's sum, on its rail */
-  return per_gpu ? 1 : g->node_members;
+  return per_gpu || g->own_flows ? 1 : g->node_members;
 }
 
 void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {

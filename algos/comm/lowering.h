@@ -184,6 +184,7 @@ struct hs_lower_group {
                       (an allreduce tree's share of NCCL's tree maximum across nodes); 0: none */
   double tree_bus; /* what an allreduce's trees move at most all together (protocol.h); 0: no limit */
   int tree_shrink; /* the protocol's (protocol.h): an allreduce tree's slices shrink as NCCL's LL128 chunks do */
+  int own_flows;   /* a host library's (protocol.h, `host`): every flow across nodes is one process's (spread 1) */
   /* Switches that reduce for this group (inswitch.c), by their ids among
    * world ranks and switches (>= the run's ranks), and how the backend
    * runs a switch's part. run_switch NULL: none (the ids are then

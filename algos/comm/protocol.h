@@ -47,6 +47,13 @@ typedef struct {
                        NCCL's bus bandwidth counts them (its per-channel tree maxima); the lowering shares it
                        among the trees' flows (hs_lower_tree_flow_rate). 0: no limit */
   int tree_shrink;  /* a tree on LL128: NCCL halves its chunk to keep the pipeline deep (hs_lower_tree_chunk) */
+  /* A host library's (Gloo's, gloo.h; all 0 for NCCL's protocols): */
+  int host;         /* its collectives run on the CPUs: every flow is one process's own connection, and they
+                       hold none of the GPU's SMs */
+  int window;       /* > 0: the slices a connection keeps in flight, on one connection a pair of ranks, in place
+                       of the scenario's sim.slices_in_flight and channels */
+  double stage;     /* s per byte copied between a GPU and its host, each way, before and after the collective
+                       (hs_plan_exec charges it with the launch) */
 } hs_proto_cost;
 
 /* Where a collective runs, as far as its protocol's costs depend on it. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/comm/gloo.h"
 #include "algos/comm/nccl_legacy.h"
 #include "scenarios/nccl_versions.h"
 
@@ -66,6 +67,26 @@ static int span_of(const hs_cluster_spec *c, const int *members, int size, int *
     else if (count[x] && count[x] != k) *uniform = 0;
   free(count);
   return nodes > 0 ? nodes : 1;
+}
+
+/* Every operation of plan p as Gloo runs it (gloo.h): its ring, no tuner,
+ * no NCCL protocol, Gloo's costs on every family (point-to-point's too). */
+static void use_gloo(const hs_scenario *sc, hs_plan *p) {
+  hs_proto_cost g = hs_gloo_cost(sc);
+  for (int f = 0; f < HS_PROTO_FAMILIES; f++)
+    for (int x = 0; x <= HS_PROTOS; x++) p->cost[f][x] = g;
+  p->tuned = p->nccl_tuner = 0;
+  p->algos = 1u << HS_COLL_RING;
+  p->protos = 1u << HS_PROTO_NONE;
+  for (int k = 0; k < HS_OP_KINDS; k++) {
+    hs_exec *e[2] = {&p->exec[k], &p->fallback[k]};
+    for (int i = 0; i < 2; i++) {
+      e[i]->algo = HS_COLL_RING;
+      e[i]->proto = HS_PROTO_NONE;
+      e[i]->cost = g;
+      e[i]->unmodelled = HS_UNMODELLED_NONE;
+    }
+  }
 }
 
 void hs_select(const hs_select_query *q, hs_plan *p) {
@@ -161,6 +182,10 @@ void hs_select(const hs_select_query *q, hs_plan *p) {
     p->exec[k].cost = p->fallback[k].cost = p->cost[hs_plan_family(k, algo)][proto];
   }
   p->library_types = q->offer.library_types;
+  /* Gloo (sim.library): its ring at its costs for every operation of the
+   * run's communicators, whatever NCCL would pick; a framework's own
+   * controller is left as it is. */
+  if (sc->sim.library == HS_LIBRARY_GLOO && !q->host_side) use_gloo(sc, p);
 }
 
 
@@ -241,6 +266,7 @@ hs_proto_cost hs_plan_p2p_cost(const hs_plan *p, const hs_op *o, int *proto) {
   }
   *proto = hs_plan_p2p_proto(p, largest);
   hs_proto_cost c = p->cost[HS_PROTO_FOR_RING][*proto];
+  if (c.host) return c; /* a host library's connection: its thread's rate bounds a message too */
   c.rate = 0;
   c.tree_bus = 0;
   return c;

@@ -175,6 +175,9 @@ static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
     if (hs_coll_by_rounds(x.algo) && p->doubling_by_messages && x.engine == HS_ENGINE_TIMED)
       x.engine = p->fallback[o->kind].engine;
   }
+  if (x.cost.stage > 0) /* a host library's copies of the GPU's buffers to the host and back, with its launch */
+    x.cost.launch += x.cost.stage * ((double)o->send.count * (double)hs_dtype_size(o->send.dtype) +
+                                     (double)o->recv.count * (double)hs_dtype_size(o->recv.dtype));
   int data = o->send.data || o->recv.data;
   if (data && x.engine == HS_ENGINE_TIMED && !hs_op_exact_anywhere(o)) x.engine = p->fallback[o->kind].engine;
   if (data && x.engine == HS_ENGINE_LIBRARY && hs_op_reduces(o->kind) && !(p->library_types & (1u << o->send.dtype)))

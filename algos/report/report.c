@@ -171,6 +171,8 @@ static void json_config(FILE *f, const hs_scenario *sc) {
           hs_coll_algo_name(sc->sim.collectives), hs_proto_name(sc->sim.protocol),
           sc->sim.tuner == HS_TUNER_NCCL ? "nccl" : "hearsay");
   json_str(f, sc->sim.nccl_version);
+  fprintf(f, ", \"library\": \"%s\", \"gloo_staging\": %s", sc->sim.library == HS_LIBRARY_GLOO ? "gloo" : "nccl",
+          sc->sim.gloo_staging ? "true" : "false");
   fprintf(f, ", \"channels\": %d, \"slice_B\": %.9g, \"slices_in_flight\": %d, \"stack_size_B\": %.9g},\n",
           sc->sim.channels, sc->sim.slice, sc->sim.slices_in_flight, sc->sim.stack_size);
   static const char *const transports[] = {"auto", "mpi", "nccl"}, *const lowerings[] = {"auto", "hearsay", "mpi"};
@@ -410,7 +412,9 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
       fprintf(out, "  collectives");
       for (int a = 0, k = 0; a < HS_COLL_ALGOS; a++)
         if (info->collectives[a]) fprintf(out, "%s %s %ld", k++ ? "," : "", hs_coll_algo_name((hs_coll_algo)a), info->collectives[a]);
-      if (info->protocols) {
+      if (sc->sim.library == HS_LIBRARY_GLOO)
+        fprintf(out, " (Gloo over TCP)"); /* its own transport, no NCCL protocol */
+      else if (info->protocols) {
         fprintf(out, " (protocol");
         for (int p = 0, k = 0; p <= HS_PROTOS; p++)
           if (info->protocols[p]) fprintf(out, "%s %s %ld", k++ ? "," : "", hs_proto_name(p), info->protocols[p]);

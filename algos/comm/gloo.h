@@ -1,0 +1,43 @@
+/* gloo.h — collectives as Gloo runs them (sim.library = "gloo").
+ *
+ * torch.distributed's "gloo" backend runs its collectives on the hosts,
+ * not the GPUs (pytorch/gloo; PyTorch's ProcessGroupGloo):
+ *  - a GPU tensor is first copied to pinned host memory and the result
+ *    copied back afterwards (ProcessGroupGloo's CUDA work): each way, the
+ *    bytes over the GPU's PCIe link (gpu.pcie_bandwidth), before and after
+ *    the collective (sim.gloo_staging; false: tensors already on the host,
+ *    as gloo's own benchmark runs);
+ *  - every process has a TCP connection of its own to each peer, inside a
+ *    node too (loopback): one flow a process, whatever the node's GPUs
+ *    share, each moved by one host thread through the kernel's stack at
+ *    most host.tcp_stream_bandwidth, each message paying
+ *    host.tcp_message_cost (less what the NICs already charge a message
+ *    across nodes, inter.message_cost on a TCP cluster);
+ *  - allreduce is gloo's ring (gloo/allreduce.cc, the default algorithm):
+ *    reduce-scatter then allgather, each rank's chunk cut into segments of
+ *    at most 1 MiB (kMaxSegmentSize, gloo/allreduce.h), two in flight, the
+ *    reduction of one on the CPU overlapping the transfer of the next; it
+ *    is not charged beyond the transfer (a core sums faster than it moves
+ *    TCP);
+ *  - nothing is held on the GPU while it runs: no SMs beside backward.
+ * Allgather and reduce-scatter run hearsay's ring at the same costs;
+ * broadcast and reduce its chain (gloo's broadcast is a binomial tree of
+ * whole vectors: docs/fidelity.md says what that leaves out). */
+#ifndef HS_GLOO_H
+#define HS_GLOO_H
+
+#include "algos/comm/protocol.h"
+#include "scenarios/scenario.h"
+
+/* Gloo's segment, at most (gloo/allreduce.h: kMaxSegmentSize), and the
+ * segments its ring keeps in flight (gloo/allreduce.cc: "we pipeline send
+ * and receive operations (we issue send/recv operations on iterations 0
+ * and 1 and wait for them to complete on iterations 2 and 3)"). */
+#define HS_GLOO_SEGMENT 1048576.0
+#define HS_GLOO_IN_FLIGHT 2
+
+/* What every message and flow of a collective costs through Gloo on sc's
+ * cluster. */
+hs_proto_cost hs_gloo_cost(const hs_scenario *sc);
+
+#endif
