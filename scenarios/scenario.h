@@ -358,6 +358,7 @@ typedef enum { HS_TUNER_NCCL, HS_TUNER_HEARSAY } hs_tuner_kind;
 /* The collective library a run's process group uses (torch.distributed's
  * backend): NCCL on the GPUs, or Gloo on the hosts over TCP (gloo.h). */
 typedef enum { HS_LIBRARY_NCCL, HS_LIBRARY_GLOO } hs_library;
+
 /* auto: step up to this many ranks, fast above (a 100 MiB ring allreduce
  * costs about 0.1 s of wall time in step at 128 ranks, and step grows as n²). */
 #define HS_FIDELITY_AUTO_STEP_MAX 128
