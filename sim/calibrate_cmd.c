@@ -314,6 +314,13 @@ int hs_cmd_calibrate(int argc, char **argv) {
   if (!rc) {
     rc = hs_scenario_load(o.scenario, o.sets, o.n_sets, &base);
     have_base = rc == 0;
+    /* nccl-tests measures NCCL: a fit through Gloo's costs would hold
+     * nothing of the cluster */
+    if (!rc && base.sim.library == HS_LIBRARY_GLOO) {
+      fprintf(stderr, "hearsay calibrate: %s: sim.library: the scenario runs Gloo, and nccl-tests measures NCCL: "
+                      "calibrate with sim.library = \"nccl\" (--set sim.library=nccl)\n", o.scenario);
+      rc = 2;
+    }
   }
   for (; !rc && n_plain < n; n_plain++)
     if ((rc = load_case(&o, &runs[n_plain], NULL, &plain[n_plain]))) break;

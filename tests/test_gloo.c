@@ -21,11 +21,13 @@
  * Gloo runs on the CPUs, so a training run's backward keeps every SM
  * (NCCL's channels take some beside it: its compute is longer), and on
  * ResNet-50 over 2 DGX-1s NCCL's iteration is the faster. NCCL's
- * schedules and protocols are refused under Gloo (FILE:LINE: key). */
+ * schedules and protocols are refused under Gloo (FILE:LINE: key), and
+ * `hearsay calibrate` refuses a Gloo scenario (nccl-tests measures NCCL). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/harness.h"
 #include "tests/tap.h"
@@ -147,11 +149,46 @@ static void refused(void) {
   }
 }
 
+/* nccl-tests measures NCCL: `hearsay calibrate` on a Gloo scenario would
+ * fit the cluster through Gloo's costs, and refuses it. */
+static void calibrate_refused(void) {
+  char table[700], path[700], cmd[2048], err[2048];
+  snprintf(table, sizeof table, "%s/all_reduce_perf.txt", dir);
+  snprintf(path, sizeof path, "%s/cal.lua", dir);
+  FILE *t = fopen(table, "w"), *f = fopen(path, "w");
+  if (!t || !f) {
+    if (t) fclose(t);
+    if (f) fclose(f);
+    tap_ok(0, "files written");
+    return;
+  }
+  fputs("# Collective test starting: all_reduce_perf\n"
+        "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+        "validation: 1\n"
+        "#  Rank  0 Group  0 Pid 1 on a device  0 [0x01] GPU\n"
+        "#  Rank  1 Group  0 Pid 2 on b device  0 [0x01] GPU\n"
+        "        1024  256  float  sum  -1  50.0  0.02  0.02  0  50.0  0.02  0.02  0\n",
+        t);
+  fclose(t);
+  fprintf(f,
+          "%s\nworkload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
+          "sim { library = 'gloo' }\n",
+          four_nodes);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "%s calibrate %s --scenario %s --out %s/never.lua", HEARSAY_BIN, table, path, dir);
+  int rc = hs_test_command(cmd, err, sizeof err);
+  tap_ok(rc == 2 && strstr(err, "sim.library") && strstr(err, "nccl-tests measures NCCL"),
+         "hearsay calibrate on a Gloo scenario: refused, exit 2 (%d: %s)", rc, err);
+  snprintf(cmd, sizeof cmd, "%s/never.lua", dir);
+  tap_ok(access(cmd, F_OK) != 0, "and no system file written");
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "%s", hs_test_tmpdir());
   ring();
   one_node();
   training();
   refused();
+  calibrate_refused();
   return tap_done(0);
 }
