@@ -14,7 +14,8 @@
  *   T = 2(n-1)(G a + M/(n r)),  G = 3,
  * with the GPU's buffers already on the host (sim.gloo_staging = false).
  * With staging, each way over the GPU's PCIe link (gpu.pcie_bandwidth P):
- *   T + 2M/P.
+ *   T + 2M/P,
+ * and as much for a send and a receive of M (point-to-point).
  * Halving r adds exactly 2(n-1) M/(n r). On one node of 8 GPUs an 8 B
  * allreduce is 2(n-1) messages through the kernel's stack, host.tcp_
  * message_cost h = 34 us each: 2(n-1) h (NCCL's is under 20 us).
@@ -81,6 +82,12 @@ static void ring(void) {
            "%s: the copies to the host and back add 2M/P = %.6g s over a 12 GB/s PCIe link, got %.6g",
            fast ? "fast" : "step", 2 * M / 12e9, staged - t);
   }
+  /* a send and a receive of M each (every rank to the next): the send's
+   * buffer to the host, the receive's back, 2M/P again */
+  const char *p2p = "--op sendrecv --bytes 20000000";
+  double plain = gloo_time(four_nodes, "--set sim.gloo_staging=false", p2p), staged = gloo_time(four_nodes, "", p2p);
+  tap_ok(near(staged - plain, 2 * M / 12e9, 1e-6),
+         "point-to-point: a send's and a receive's copies add 2M/P = %.6g s, got %.6g", 2 * M / 12e9, staged - plain);
 }
 
 static void one_node(void) {

@@ -6,7 +6,8 @@
  *    copied back afterwards (ProcessGroupGloo's CUDA work): each way, the
  *    bytes over the GPU's PCIe link (gpu.pcie_bandwidth), before and after
  *    the collective (sim.gloo_staging; false: tensors already on the host,
- *    as gloo's own benchmark runs);
+ *    as gloo's own benchmark runs); a send or a receive too (Gloo's send
+ *    hands TCP the tensor's pointer: a GPU tensor goes to the host first);
  *  - every process has a TCP connection of its own to each peer, inside a
  *    node too (loopback): one flow a process, whatever the node's GPUs
  *    share, each moved by one host thread through the kernel's stack at

@@ -163,6 +163,11 @@ static inline hs_exec hs_plan_exec(hs_plan *p, const hs_op *o) {
   hs_exec x = p->exec[o->kind];
   if (o->kind == HS_OP_P2P) {
     x.cost = hs_plan_p2p_cost(p, o, &x.proto);
+    /* a host library's sends and receives take host buffers (Gloo's
+     * send of a GPU tensor's pointer would hand TCP device memory): the
+     * copies there and back, paid with the group's launch */
+    for (int i = 0; x.cost.stage > 0 && i < o->n_p2p; i++)
+      x.cost.launch += x.cost.stage * (double)hs_buf_bytes(o->p2p[i].buf);
     return x;
   }
   if (p->tuned && o->kind != HS_OP_P2P && x.engine != HS_ENGINE_LIBRARY) {
