@@ -177,7 +177,7 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   if (planned.host) { /* a host library's (Gloo's): its costs, its copies to the host and back with the launch */
     j->cost = planned;
     double whole = j->bytes, piece = shares(j->op) ? j->bytes / n : j->bytes;
-    if (kinds[j->op] != HS_OP_P2P) j->cost.launch += planned.stage * (whole + piece);
+    j->cost.launch += planned.stage * (whole + piece); /* a sendrecv: its send's and its receive's */
   }
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
@@ -573,7 +573,10 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
     printf("  ring closed form %s  (lock-step; slowest hop: %.3g us, %.4g GB/s; simulated/closed form = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
   int p2p = kinds[op] == HS_OP_P2P;
-  if (p2p)
+  if (p2p && j.cost.host)
+    printf("  point-to-point   each rank sends the size to the next and receives as much from the previous, one "
+           "flow each, in one group over Gloo's TCP connections\n");
+  else if (p2p)
     printf("  point-to-point   each rank sends the size to the next and receives as much from the previous, one "
            "flow each, in one group on %s (NCCL's: LL up to %d B, then Simple; docs/fidelity.md)\n",
            hs_proto_name(j.proto), HS_P2P_LL_THRESHOLD);
