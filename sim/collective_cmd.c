@@ -176,8 +176,10 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   j->cost = hs_proto_cost_of(j->proto, kinds[j->op] == HS_OP_P2P ? HS_PROTO_FOR_RING : hs_proto_family_of(algo), &site);
   if (planned.host) { /* a host library's (Gloo's): its costs, its copies to the host and back with the launch */
     j->cost = planned;
-    double whole = j->bytes, piece = shares(j->op) ? j->bytes / n : j->bytes;
-    j->cost.launch += planned.stage * (whole + piece); /* a sendrecv: its send's and its receive's */
+    /* a reduce-scatter's or an allgather's one side is a rank's share;
+     * an alltoall's and a sendrecv's are whole both ways */
+    double whole = j->bytes, piece = j->op == 1 || j->op == 2 ? j->bytes / n : j->bytes;
+    j->cost.launch += planned.stage * (whole + piece);
   }
   /* Float32 elements when they fit exactly, as the algorithms send; bytes
    * otherwise (the same traffic: nothing is computed on a timing-only
@@ -585,13 +587,14 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
            "byte, %.0f B slices (NCCL 2.30.7's constants; docs/fidelity.md)\n",
            hs_proto_name(j.proto), j.cost.launch * 1e6, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
            j.cost.wire, j.cost.slice);
-  if (j.cost.host)
+  if (j.cost.host) {
+    char tc[32];
+    hs_format_time(j.cost.launch, tc, sizeof tc);
     printf("  gloo             a connection a pair of processes, %d segments of up to %.0f B in flight; a process's "
            "thread moves at most %.4g GB/s (host.tcp_stream_bandwidth), a message costs %.3g us in a node and %.3g "
-           "us across nodes beyond the NICs' own; %.3g us of copies to the host and back (docs/fidelity.md)\n",
-           j.cost.window, j.cost.slice, j.cost.rate / 1e9, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6,
-           j.cost.launch * 1e6);
-  else if (j.cost.rate > 0 && !p2p)
+           "us across nodes beyond the NICs' own; %s of copies to the host and back (docs/fidelity.md)\n",
+           j.cost.window, j.cost.slice, j.cost.rate / 1e9, j.cost.hop_intra * 1e6, j.cost.hop_net * 1e6, tc);
+  } else if (j.cost.rate > 0 && !p2p)
     printf("  channels         %d; a flow moves at most %.4g GB/s on the wire (NCCL 2.30.7's maxima for %s GPUs, "
            "docs/fidelity.md)\n",
            hs_channels_of(sc), j.cost.rate / 1e9, hs_gpu_arch_name(sc->cluster.gpu_arch));
