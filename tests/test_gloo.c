@@ -44,16 +44,21 @@ static const char *const four_nodes =
     "  inter = { bandwidth = '40Gbps', transport = 'tcp', efficiency = 1 } }\n";
 
 /* `hearsay collective` on cluster with Gloo: the simulated time, NAN on failure. */
-static double gloo_time(const char *cluster, const char *sets, const char *what) {
-  char path[700], args[512], result[2048];
-  snprintf(path, sizeof path, "%s/c.lua", dir);
+/* Writes a one-iteration scenario on cluster under Gloo to path: 0 on success. */
+static int write_gloo(const char *path, const char *cluster) {
   FILE *f = fopen(path, "w");
-  if (!f) return NAN;
+  if (!f) return -1;
   fprintf(f,
           "%s\nworkload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
           "sim { library = 'gloo' }\n",
           cluster);
-  fclose(f);
+  return fclose(f);
+}
+
+static double gloo_time(const char *cluster, const char *sets, const char *what) {
+  char path[700], args[512], result[2048];
+  snprintf(path, sizeof path, "%s/c.lua", dir);
+  if (write_gloo(path, cluster)) return NAN;
   snprintf(args, sizeof args, "%s %s", what, sets);
   if (hs_test_collective(path, args, result, sizeof result, NULL)) return NAN;
   return hs_test_result_value(result, "sim_s");
@@ -142,13 +147,7 @@ static void refused(void) {
   const char *sets[] = {"sim.collectives=tree", "sim.protocol=ll"};
   const char *keys[] = {"sim.collectives", "sim.protocol"};
   for (int i = 0; i < 2; i++) {
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fprintf(f,
-            "%s\nworkload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
-            "sim { library = 'gloo' }\n",
-            four_nodes);
-    fclose(f);
+    if (!tap_ok(write_gloo(path, four_nodes) == 0, "scenario written")) return;
     snprintf(cmd, sizeof cmd, "%s run %s --set %s --out %s/never", HEARSAY_BIN, path, sets[i], dir);
     int rc = hs_test_command(cmd, err, sizeof err);
     tap_ok(rc == 2 && strstr(err, keys[i]) && strstr(err, "Gloo"), "Gloo with %s: refused, exit 2 naming %s (%d: %s)",
@@ -162,11 +161,9 @@ static void calibrate_refused(void) {
   char table[700], path[700], cmd[2048], err[2048];
   snprintf(table, sizeof table, "%s/all_reduce_perf.txt", dir);
   snprintf(path, sizeof path, "%s/cal.lua", dir);
-  FILE *t = fopen(table, "w"), *f = fopen(path, "w");
-  if (!t || !f) {
+  FILE *t = fopen(table, "w");
+  if (!tap_ok(t && write_gloo(path, four_nodes) == 0, "files written")) {
     if (t) fclose(t);
-    if (f) fclose(f);
-    tap_ok(0, "files written");
     return;
   }
   fputs("# Collective test starting: all_reduce_perf\n"
@@ -177,11 +174,6 @@ static void calibrate_refused(void) {
         "        1024  256  float  sum  -1  50.0  0.02  0.02  0  50.0  0.02  0.02  0\n",
         t);
   fclose(t);
-  fprintf(f,
-          "%s\nworkload { model = 'resnet50' }\nalgorithm { name = 'gradient_allreduce' }\nrun { iterations = 1 }\n"
-          "sim { library = 'gloo' }\n",
-          four_nodes);
-  fclose(f);
   snprintf(cmd, sizeof cmd, "%s calibrate %s --scenario %s --out %s/never.lua", HEARSAY_BIN, table, path, dir);
   int rc = hs_test_command(cmd, err, sizeof err);
   tap_ok(rc == 2 && strstr(err, "sim.library") && strstr(err, "nccl-tests measures NCCL"),
