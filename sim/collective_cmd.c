@@ -73,6 +73,8 @@ typedef struct {
   const hs_cluster_spec *cluster; /* for the transport's bound on a hop across nodes */
   int channels;
   int ring_hops; /* the schedule is the ring: its hops are measured for its bound */
+  int tree_rounds;     /* the schedule is a binomial tree: its rounds are timed for its closed form */
+  double tree_closed;  /* that closed form (rank_main) */
   long collectives[HS_COLL_ALGOS];
   double wall, rss_mib;
   long messages, actors;
@@ -110,6 +112,29 @@ static void rank_main(hs_worker *w, void *arg) {
       }
       if (bw < j->hop_bandwidth) j->hop_bandwidth = bw;
     }
+  }
+  if (w->rank == 0 && j->tree_rounds) {
+    /* A binomial tree from rank 0: in the round of distance d, every rank
+     * v < d that has a peer v + d sends it the whole vector, one GPU's
+     * flow (lowering.c, tree_broadcast; a reduce the same edges the
+     * other way). Each rank's rounds follow one another, so the tree
+     * ends by the sum over rounds of each round's slowest edge: exact
+     * where a round's edges are alike. */
+    double bytes = (double)c * (double)hs_dtype_size(j->dtype) * j->cost.wire, total = 0;
+    for (int d = 1; d < w->size; d *= 2) {
+      double slowest = 0;
+      for (int v = 0; v < d && v + d < w->size; v++) {
+        double lat, bw;
+        hs_sim_route(w, v, v + d, &lat, &bw);
+        int same_node = v / j->gpus_per_node == (v + d) / j->gpus_per_node;
+        if (!same_node) bw = fmin(bw, hs_net_flow_cap(j->cluster, v / j->gpus_per_node, (v + d) / j->gpus_per_node,
+                                                      j->channels, 1));
+        if (j->cost.rate > 0) bw = fmin(bw, j->cost.rate);
+        slowest = fmax(slowest, lat + (same_node ? j->cost.hop_intra : j->cost.hop_net) + bytes / bw);
+      }
+      total += slowest;
+    }
+    j->tree_closed = total + j->cost.launch;
   }
   hs_request *q = NULL;
   hs_buf full = hs_buf_virtual(c, j->dtype), part = hs_buf_virtual(c / n, j->dtype);
@@ -172,6 +197,7 @@ static void shape(const hs_scenario *sc, coll_job *j, int n) {
   hs_proto_cost planned = p->exec[kinds[j->op]].cost;
   free(p);
   j->ring_hops = algo == HS_COLL_RING && j->op <= 2;
+  j->tree_rounds = algo == HS_COLL_RECURSIVE_DOUBLING && (j->op == 3 || j->op == 4);
   hs_proto_site site = hs_proto_site_of(sc, sc->cluster.nodes, sc->cluster.gpus_per_node == 1);
   j->cost = hs_proto_cost_of(j->proto, kinds[j->op] == HS_OP_P2P ? HS_PROTO_FOR_RING : hs_proto_family_of(algo), &site);
   if (planned.host) { /* a host library's (Gloo's): its costs, its copies to the host and back with the launch */
@@ -574,6 +600,15 @@ static int report_one(const hs_scenario *sc, const hs_collective_options *o, int
   else if (ring)
     printf("  ring closed form %s  (lock-step; slowest hop: %.3g us, %.4g GB/s; simulated/closed form = %.6f)\n", tp,
            j.hop_latency * 1e6, j.hop_bandwidth / 1e9, j.finish / bound);
+  if (j.tree_rounds && n > 1) {
+    int rounds = 0;
+    for (int d = 1; d < n; d *= 2) rounds++;
+    char tt[32];
+    hs_format_time(j.tree_closed, tt, sizeof tt);
+    printf("  binomial tree    %s  (%d rounds of the whole vector, each at its slowest hop: exact where a round's "
+           "hops are alike, else a bound; simulated/closed form = %.6f)\n",
+           tt, rounds, j.finish / j.tree_closed);
+  }
   int p2p = kinds[op] == HS_OP_P2P;
   if (p2p && j.cost.host)
     printf("  point-to-point   each rank sends the size to the next and receives as much from the previous, one "

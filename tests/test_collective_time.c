@@ -16,6 +16,8 @@
  *   recursive doubling    log2(n) (a + M/B)
  * and for n = 12, which folds 4 ranks into 8 and back (two whole-vector
  * exchanges around the 8-rank core): 2(a + M/B) + the core's form for 8.
+ * Under recursive_doubling, broadcast and reduce are binomial trees:
+ *   binomial broadcast, reduce   ceil(log2 n)(a + M/B).
  * Their halves for reduce-scatter (recursive halving) and allgather
  * (recursive doubling):   log2(n) a + (n-1)/n M/B   (n a power of two).
  * The in-switch allreduce (sim.collectives = "nvls", one node of 8 whose
@@ -227,6 +229,24 @@ int main(void) {
           snprintf(set, sizeof set, "sim.collectives=%s", algo);
           snprintf(label, sizeof label, "%s allreduce n=%d M=%s", algo, n, j ? "100MiB" : "1MiB");
           timed_case tc = {lua, set, {ALLREDUCE, Ms[j], 0}, want, label, 0};
+          hs_test_in_child(label, child, &tc, 120);
+        }
+  }
+  /* Broadcast and reduce under recursive_doubling: binomial trees of the
+   * whole vector (MPICH's and gloo's broadcast), one round a power of
+   * two, a rank's sends one after the other: ceil(log2 n)(a + M/B), for
+   * n = 8, 12 (4 rounds, the last one half full) and 64. */
+  {
+    const int dn[] = {8, 12, 64};
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 2; j++)
+        for (int k = BROADCAST; k <= REDUCE; k++) {
+          int n = dn[i];
+          double M = (double)Ms[j], want = ceil(log2(n)) * (a + M / B);
+          char lua[1024], label[128];
+          one_gpu_nodes(lua, sizeof lua, n, "none");
+          snprintf(label, sizeof label, "binomial %s n=%d M=%s", kind_name[k], n, j ? "100MiB" : "1MiB");
+          timed_case tc = {lua, "sim.collectives=recursive_doubling", {(kind)k, Ms[j], 0}, want, label, 0};
           hs_test_in_child(label, child, &tc, 120);
         }
   }

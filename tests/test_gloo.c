@@ -16,7 +16,8 @@
  * With staging, each way over the GPU's PCIe link (gpu.pcie_bandwidth P):
  *   T + 2M/P,
  * and as much for a send and a receive of M (point-to-point).
- * Halving r adds exactly 2(n-1) M/(n r). On one node of 8 GPUs an 8 B
+ * Halving r adds exactly 2(n-1) M/(n r). A broadcast is gloo's binomial
+ * tree of the whole vector: ceil(log2 n)(a + M/r). On one node of 8 GPUs an 8 B
  * allreduce is 2(n-1) messages through the kernel's stack, host.tcp_
  * message_cost h = 34 us each: 2(n-1) h (NCCL's is under 20 us).
  * Gloo runs on the CPUs, so a training run's backward keeps every SM
@@ -93,6 +94,26 @@ static void ring(void) {
   double plain = gloo_time(four_nodes, "--set sim.gloo_staging=false", p2p), staged = gloo_time(four_nodes, "", p2p);
   tap_ok(near(staged - plain, 2 * M / 12e9, 1e-6),
          "point-to-point: a send's and a receive's copies add 2M/P = %.6g s, got %.6g", 2 * M / 12e9, staged - plain);
+}
+
+/* gloo/broadcast.cc: a binomial tree of the whole vector, the root
+ * sending to its children one after the other, ceil(log2 n) rounds of
+ * one message each, a + M/r, on 4 nodes (2 rounds) and 5 (3 rounds). */
+static void broadcast(void) {
+  const char *five_nodes =
+      "cluster { nodes = 5, gpus_per_node = 1, gpu = { flops = '10TF', pcie_bandwidth = '12GBps' },\n"
+      "  inter = { bandwidth = '40Gbps', transport = 'tcp', efficiency = 1 } }\n";
+  const char *clusters[] = {four_nodes, five_nodes};
+  for (int c = 0; c < 2; c++)
+    for (int fast = 0; fast <= 1; fast++) {
+      char sets[128];
+      snprintf(sets, sizeof sets, "--set sim.fidelity=%s --set sim.gloo_staging=false", fast ? "fast" : "step");
+      double t = gloo_time(clusters[c], sets, "--op broadcast --bytes 20000000"), rounds = c ? 3 : 2;
+      double want = rounds * (A + M / R);
+      /* 1e-6: the simulator's clock against the form's arithmetic */
+      tap_ok(near(t, want, 1e-6), "%s: broadcast of 20 MB over %d nodes, a binomial tree, %g (a + M/r) = %.6g s, got %.6g",
+             fast ? "fast" : "step", c ? 5 : 4, rounds, want, t);
+    }
 }
 
 static void one_node(void) {
@@ -185,6 +206,7 @@ static void calibrate_refused(void) {
 int main(void) {
   snprintf(dir, sizeof dir, "%s", hs_test_tmpdir());
   ring();
+  broadcast();
   one_node();
   training();
   refused();

@@ -21,9 +21,12 @@
  *    is not charged beyond the transfer (a core sums faster than it moves
  *    TCP);
  *  - nothing is held on the GPU while it runs: no SMs beside backward.
- * Allgather and reduce-scatter run hearsay's ring at the same costs;
- * broadcast and reduce its chain (gloo's broadcast is a binomial tree of
- * whole vectors: docs/fidelity.md says what that leaves out). */
+ *  - broadcast is gloo's binomial tree of whole vectors
+ *    (gloo/broadcast.cc): hearsay's recursive_doubling broadcast.
+ * Allgather and reduce-scatter run hearsay's ring at the same costs,
+ * reduce its chain (gloo's reduce, a ring reduce-scatter whose chunks
+ * then go to the root, moves the vector once over each link, as the
+ * chain does). */
 #ifndef HS_GLOO_H
 #define HS_GLOO_H
 

@@ -13,7 +13,9 @@
  *   allgather           = n-1 ring steps
  *   broadcast, reduce   = NCCL's pipelined chain from the root, n - 1 hops
  *                         and the vector once over every link (binomial
- *                         trees, ceil(log2 n) rounds, in the hierarchical form)
+ *                         trees, ceil(log2 n) rounds, in the hierarchical form
+ *                         and under recursive_doubling: whole vectors, as
+ *                         MPICH's and gloo's broadcast)
  *   alltoall            = one round of n-1 sends and receives (NCCL's grouped form)
  *   barrier             = dissemination, ceil(log2 n) rounds of empty messages
  *   hierarchical        = node reduce-scatter, allreduce across nodes on one
@@ -1169,6 +1171,10 @@ void hs_lower_broadcast(hs_lower_group *g, hs_buf s, hs_buf r, int root, hs_coll
     tree_run(g, r, HS_SUM, 0, HS_TREE_DOWN, root);
     return;
   }
+  if (algo == HS_COLL_RECURSIVE_DOUBLING) { /* the whole vector, ceil(log2 n) rounds (gloo/broadcast.cc) */
+    tree_broadcast(g, r, root);
+    return;
+  }
   if (algo != HS_COLL_HIERARCHICAL) {
     if (g->size > 1) chain_run(g, r, HS_SUM, HS_TREE_DOWN, root);
     return;
@@ -1197,6 +1203,8 @@ void hs_lower_reduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, int roo
   if (algo == HS_COLL_HIERARCHICAL) hierarchy_build(&h, g, root);
   if (algo == HS_COLL_TREE && g->size > 1) {
     tree_run(g, acc, red, 0, HS_TREE_UP, root);
+  } else if (algo == HS_COLL_RECURSIVE_DOUBLING) {
+    tree_reduce(g, acc, red, root);
   } else if (algo != HS_COLL_HIERARCHICAL) {
     if (g->size > 1) chain_run(g, acc, red, HS_TREE_UP, root);
   } else if (!worth_hierarchy(&h, g->size)) {
@@ -1309,7 +1317,8 @@ const char *hs_lower_schedule_name(hs_op_kind k, hs_coll_algo algo) {
     return algo == HS_COLL_HALVING_DOUBLING ? "recursive_doubling" : algo == HS_COLL_NVLS ? "in_switch" : "ring";
   case HS_OP_BROADCAST:
   case HS_OP_REDUCE:
-    return hier ? "hierarchical_tree" : algo == HS_COLL_TREE ? "pipelined_tree" : "pipelined_chain";
+    return hier ? "hierarchical_tree" : algo == HS_COLL_TREE ? "pipelined_tree"
+                                       : algo == HS_COLL_RECURSIVE_DOUBLING ? "binomial_tree" : "pipelined_chain";
   case HS_OP_ALLTOALL: return "pairwise";
   case HS_OP_BARRIER: return "dissemination";
   default: return "direct";

@@ -69,8 +69,9 @@ static int span_of(const hs_cluster_spec *c, const int *members, int size, int *
   return nodes > 0 ? nodes : 1;
 }
 
-/* Every operation of plan p as Gloo runs it (gloo.h): its ring, no tuner,
- * no NCCL protocol, Gloo's costs on every family (point-to-point's too). */
+/* Every operation of plan p as Gloo runs it (gloo.h): its ring, its
+ * binomial broadcast, no tuner, no NCCL protocol, Gloo's costs on every
+ * family (point-to-point's too). */
 static void use_gloo(const hs_scenario *sc, hs_plan *p) {
   hs_proto_cost g = hs_gloo_cost(sc);
   for (int f = 0; f < HS_PROTO_FAMILIES; f++)
@@ -78,15 +79,22 @@ static void use_gloo(const hs_scenario *sc, hs_plan *p) {
   p->tuned = p->nccl_tuner = 0;
   p->algos = 1u << HS_COLL_RING;
   p->protos = 1u << HS_PROTO_NONE;
+  /* gloo/broadcast.cc: a binomial tree of whole vectors, the root
+   * sending to its ceil(log2 n) children one after the other */
+  p->algos |= 1u << HS_COLL_RECURSIVE_DOUBLING;
   for (int k = 0; k < HS_OP_KINDS; k++) {
     hs_exec *e[2] = {&p->exec[k], &p->fallback[k]};
     for (int i = 0; i < 2; i++) {
-      e[i]->algo = HS_COLL_RING;
+      e[i]->algo = k == HS_OP_BROADCAST ? HS_COLL_RECURSIVE_DOUBLING : HS_COLL_RING;
       e[i]->proto = HS_PROTO_NONE;
       e[i]->cost = g;
       e[i]->unmodelled = HS_UNMODELLED_NONE;
     }
   }
+  /* the fast engine's rounds of a tree run together only when the ranks
+   * arrive together (stragglers_free, above): else message by message */
+  if (p->doubling_by_messages && p->exec[HS_OP_BROADCAST].engine == HS_ENGINE_TIMED)
+    p->exec[HS_OP_BROADCAST].engine = p->fallback[HS_OP_BROADCAST].engine;
 }
 
 void hs_select(const hs_select_query *q, hs_plan *p) {

@@ -510,7 +510,7 @@ static double nvls_tree(const hs_tuner_topo *t, const hs_proto_cost *pc, int p, 
 static double binomial(const hs_tuner_topo *t, const hs_proto_cost *pc, double M) {
   double s = 0;
   for (int d = 1; d < t->n; d *= 2)
-    s += hop(t, pc, crosses(t, d)) + move(pc, M, crosses(t, d) ? t->bw_inter : t->bw_intra);
+    s += hop(t, pc, crosses(t, d)) + move(pc, M, crosses(t, d) ? t->gpu_inter : t->bw_intra); /* one GPU's flow */
   return s;
 }
 
@@ -575,6 +575,8 @@ double hs_tuner_predict(const hs_tuner_topo *t, hs_op_kind k, hs_coll_algo a, in
   case HS_OP_REDUCE:
     if (a == HS_COLL_TREE) {
       s = tree_ticks(t, &pc, M, 1, k == HS_OP_BROADCAST ? HS_TREE_DOWN : HS_TREE_UP);
+    } else if (a == HS_COLL_RECURSIVE_DOUBLING) {
+      s = binomial(t, &pc, M); /* the whole vector a round, ceil(log2 n) rounds */
     } else if (a == HS_COLL_HIERARCHICAL) {
       hs_tuner_topo across = *t, inside = *t;
       across.n = t->nodes, across.regular = 0;  /* leaders: one per node, every hop across */
@@ -602,7 +604,7 @@ unsigned hs_tuner_algos_for(hs_op_kind k) {
   if (k == HS_OP_ALLREDUCE)
     return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE |
            1u << HS_COLL_NVLS | 1u << HS_COLL_COLLNET | 1u << HS_COLL_NVLS_TREE;
-  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE;
+  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE | 1u << HS_COLL_RECURSIVE_DOUBLING;
   if (k == HS_OP_REDUCE_SCATTER || k == HS_OP_ALLGATHER) return ring | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_NVLS;
   return ring;
 }
