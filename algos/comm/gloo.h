@@ -11,7 +11,8 @@
  *  - every process has a TCP connection of its own to each peer, inside a
  *    node too (loopback): one flow a process, whatever the node's GPUs
  *    share, each moved by one host thread through the kernel's stack at
- *    most host.tcp_stream_bandwidth, each message paying
+ *    most host.tcp_stream_bandwidth (a process's concurrent flows
+ *    sharing its thread: lowering.c, share_host_thread), each message paying
  *    host.tcp_message_cost (less what the NICs already charge a message
  *    across nodes, inter.message_cost on a TCP cluster);
  *  - allreduce is gloo's ring (gloo/allreduce.cc, the default algorithm):

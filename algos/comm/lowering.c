@@ -1224,6 +1224,21 @@ void hs_lower_reduce(hs_lower_group *g, hs_buf s, hs_buf r, hs_redop op, int roo
 /* One round in which every rank sends its n-1 blocks at once, as NCCL's
  * alltoall (one group of sends and receives) does: the latency is paid
  * once, and the blocks share the links. */
+/* A host library's flows (own_flows: Gloo's) are a process's, moved
+ * through one thread each way: gloo's device loop reads every incoming
+ * connection of the process (gloo/transport/tcp/loop.cc), and the caller
+ * writes every send. An exchange's concurrent flows share that thread's
+ * rate, as the busier direction of this rank counts them (its sends or
+ * its receives). The bound is set where a flow is posted, at its sender:
+ * a receiver of more flows than its senders send (a server's incast) is
+ * not held to it. Returns the rate to put back after the exchange. */
+static double share_host_thread(hs_lower_group *g, int ns, int nr) {
+  double rate = g->rate;
+  int k = ns > nr ? ns : nr;
+  if (g->own_flows && rate > 0 && k > 1) g->rate = rate / k;
+  return rate;
+}
+
 void hs_lower_alltoall(hs_lower_group *g, hs_buf s, hs_buf r) {
   int n = g->size, me = g->me;
   size_t block = s.count / n;
@@ -1236,7 +1251,9 @@ void hs_lower_alltoall(hs_lower_group *g, hs_buf s, hs_buf r) {
     snd[k - 1] = (hs_lower_send){to, at(s, to * block), block * esz(s)};
     rcv[k - 1] = (hs_lower_recv){from, at(r, from * block), block * esz(r), 0, r.dtype, HS_SUM};
   }
+  double rate = share_host_thread(g, n - 1, n - 1);
   g->exchange(g, snd, n - 1, rcv, n - 1);
+  g->rate = rate;
   free(snd);
   free(rcv);
 }
@@ -1260,7 +1277,9 @@ void hs_lower_group_p2p(hs_lower_group *g, const hs_p2p *ops, int n) {
     else
       r[nr++] = (hs_lower_recv){ops[i].peer, ops[i].buf.data, hs_buf_bytes(ops[i].buf), 0, ops[i].buf.dtype, HS_SUM};
   }
+  double rate = share_host_thread(g, ns, nr);
   g->exchange(g, s, ns, r, nr);
+  g->rate = rate;
   free(s);
   free(r);
 }

@@ -604,7 +604,8 @@ unsigned hs_tuner_algos_for(hs_op_kind k) {
   if (k == HS_OP_ALLREDUCE)
     return ring | hier | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_RECURSIVE_DOUBLING | 1u << HS_COLL_TREE |
            1u << HS_COLL_NVLS | 1u << HS_COLL_COLLNET | 1u << HS_COLL_NVLS_TREE;
-  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE) return ring | hier | 1u << HS_COLL_TREE | 1u << HS_COLL_RECURSIVE_DOUBLING;
+  if (k == HS_OP_BROADCAST || k == HS_OP_REDUCE)
+    return ring | hier | 1u << HS_COLL_TREE | 1u << HS_COLL_RECURSIVE_DOUBLING;
   if (k == HS_OP_REDUCE_SCATTER || k == HS_OP_ALLGATHER) return ring | 1u << HS_COLL_HALVING_DOUBLING | 1u << HS_COLL_NVLS;
   return ring;
 }
