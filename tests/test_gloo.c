@@ -18,9 +18,10 @@
  * and as much for a send and a receive of M (point-to-point).
  * Halving r adds exactly 2(n-1) M/(n r). A broadcast is gloo's binomial
  * tree of the whole vector: ceil(log2 n)(a + M/r). An alltoall's n - 1
- * flows share the process's one thread: a + (n-1)(M/n)/r. On one node of 8 GPUs an 8 B
- * allreduce is 2(n-1) messages through the kernel's stack, host.tcp_
- * message_cost h = 34 us each: 2(n-1) h (NCCL's is under 20 us).
+ * flows share the process's one thread: a + (n-1)(M/n)/r. On one node
+ * of 8 GPUs an 8 B allreduce is 2(n-1) messages through the kernel's
+ * stack, host.tcp_message_cost h = 34 us each: 2(n-1) h (NCCL's is
+ * under 20 us).
  * Gloo runs on the CPUs, so a training run's backward keeps every SM
  * (NCCL's channels take some beside it: its compute is longer), and on
  * ResNet-50 over 2 DGX-1s NCCL's iteration is the faster. NCCL's
