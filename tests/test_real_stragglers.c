@@ -76,6 +76,21 @@ static void fixed(void) {
          "iteration on average (>= 15 ms)", 1e3 * wait);
 }
 
+/* Row i looks like the injected 3x slowdown of rank 2: rank 2 the
+ * slowest, at 60 ms or more. Wall-clock compute on a shared machine has
+ * spikes of its own (seen: one iteration in 25 past 40 ms with two other
+ * builds running, and under a heavy suite run most iterations of a rank
+ * past 40 ms), but they fall on any of the four ranks, where an injected
+ * slowdown puts rank 2 past 60 ms and last in every iteration. So the
+ * checks ask which rank is slow, not only how slow, and let up to half
+ * the rows look injected: on a machine so loaded that every iteration
+ * passes 60 ms, rank 2 is last in a quarter of them by chance (more than
+ * half in 10 rows: 2%), and an injection that should not be there flags
+ * all of them. */
+static int injected(const hs_csv_run *r, int i) {
+  return hs_csv(r, i, "slowest_rank") == 2 && hs_csv(r, i, "slowest_compute_s") >= 3 * COMPUTE * (1 - 1e-9);
+}
+
 /* A time window on the real clock: only iterations starting well inside
  * [0.3 s, 0.6 s) are slowed; margins of 5 ms absorb the processes' start
  * skew and late wake-ups. */
@@ -91,17 +106,14 @@ static void window(void) {
       inside_ok += hs_csv(&r, i, "slowest_rank") == 2 && c >= 3 * COMPUTE * (1 - 1e-9);
     } else if (start < 0.295 || start > 0.605) {
       outside++;
-      outside_ok += c < 2 * COMPUTE;
+      outside_ok += !injected(&r, i);
     }
   }
   tap_ok(inside > 0 && inside_ok == inside, "window: %d of the %d iterations inside it have rank 2 at >= 60 ms",
          inside_ok, inside);
-  /* Wall-clock compute on a shared machine has spikes of its own (seen:
-   * one iteration in 25 past 40 ms with two other builds running); an
-   * injected 3x slowdown would put every one of them past 60 ms. */
-  tap_ok(outside > 0 && outside_ok >= outside * 4 / 5,
-         "window: %d of the %d iterations outside it have nobody past 40 ms (at least 4 in 5)",
-         outside_ok, outside);
+  tap_ok(outside > 0 && 2 * outside_ok >= outside,
+         "window: %d of the %d iterations outside it show no injected slowdown (at least half)", outside_ok,
+         outside);
 }
 
 /* Without emulation the straggler is not injected: hearsay-real then
@@ -109,12 +121,10 @@ static void window(void) {
 static void not_emulated(void) {
   static hs_csv_run r;
   run_real("plain", "emulate = false", 10, "false", "{ gpu = 2, slowdown = 3 }", &r);
-  int quick = 0;
-  for (int i = 0; i < r.rows; i++) quick += hs_csv(&r, i, "slowest_compute_s") < 2 * COMPUTE;
-  /* At least 4 in 5, for the machine's own spikes (see above). */
-  tap_ok(r.rows > 0 && quick >= r.rows * 4 / 5,
-         "emulate = false: no straggler injected (%d of %d iterations under 40 ms, at least 4 in 5)",
-         quick, r.rows);
+  int clean = 0;
+  for (int i = 0; i < r.rows; i++) clean += !injected(&r, i);
+  tap_ok(r.rows > 0 && 2 * clean >= r.rows,
+         "emulate = false: no straggler injected (%d of %d iterations, at least half)", clean, r.rows);
 }
 
 int main(void) {
