@@ -362,6 +362,11 @@ typedef enum { HS_LIBRARY_NCCL, HS_LIBRARY_GLOO } hs_library;
 /* auto: step up to this many ranks, fast above (a 100 MiB ring allreduce
  * costs about 0.1 s of wall time in step at 128 ranks, and step grows as n²). */
 #define HS_FIDELITY_AUTO_STEP_MAX 128
+/* ... and up to about this many messages a run (sim/fidelity_auto.h): a
+ * million take step some 25 to 55 s of wall time on a laptop core (1.65
+ * and 10.8 million took 43 and 592 s on 64 GPUs, BERT-Large's ring and
+ * tree allreduces, where fast took 3 and 10 s and came within 0.3%). */
+#define HS_FIDELITY_AUTO_STEP_MESSAGES 1e6
 
 typedef struct {
   char network_model[HS_NAME_MAX]; /* SimGrid's network/model */
@@ -380,6 +385,11 @@ typedef struct {
   int slices_in_flight; /* per connection (NCCL_STEPS); 0: lock-step ring steps, as MPI's Sendrecv ring */
   int switch_slices;    /* slices an in-switch schedule moves per lock-step tick (nvls, collnet) */
   hs_fidelity fidelity;
+  /* Not a scenario key: set by `hearsay run` under fidelity "auto" where
+   * step would simulate more messages than HS_FIDELITY_AUTO_STEP_MESSAGES
+   * (sim/fidelity_auto.h); auto then times the collectives as fast does,
+   * at any number of ranks. */
+  bool auto_fast;
   double stack_size; /* bytes per actor stack */
 } hs_sim_spec;
 

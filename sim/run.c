@@ -16,6 +16,7 @@
 #include "algos/train/train.h"
 #include "scenarios/loader.h"
 #include "scenarios/units.h"
+#include "sim/fidelity_auto.h"
 #include "sim/guard.h"
 #include "sim/platform.h"
 #include "sim/progress.h"
@@ -88,6 +89,9 @@ static int run_staged(void *arg, const char *stage, const char *target) {
     fidelity = stats.by_messages == ran ? "step" : "fast+step";
   hs_run_info info = {.mode = "simulated", .backend = "simgrid", .fidelity = fidelity, .ranks = n,
                       .wall_time = stats.wall_time, .messages = stats.messages,
+                      .auto_fast = sc->sim.auto_fast && n <= HS_FIDELITY_AUTO_STEP_MAX && strcmp(fidelity, "step")
+                                       ? hs_fidelity_step_messages(sc)
+                                       : 0,
                       .actors = stats.actors, .collectives = stats.collectives, .protocols = stats.protocols,
                       .nccl_unmodelled = stats.unmodelled,
                       .n_failures = stats.n_failures,
@@ -156,6 +160,11 @@ int hs_cmd_run(const hs_scenario *sc, const hs_run_options *opt) {
     fprintf(stderr, "hearsay: setting up %d simulated GPUs (%d nodes x %d), up to %s of memory; large clusters take "
             "a while to build\n", n, sc->cluster.nodes, sc->cluster.gpus_per_node, mem);
   }
-  run_ctx ctx = {.sc = sc, .opt = opt};
+  /* What auto runs at is settled here, for the whole run, before
+   * anything is simulated: the scenario as the run sees it is a copy (its
+   * arrays and Lua state shared, not duplicated). */
+  hs_scenario resolved = *sc;
+  resolved.sim.auto_fast = hs_fidelity_auto_fast(sc);
+  run_ctx ctx = {.sc = &resolved, .opt = opt};
   return hs_guard_run_staged(target, run_staged, &ctx, "hearsay run", HS_RUN_ABORTED);
 }

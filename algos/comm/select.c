@@ -44,7 +44,7 @@ int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines) {
   if (!(engines & bit(HS_ENGINE_TIMED))) return 0;
   if (!rounds_stay_together(sc)) return 0;
   return sc->sim.fidelity == HS_FIDELITY_FAST ||
-         (sc->sim.fidelity == HS_FIDELITY_AUTO && ranks > HS_FIDELITY_AUTO_STEP_MAX);
+         (sc->sim.fidelity == HS_FIDELITY_AUTO && (ranks > HS_FIDELITY_AUTO_STEP_MAX || sc->sim.auto_fast));
 }
 
 /* The nodes members[0, size) span, and whether they are GPUs only, as

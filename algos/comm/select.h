@@ -107,7 +107,8 @@ void hs_select(const hs_select_query *q, hs_plan *plan);
 
 /* Whether collectives of a run of `ranks` ranks are timed without messages
  * when the backend offers it: sim.fidelity "fast", or "auto" above
- * HS_FIDELITY_AUTO_STEP_MAX ranks; never for the doubling schedules when
+ * HS_FIDELITY_AUTO_STEP_MAX ranks or where `hearsay run` found step too
+ * costly for the run (sim.auto_fast); never for the doubling schedules when
  * ranks do not arrive together (select.c says why). */
 int hs_select_timed(const hs_scenario *sc, int ranks, unsigned engines);
 

@@ -20,6 +20,8 @@ typedef struct {
   double wall_time;     /* seconds the run took on this machine */
   long messages;        /* simulated point-to-point messages, 0 if n/a */
   long actors;          /* simulated: SimGrid actors started (0 if n/a) */
+  double auto_fast;     /* > 0: sim.fidelity "auto" ran fast though the ranks are few, as step would have
+                           simulated about this many messages (sim/fidelity_auto.h) */
   const long *collectives; /* collectives run per schedule (hs_coll_algo), or NULL if not counted */
   const long *protocols;   /* and per protocol (hs_proto, HS_PROTO_NONE last), or NULL */
   const long *nccl_unmodelled; /* of them, where NCCL's model picks an algorithm hearsay does not run: [1] NVLS tree,
