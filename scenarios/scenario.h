@@ -365,7 +365,7 @@ typedef enum { HS_LIBRARY_NCCL, HS_LIBRARY_GLOO } hs_library;
 /* ... and up to about this many messages a run (sim/fidelity_auto.h): a
  * million take step some 25 to 55 s of wall time on a laptop core (1.65
  * and 10.8 million took 43 and 592 s on 64 GPUs, BERT-Large's ring and
- * tree allreduces, where fast took 3 and 10 s and came within 0.3%). */
+ * tree allreduces, where fast took 0.4 and 10 s and came within 0.4%). */
 #define HS_FIDELITY_AUTO_STEP_MESSAGES 1e6
 
 typedef struct {

@@ -3,7 +3,7 @@
  * Step simulates every message, and its wall time follows their number:
  * tens of microseconds each. Up to HS_FIDELITY_AUTO_STEP_MAX ranks auto
  * ran step whatever the model, so 64 GPUs of BERT-Large took ten minutes
- * for five iterations where fast took ten seconds, within 0.3%. Auto now
+ * for five iterations where fast took ten seconds, within 0.4%. Auto now
  * also asks how many messages the run would cost step, from the model's
  * gradient and the iterations, before anything runs. */
 #ifndef HS_FIDELITY_AUTO_H

@@ -88,8 +88,13 @@ static void run(const char *what, int iterations, const char *fidelity, const ch
   char field[64];
   snprintf(field, sizeof field, "\"fidelity\": \"%s\"", want);
   int said = hs_test_count(text, "fidelity    fast: step would have simulated") > 0;
-  tap_ok(rc == 0 && strstr(json, field) && said == says_why, "%s: exit %d, summary.json's fidelity %s%s, %s", what,
-         rc, want, strstr(json, field) ? "" : " (not so)", said ? "the summary says why" : "no word of the budget");
+  /* a simulated run's summary has its "simulation" line, never a real
+   * run's "run N processes" */
+  int lines = hs_test_count(text, "\n  simulation  ") == 1 && hs_test_count(text, "\n  run  ") == 0;
+  tap_ok(rc == 0 && strstr(json, field) && said == says_why && lines,
+         "%s: exit %d, summary.json's fidelity %s%s, %s, %s", what, rc, want, strstr(json, field) ? "" : " (not so)",
+         said ? "the summary says why" : "no word of the budget",
+         lines ? "one simulation line" : "not one simulation line and no run line");
 }
 
 int main(void) {

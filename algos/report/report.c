@@ -437,11 +437,11 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   }
   if (simulated)
     fprintf(out, "  simulation  %ld messages, %ld actors, %.2f s wall\n", info->messages, info->actors, info->wall_time);
+  else fprintf(out, "  run         %d processes, %.2f s wall in all\n", info->ranks, info->wall_time);
   if (simulated && info->auto_fast > 0)
     fprintf(out, "  fidelity    fast: step would have simulated some %.2g million messages (auto runs step up to "
                  "%.2g million); --set sim.fidelity=step runs them\n",
             info->auto_fast / 1e6, HS_FIDELITY_AUTO_STEP_MESSAGES / 1e6);
-  else fprintf(out, "  run         %d processes, %.2f s wall in all\n", info->ranks, info->wall_time);
   const hs_peer_scheme *ps = sc->algorithm.peers;
   if (ps && ps->select_calls)
     fprintf(out, "  peers       %s: %ld calls, %.3f s (%.1f%% of the wall time)\n", ps->name, ps->select_calls,
