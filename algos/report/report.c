@@ -369,6 +369,20 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
           sc->workload.numeric ? "numeric" : "timing-only", options, sc->workload.batch, accum, sc->algorithm.name);
   int simulated = strcmp(info->mode, "simulated") == 0;
   fprintf(out, "  iterations  %d in %s %s time\n", hs_metrics_rows(m), t3, simulated ? "simulated" : "wall-clock");
+  /* An algorithm's warm-up (its warmup_steps: plain allreduce, or
+   * synchronous steps, before its own phase) is in what the figures below
+   * average, and a run no longer than it never times the algorithm itself:
+   * qadam's and onebit_adam's 100 by default, where a study runs a few. */
+  const hs_option_value *warmup = hs_opt_find(&sc->algorithm.options, "warmup_steps");
+  int rows = hs_metrics_rows(m);
+  if (warmup && warmup->num >= 1 && rows > 0) {
+    if (warmup->num >= rows)
+      fprintf(out, "  warm-up     all %d iterations are %s's warm-up (warmup_steps = %.0f), none its own phase: "
+                   "--set algorithm.warmup_steps=0 times that\n", rows, sc->algorithm.name, warmup->num);
+    else
+      fprintf(out, "  warm-up     the first %.0f of the %d iterations are %s's warm-up (warmup_steps), and the "
+                   "figures below include them\n", warmup->num, rows, sc->algorithm.name);
+  }
   fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%)\n", t1, t2, 100 * s.comm_share);
   double tput = isnan(s.samples_per_s) ? 0 : s.samples_per_s;
   fprintf(out, "  throughput  %.4g %ssamples/s\n", tput >= 1e6 ? tput / 1e6 : tput >= 1e3 ? tput / 1e3 : tput,
