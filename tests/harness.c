@@ -265,6 +265,16 @@ int hs_test_output(const char *cmd, char *out, size_t len) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int hs_test_run_text(const char *name, const char *lua, char *out_dir, size_t dir_len, char *text, size_t len) {
+  char path[1024], cmd[3000];
+  snprintf(path, sizeof path, "%s/%s.lua", hs_test_tmpdir(), name);
+  snprintf(out_dir, dir_len, "%s/%s.out", hs_test_tmpdir(), name);
+  FILE *f = fopen(path, "w");
+  if (!f || fputs(lua, f) < 0 || fclose(f)) return -1;
+  snprintf(cmd, sizeof cmd, "%s run %s --out %s 2>&1", HEARSAY_BIN, path, out_dir);
+  return hs_test_output(cmd, text, len);
+}
+
 double hs_test_output_value(const char *out, const char *key) {
   const char *line = strncmp(out, "result ", 7) == 0 ? out : strstr(out, "\nresult ");
   if (!line) return NAN;

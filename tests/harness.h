@@ -50,6 +50,12 @@ double hs_test_result_value(const char *result, const char *key);
  * if it could not run. Flushes stdout first, so TAP lines keep order. */
 int hs_test_output(const char *cmd, char *out, size_t len);
 
+/* Writes lua as NAME.lua in this program's temporary folder and runs
+ * `hearsay run` on it into NAME.out there (its path in out_dir), capturing
+ * what it prints, stdout and stderr, into text; returns the exit status
+ * (-1: it could not run). */
+int hs_test_run_text(const char *name, const char *lua, char *out_dir, size_t dir_len, char *text, size_t len);
+
 /* The number after " key=" on the "result ..." line of a command's
  * output (hs_test_output); NAN when there is none. */
 double hs_test_output_value(const char *out, const char *key);

@@ -74,15 +74,9 @@ static void budget(void) {
 /* `hearsay run`: what ran (summary.json's fidelity and messages) and what
  * the summary says. */
 static void run(const char *what, int iterations, const char *fidelity, const char *want, int says_why) {
-  char lua[1024], path[800], out[700], cmd[2400], text[8192], json[16384];
+  char lua[1024], path[1000], out[800], text[8192], json[16384];
   snprintf(lua, sizeof lua, lua_fmt, profile, "fp32", iterations, fidelity);
-  snprintf(path, sizeof path, "%s/%s.lua", hs_test_tmpdir(), what);
-  snprintf(out, sizeof out, "%s/%s.out", hs_test_tmpdir(), what);
-  FILE *f = fopen(path, "w");
-  fputs(lua, f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, "%s run %s --out %s 2>&1", HEARSAY_BIN, path, out);
-  int rc = hs_test_output(cmd, text, sizeof text);
+  int rc = hs_test_run_text(what, lua, out, sizeof out, text, sizeof text);
   snprintf(path, sizeof path, "%s/summary.json", out);
   hs_test_slurp(path, json, sizeof json);
   char field[64];

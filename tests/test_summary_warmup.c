@@ -15,15 +15,9 @@ static const char *lua_fmt = "cluster { nodes = 2, gpus_per_node = 2, gpu = { fl
                              "run { iterations = 3 }\n";
 
 static void summary(const char *what, const char *algorithm, const char *options, const char *want) {
-  char lua[1024], path[700], out[700], cmd[2400], text[8192];
+  char lua[1024], out[800], text[8192];
   snprintf(lua, sizeof lua, lua_fmt, algorithm, options);
-  snprintf(path, sizeof path, "%s/%s.lua", hs_test_tmpdir(), what);
-  snprintf(out, sizeof out, "%s/%s.out", hs_test_tmpdir(), what);
-  FILE *f = fopen(path, "w");
-  fputs(lua, f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, "%s run %s --out %s 2>&1", HEARSAY_BIN, path, out);
-  int rc = hs_test_output(cmd, text, sizeof text);
+  int rc = hs_test_run_text(what, lua, out, sizeof out, text, sizeof text);
   int lines = hs_test_count(text, "\n  warm-up     ");
   int ok = rc == 0 && (want ? lines == 1 && strstr(text, want) : lines == 0);
   tap_ok(ok, "%s: exit %d, %s", what, rc, want ? want : "no warm-up line");
