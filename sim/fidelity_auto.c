@@ -10,10 +10,9 @@
 
 double hs_fidelity_step_messages(const hs_scenario *sc) {
   const hs_workload_spec *wl = &sc->workload;
-  double params = 0;
-  if (wl->numeric) params = ((double)wl->features + 1) * wl->classes;
-  for (int l = 0; !wl->numeric && l < wl->n_layers; l++) params += wl->layers[l].params;
-  double bytes = params * (wl->numeric ? 4 : wl->dtype_bytes);
+  double params = 0; /* the numeric model's layers hold its weights too */
+  for (int l = 0; l < wl->n_layers; l++) params += wl->layers[l].params;
+  double bytes = params * wl->dtype_bytes;
   double n = hs_scenario_ranks(sc);
   double per_rank = 2 * bytes / HS_FIDELITY_AUTO_SLICE, ring = 2 * (n - 1);
   return (double)sc->run.iterations * n * (per_rank > ring ? per_rank : ring);
