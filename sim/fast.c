@@ -43,6 +43,7 @@
 #include "scenarios/links.h"
 #include "scenarios/net_transport.h"
 #include "sim/fast_chain.h"
+#include "sim/fast_ring.h"
 #include "sim/fast_tree.h"
 #include "sim/sim_internal.h"
 
@@ -71,19 +72,7 @@ typedef struct {
   fast_flow *flows; /* sends, then receives */
 } fast_rec;
 
-typedef struct {
-  char tag[48];
-  int seq;      /* k-th ring phase its members ran: tells apart the phases of one group */
-  int first, steps; /* global steps of the ring (lowering.h) */
-  hs_ring_pipeline pipe;
-  int n;
-  int *members; /* communicator indices, in ring order */
-  int *rec;     /* per ring position: the index of this phase among that member's records */
-  size_t *bytes;
-  double total; /* of bytes */
-  double *lat, *rate, *hop; /* of the flow from position j to j+1 (hop: as fast_flow's) */
-  int spread;   /* the recording group's (lowering.h) */
-} fast_ring;
+typedef hs_fast_ring fast_ring; /* fast_ring.h */
 
 typedef struct fast_sched {
   /* key */
@@ -116,6 +105,17 @@ typedef struct fast_sched {
   /* The last evaluation, relative to its earliest arrival (timed()); never
    * freed, as the schedule itself. */
   double *memo_arrival, *memo_finish;
+  /* Pipelined rings beside each other through links they share, timed
+   * together (fast_ring.h): the capacity of each pool (a link that bounded
+   * some of them), and the groups, by the record they are at; alike: the
+   * group's rings have the same shape and costs, position by position, and
+   * each pool serves one position, so rings that start alike move in step
+   * and the fixed shares are exact. */
+  double *pool_cap;
+  int n_pools;
+  int n_groups;
+  int **group_ring, *group_n;
+  char *group_alike;
   int chain;      /* a chain its calls release member by member (fast_chain.h): -1 not known yet, 0, 1 */
   int *chain_pos; /* then: participant -> its position in the chain's tree run */
   struct fast_sched *next;
@@ -283,6 +283,7 @@ static void record_ring(const hs_lower_group *g, int first, int steps, const siz
     ring->rate = calloc((size_t)g->size, sizeof(double));
     ring->hop = calloc((size_t)g->size, sizeof(double));
     ring->spread = g->spread;
+    ring->group = -1;
     for (int j = 0; j < g->size; j++) ring->members[j] = s->index_of[g->members[j]];
     memcpy(ring->bytes, bytes, (size_t)g->size * sizeof(size_t));
     for (int j = 0; j < g->size; j++) ring->total += (double)bytes[j];
@@ -397,6 +398,8 @@ typedef struct {
   double cap;     /* its own bound beside the schedule's, bytes on the wire a second; 0: none */
   const route_entry *route; /* its route if the caller kept it (a copy: the table moves as it grows);
                              * NULL: looked up */
+  int *bottleneck; /* where to store the link (global id) whose share fixed its rate, -1: its own cap; or NULL */
+  double *solo;    /* where to store its rate alone on its route (NULL: not wanted) */
 } flow_ref;
 
 static int link_slot(const link_table *m, const void *link) {
@@ -620,9 +623,16 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
     if (fl[i].src < w->n && fl[i].dst < w->n)
       cap_flow[i] = dmin(cap_flow[i], hs_net_flow_cap(&w->sc->cluster, hs_sim_node_of(w, fl[i].src),
                                                       hs_sim_node_of(w, fl[i].dst), w->channels, fl[i].gpus));
+    if (fl[i].solo) {
+      double alone = cap_flow[i];
+      for (int j = 0; j < re->n_links; j++) alone = dmin(alone, lt->bw[re->links[j]]);
+      *fl[i].solo = alone;
+    }
+    if (fl[i].bottleneck) *fl[i].bottleneck = -1;
   }
   /* local ids, by first sight; each flow's list rewritten into them */
   int *local_links = malloc((size_t)n_refs * sizeof(int) + 1), nl = 0;
+  int *global = malloc((size_t)n_refs * sizeof(int) + 1); /* local id -> the table's */
   double *cap = malloc((size_t)n_refs * sizeof(double) + 1);
   for (int i = 0, at = 0; i < nf; i++) {
     for (int j = 0; j < n_links[i]; j++) {
@@ -630,6 +640,7 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
       if (lt->stamp[g] != lt->gen) {
         lt->stamp[g] = lt->gen;
         lt->local[g] = nl;
+        global[nl] = g;
         cap[nl++] = lt->bw[g];
       }
       local_links[at + j] = lt->local[g];
@@ -686,11 +697,12 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
     for (int t = 0; t < n_tight; t++)
       for (int q = first[tight[t]]; q < first[tight[t] + 1]; q++)
         if (!fixed[through[q]]) {
+          if (fl[through[q]].bottleneck) *fl[through[q]].bottleneck = global[tight[t]];
           fix_flow(fl, through[q], best, fixed, links, n_links, cap, count);
           left--;
         }
   }
-  free(links), free(n_links), free(cap), free(cap_flow), free(local_links);
+  free(links), free(n_links), free(cap), free(cap_flow), free(local_links), free(global);
   free(count), free(first), free(fill), free(through), free(fixed), free(tight);
 }
 
@@ -707,7 +719,8 @@ typedef struct {
   int nf;
   uint64_t hash;
   int *pairs; /* src, dst, gpus per flow */
-  double *lat, *rate;
+  double *lat, *rate, *solo;
+  int *bottleneck;
 } share_entry;
 typedef struct {
   share_entry e[SHARE_MEMO];
@@ -732,28 +745,39 @@ static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m
     if (!e->pairs || e->nf != nf || e->hash != h) continue;
     int same = 1;
     for (int i = 0; i < nf && same; i++)
-      same = e->pairs[3 * i] == fl[i].src && e->pairs[3 * i + 1] == fl[i].dst && e->pairs[3 * i + 2] == fl[i].gpus;
+      same = e->pairs[3 * i] == fl[i].src && e->pairs[3 * i + 1] == fl[i].dst && e->pairs[3 * i + 2] == fl[i].gpus &&
+             (!fl[i].bottleneck || e->bottleneck[i] != -2);
     if (!same) continue;
-    for (int i = 0; i < nf; i++) *fl[i].lat = e->lat[i], *fl[i].rate = e->rate[i];
+    for (int i = 0; i < nf; i++) {
+      *fl[i].lat = e->lat[i], *fl[i].rate = e->rate[i];
+      if (fl[i].solo) *fl[i].solo = e->solo[i];
+      if (fl[i].bottleneck) *fl[i].bottleneck = e->bottleneck[i];
+    }
     return;
   }
   share(w, f, fl, nf, bound);
   share_entry *e = &m->e[m->next];
   m->next = (m->next + 1) % SHARE_MEMO;
-  free(e->pairs), free(e->lat), free(e->rate);
+  free(e->pairs), free(e->lat), free(e->rate), free(e->solo), free(e->bottleneck);
   e->nf = nf;
   e->hash = h;
   e->pairs = malloc(3 * (size_t)nf * sizeof(int) + 1);
   e->lat = malloc((size_t)nf * sizeof(double) + 1);
   e->rate = malloc((size_t)nf * sizeof(double) + 1);
+  e->solo = malloc((size_t)nf * sizeof(double) + 1);
+  e->bottleneck = malloc((size_t)nf * sizeof(int) + 1);
   for (int i = 0; i < nf; i++) {
     e->pairs[3 * i] = fl[i].src, e->pairs[3 * i + 1] = fl[i].dst, e->pairs[3 * i + 2] = fl[i].gpus;
     e->lat[i] = *fl[i].lat, e->rate[i] = *fl[i].rate;
+    /* what a flow that asked for them got (a later set of the same flows may ask where this one did not) */
+    e->solo[i] = fl[i].solo ? *fl[i].solo : NAN;
+    e->bottleneck[i] = fl[i].bottleneck ? *fl[i].bottleneck : -2;
   }
 }
 
 static void share_memo_free(share_memo *m) {
-  for (int j = 0; j < SHARE_MEMO; j++) free(m->e[j].pairs), free(m->e[j].lat), free(m->e[j].rate);
+  for (int j = 0; j < SHARE_MEMO; j++)
+    free(m->e[j].pairs), free(m->e[j].lat), free(m->e[j].rate), free(m->e[j].solo), free(m->e[j].bottleneck);
 }
 
 /* The protocol's latency on the hop between two world ids (protocol.h). */
@@ -785,7 +809,7 @@ static void tree_share(void *ctx, int lo, int hi, double *lat, double *rate) {
     int src = e->s->world_of[e->t->member[ed->src]], dst = e->s->world_of[e->t->member[ed->dst]];
     route_entry *re = &e->routes[lo + i];
     if (!re->key) *re = *route_of(e->w, e->f, src, dst);
-    fl[i] = (flow_ref){src, dst, &lat[i], &rate[i], e->spread, 0, re};
+    fl[i] = (flow_ref){src, dst, &lat[i], &rate[i], e->spread, 0, re, NULL, NULL};
   }
   share(e->w, e->f, fl, nf, e->s->how.cost.rate);
   free(fl);
@@ -813,6 +837,82 @@ static int tree_links(void *ctx, int src, int dst, int *ids, double *bw, int max
  * same time (the lowerings are lock-step): they share bandwidth. A
  * protocol adds its hop latency to each flow's and moves `wire` bytes per
  * payload byte (protocol.h), as the step fidelity's messages do. */
+/* The pipelined rings of one record (here[]), after the sharing found
+ * their rates and the link that bounded each flow: the links two or more
+ * of their flows cross become the schedule's pools (their capacity, what
+ * those flows took there together), and the rings that cross a pool with
+ * another flow become a group, timed together (fast_ring.h). A flow alone
+ * on its bounding link, or bound by its own cap, keeps its rate (pool -1). */
+static void group_rings(struct sim_fast *f, fast_sched *s, const int *here, int n_here) {
+  if (n_here == 0) return;
+  link_table *lt = &f->links;
+  int *flows_at = calloc((size_t)lt->cap_ids + 1, sizeof *flows_at), *pool_at = malloc((size_t)lt->cap_ids * sizeof *pool_at + 1);
+  for (int h = 0; h < n_here; h++) {
+    const fast_ring *ring = s->rings[here[h]];
+    for (int j = 0; j < ring->n; j++)
+      if (ring->pool[j] >= 0) flows_at[ring->pool[j]]++, pool_at[ring->pool[j]] = -1;
+  }
+  int grouped = 0;
+  for (int h = 0; h < n_here; h++) {
+    fast_ring *ring = s->rings[here[h]];
+    int shares = 0;
+    for (int j = 0; j < ring->n; j++) {
+      int link = ring->pool[j];
+      if (link < 0 || flows_at[link] < 2) {
+        ring->pool[j] = -1;
+        continue;
+      }
+      if (pool_at[link] < 0) {
+        pool_at[link] = s->n_pools++;
+        s->pool_cap = realloc(s->pool_cap, (size_t)s->n_pools * sizeof *s->pool_cap);
+        s->pool_cap[pool_at[link]] = 0;
+      }
+      ring->pool[j] = pool_at[link];
+      s->pool_cap[ring->pool[j]] += ring->rate[j];
+      shares = 1;
+    }
+    if (!shares) continue;
+    if (!grouped) {
+      s->group_ring = realloc(s->group_ring, (size_t)(s->n_groups + 1) * sizeof *s->group_ring);
+      s->group_n = realloc(s->group_n, (size_t)(s->n_groups + 1) * sizeof *s->group_n);
+      s->group_ring[s->n_groups] = malloc((size_t)n_here * sizeof **s->group_ring);
+      s->group_n[s->n_groups++] = 0;
+      grouped = 1;
+    }
+    ring->group = s->n_groups - 1;
+    s->group_ring[ring->group][s->group_n[ring->group]++] = here[h];
+  }
+  free(flows_at);
+  free(pool_at);
+}
+
+/* A group whose rings have the same shape and costs, position by
+ * position, and whose every pool serves one position: rings that start
+ * alike then move in step, every pool's flows on the wire together, so
+ * the fixed shares are exact (and the shortcuts of ring_pipelined apply). */
+static int group_alike(const fast_sched *s, int g) {
+  const fast_ring *a = s->rings[s->group_ring[g][0]];
+  int n = a->n, alike = 1;
+  int *position = malloc((size_t)s->n_pools * sizeof *position + 1);
+  for (int q = 0; q < s->n_pools; q++) position[q] = -1;
+  for (int i = 0; i < s->group_n[g] && alike; i++) {
+    const fast_ring *b = s->rings[s->group_ring[g][i]];
+    alike = b->n == n && b->first == a->first && b->steps == a->steps && b->pipe.slices == a->pipe.slices &&
+            b->pipe.window == a->pipe.window && hs_fast_ring_equal_chunks(b) &&
+            fabs(b->total - a->total) <= 1e-3 * (a->total / n);
+    for (int j = 0; j < n && alike; j++) {
+      alike = b->lat[j] == a->lat[j] && b->hop[j] == a->hop[j] && b->rate[j] == a->rate[j] &&
+              b->solo[j] == a->solo[j] && (b->pool[j] < 0) == (a->pool[j] < 0);
+      if (alike && b->pool[j] >= 0) {
+        alike = position[b->pool[j]] < 0 || position[b->pool[j]] == j;
+        position[b->pool[j]] = j;
+      }
+    }
+  }
+  free(position);
+  return alike;
+}
+
 static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
   const int *world_of = s->world_of;
   match_ends(s);
@@ -829,6 +929,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         total += r->ring >= 0 ? s->rings[r->ring]->n : r->n_send;
       }
     flow_ref *fl = malloc((size_t)total * sizeof *fl + 1);
+    int *here = malloc((size_t)s->n_rings * sizeof *here + 1), n_here = 0; /* pipelined rings at this record */
     double *scratch_lat, *scratch_rate;
     for (int i = 0; i < s->n; i++) {
       if (k >= s->n_recs[i]) continue;
@@ -837,9 +938,16 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         if (ring_done[r->ring]) continue;
         ring_done[r->ring] = 1;
         fast_ring *ring = s->rings[r->ring];
+        int shares_links = ring->pipe.window > 0 && ring->n > 1; /* may share with rings beside it (fast_ring.h) */
+        if (shares_links) {
+          ring->pool = malloc((size_t)ring->n * sizeof *ring->pool);
+          ring->solo = malloc((size_t)ring->n * sizeof *ring->solo);
+          here[n_here++] = r->ring;
+        }
         for (int j = 0; j < ring->n && ring->n > 1; j++)
           fl[nf++] = (flow_ref){world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]],
-                                &ring->lat[j], &ring->rate[j], ring->spread, 0, NULL};
+                                &ring->lat[j], &ring->rate[j], ring->spread, 0, NULL,
+                                shares_links ? &ring->pool[j] : NULL, shares_links ? &ring->solo[j] : NULL};
       } else {
         n_scratch += r->n_send;
       }
@@ -856,7 +964,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         double cap = r->rate > 0 && (s->how.cost.rate <= 0 || r->rate < s->how.cost.rate) ? r->rate : 0;
         if (r->net_rate > 0 && node_of_id(w, src) != node_of_id(w, dst) && (cap <= 0 || r->net_rate < cap))
           cap = r->net_rate;
-        fl[nf++] = (flow_ref){src, dst, &scratch_lat[q], &scratch_rate[q], r->spread, cap, NULL};
+        fl[nf++] = (flow_ref){src, dst, &scratch_lat[q], &scratch_rate[q], r->spread, cap, NULL, NULL, NULL};
       }
     }
     /* Exchanges whose group bounds its flows more tightly than the
@@ -882,6 +990,8 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         other->flows[other->n_send + fw->slot].hop = fw->hop;
       }
     }
+    group_rings(f, s, here, n_here);
+    free(here);
     free(fl);
     free(scratch_lat);
     free(scratch_rate);
@@ -893,8 +1003,12 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
     for (int j = 0; j < ring->n && ring->n > 1; j++) {
       ring->hop[j] = hop_cost(w, s, world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]]);
       ring->rate[j] /= wire;
+      if (ring->solo) ring->solo[j] /= wire;
     }
   }
+  for (int q = 0; q < s->n_pools; q++) s->pool_cap[q] /= wire;
+  s->group_alike = malloc((size_t)s->n_groups + 1);
+  for (int g = 0; g < s->n_groups; g++) s->group_alike[g] = group_alike(s, g);
   for (int t = 0; t < s->n_trees; t++) {
     tree_env e = {w, f, s, s->trees[t], s->tree_spread[t], NULL};
     hs_fast_tree_compile(s->trees[t], &(hs_fast_tree_env){tree_share, tree_hop, tree_across, tree_links, &e});
@@ -908,38 +1022,18 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
 
 /* ---- timing one call ------------------------------------------------------------ */
 
-/* Bytes position j sends at a step of the ring: its chunk then. */
-static double step_bytes(const fast_ring *ring, int j, int step) {
-  int n = ring->n;
-  return (double)ring->bytes[((j - 1 - ring->first - step) % n + n) % n];
-}
-
-/* Equal chunks: a position's cost is the same at every step. Chunks of a
- * vector that does not divide evenly differ by one element; below a 1e-3
- * spread they are timed as their mean (an error of that order at most,
- * far inside fast's 2% promise) so the shortcuts below apply. */
-static int equal_chunks(const fast_ring *ring) {
-  double lo = (double)ring->bytes[0], hi = lo;
-  for (int j = 0; j < ring->n; j++) {
-    double b = (double)ring->bytes[j];
-    lo = b < lo ? b : lo;
-    hi = b > hi ? b : hi;
-  }
-  return hi - lo <= 1e-3 * (ring->total / ring->n);
-}
-
 /* Lock-step (window 0): a step ends for a position when both its send and
  * its receive have; the recurrence
  *   t'[j] = max(max(t[j-1], t[j]) + c[j-1], max(t[j], t[j+1]) + c[j]). */
 static void ring_lock_step(const fast_ring *ring, double *t) {
   int n = ring->n;
   double *next = malloc((size_t)n * sizeof *next), *cost = malloc((size_t)n * sizeof *cost);
-  int equal = equal_chunks(ring);
+  int equal = hs_fast_ring_equal_chunks(ring);
   if (equal)
     for (int j = 0; j < n; j++) cost[j] = ring->lat[j] + ring->total / n / ring->rate[j];
   for (int step = 0; step < ring->steps; step++) {
     if (!equal)
-      for (int j = 0; j < n; j++) cost[j] = ring->lat[j] + step_bytes(ring, j, step) / ring->rate[j];
+      for (int j = 0; j < n; j++) cost[j] = ring->lat[j] + hs_fast_ring_step_bytes(ring, j, step) / ring->rate[j];
     for (int j = 0; j < n; j++) {
       int prev = j ? j - 1 : n - 1, succ = j + 1 < n ? j + 1 : 0;
       double got = dmax(t[prev] + ring->hop[prev], t[j]) + cost[prev];
@@ -1014,7 +1108,7 @@ static void ring_pipelined(const fast_ring *ring, double *t) {
    * it, which differs position by position for all 2(n - 1) steps
    * (bench-scale's 100 MiB at 16 384 GPUs on the fat tree: 5.2 s of
    * simulation, 0.76 s with the period). */
-  int equal = equal_chunks(ring);
+  int equal = hs_fast_ring_equal_chunks(ring);
   int n = equal ? ring_period(ring, t) : ring->n, S = ring->pipe.slices, W = ring->pipe.window;
   int G = hs_lower_ring_units(ring->pipe), L = hs_lower_ring_credit_lag(ring->pipe);
   int hist = (L + G - 1) / G + 1; /* steps of arrivals kept: ready needs 1, credit ceil(L/G) */
@@ -1037,7 +1131,7 @@ static void ring_pipelined(const fast_ring *ring, double *t) {
       int succ = j + 1 < n ? j + 1 : 0;
       double ready = step == 0 ? t0[j] : A(u - G, j);
       double credit = u < L ? t0[succ] : A(u - L, succ);
-      double bytes = (equal ? ring->total / ring->n : step_bytes(ring, j, step)) * unit_frac[g];
+      double bytes = (equal ? ring->total / ring->n : hs_fast_ring_step_bytes(ring, j, step)) * unit_frac[g];
       double begin = dmax(dmax(ready + ring->hop[j], credit) + ring->lat[j], txend[j]);
       txend[j] = begin + bytes / ring->rate[j];
     }
@@ -1089,6 +1183,46 @@ static void run_ring(fast_sched *s, fast_ring *ring) {
   free(t);
 }
 
+/* Every member of the group's rings has reached them. */
+static int group_ready(const fast_sched *s, int g) {
+  for (int i = 0; i < s->group_n[g]; i++) {
+    const fast_ring *ring = s->rings[s->group_ring[g][i]];
+    for (int j = 0; j < ring->n; j++)
+      if (s->pos[ring->members[j]] != ring->rec[j]) return 0;
+  }
+  return 1;
+}
+
+/* The group's rings, timed together (fast_ring.h), or each alone with its
+ * fixed shares where they are alike and start alike (then exact); returns
+ * how many members it finished. */
+static int run_group(fast_sched *s, int g) {
+  int nr = s->group_n[g], in_step = s->group_alike[g], done = 0;
+  fast_ring **rings = malloc((size_t)nr * sizeof *rings);
+  double **t = malloc((size_t)nr * sizeof *t);
+  for (int i = 0; i < nr; i++) {
+    rings[i] = s->rings[s->group_ring[g][i]];
+    t[i] = malloc((size_t)rings[i]->n * sizeof **t);
+    for (int j = 0; j < rings[i]->n; j++) t[i][j] = s->start[rings[i]->members[j]][rings[i]->rec[j]];
+    for (int j = 0; j < rings[i]->n && in_step && i > 0; j++) in_step = t[i][j] == t[0][j];
+  }
+  if (in_step)
+    for (int i = 0; i < nr; i++) ring_pipelined(rings[i], t[i]);
+  else
+    hs_fast_rings_shared(rings, nr, t, s->pool_cap);
+  for (int i = 0; i < nr; i++) {
+    for (int j = 0; j < rings[i]->n; j++) {
+      int m = rings[i]->members[j];
+      s->start[m][rings[i]->rec[j] + 1] = t[i][j];
+      done += ++s->pos[m] == s->n_recs[m];
+    }
+    free(t[i]);
+  }
+  free(t);
+  free(rings);
+  return done;
+}
+
 static void run_tree(fast_sched *s, const hs_fast_tree *t) {
   double *times = malloc((size_t)t->n * sizeof *times);
   for (int j = 0; j < t->n; j++) times[j] = s->start[t->member[j]][t->rec[j]];
@@ -1110,6 +1244,10 @@ static double start_of(const fast_sched *s, double arrival) {
  * when the previous one ended, and a flow starts when both ends posted. */
 static void evaluate(fast_sched *s, const double *arrival, double *finish) {
   int done = 0;
+  /* 1: rings of a group timed alone, each once its own members are there
+   * (should a group's rings never be ready together: a schedule whose
+   * members reach them at different records) */
+  int alone = 0;
   for (int i = 0; i < s->n; i++) {
     s->pos[i] = 0;
     s->start[i][0] = start_of(s, arrival[i]);
@@ -1128,6 +1266,12 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
           int m = ring ? ring->n : t->n, ready = 1;
           for (int j = 0; j < m && ready; j++) ready = s->pos[member[j]] == rec[j];
           if (!ready) break;
+          if (ring && ring->group >= 0 && !alone) {
+            if (!group_ready(s, ring->group)) break;
+            done += run_group(s, ring->group);
+            progress = 1;
+            continue;
+          }
           if (ring) run_ring(s, ring);
           else run_tree(s, t);
           for (int j = 0; j < m; j++) done += s->pos[member[j]] == s->n_recs[member[j]];
@@ -1152,10 +1296,15 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
         progress = 1;
       }
     }
+    if (!progress && !alone) {
+      alone = 1;
+      continue;
+    }
     if (!progress) {
       fprintf(stderr, "hearsay: fast fidelity: the schedule cannot progress (lowering bug)\n");
       abort();
     }
+    alone = 0;
   }
   for (int i = 0; i < s->n; i++) finish[i] = s->start[i][s->n_recs[i]];
 }

@@ -116,7 +116,7 @@ static double run_time(const char *scenario, const char *args, const char *out) 
   return t ? strtod(t + 15, NULL) : NAN;
 }
 
-static void compare_training(const char *what, const char *scenario, const char *args) {
+static void compare_training_within(const char *what, const char *scenario, const char *args, double tol) {
   char a[1024], out[800];
   snprintf(a, sizeof a, "%s --set sim.fidelity=step", args);
   snprintf(out, sizeof out, "%s/step", dir);
@@ -125,7 +125,11 @@ static void compare_training(const char *what, const char *scenario, const char 
   snprintf(out, sizeof out, "%s/fast", dir);
   double fast = run_time(scenario, a, out);
   double err = fabs(fast - step) / step;
-  tap_ok(err <= 0.02, "%s: step %.6g s, fast %.6g s, error %.2g (<= 2%%)", what, step, fast, err);
+  tap_ok(err <= tol, "%s: step %.6g s, fast %.6g s, error %.2g (<= %.2g)", what, step, fast, err, tol);
+}
+
+static void compare_training(const char *what, const char *scenario, const char *args) {
+  compare_training_within(what, scenario, args, tolerance);
 }
 
 int main(void) {
@@ -463,6 +467,37 @@ int main(void) {
     size_t got = hs_test_slurp(out, buf, sizeof buf);
     tap_ok(got > 0 && t > 0 && strstr(buf, "\"fidelity\": \"fast+step\"") != NULL,
            "auto with a straggler: some picks run by messages, the summary says fast+step");
+  }
+
+  /* Rails that share a NIC (fast_ring.h): the hierarchical allreduce's
+   * eight rail rings cross each node's NIC together, and one GPU 3% slow
+   * holds its node's reduce-scatter, so the rails leave it at their own
+   * times. Step gives a rail the whole NIC while the others are not on
+   * it; fast times the rails together, sharing the NIC as their units
+   * cross it, and agrees with step to rounding (1e-8 here). With the
+   * shares fixed for the whole ring, as before, the run was 0.68% slower
+   * than step (each bucket's allreduce up to 21%): hence 1e-4, which
+   * that fails and rounding does not approach. */
+  {
+    const char *rails = write_lua("rails",
+        "cluster { nodes = 4, gpus_per_node = 8,\n"
+        "          gpu = { flops = '312TF', efficiency = 0.35, variability = 0 },\n"
+        "          intra = { bandwidth = '300GBps', latency = '2us' },\n"
+        "          inter = { bandwidth = '200Gbps', latency = '5us', topology = 'flat' },\n"
+        "          gpu_speed = { { gpu = 5, factor = 0.97 } } }\n"
+        "workload { model = 'resnet50', batch = 64 }\n"
+        "algorithm { name = 'gradient_allreduce', bucket_size = '25MiB', overlap = true }\n"
+        "run { iterations = 3, seed = 1 }\nsim { collectives = 'hierarchical' }\n");
+    compare_training_within("rails sharing a NIC, 4 x 8 ranks, one GPU 3% slow, hierarchical allreduce training",
+                            rails, "", 1e-4);
+    /* The same on a 2:1 fat tree of racks of 2 with the default spread
+     * of GPU speeds: the NICs are the rails' pools, and the uplinks they
+     * also cross, where no rail is bound, keep their fixed shares: 1.5e-5
+     * off step (1.5% with the shares fixed), hence 1e-3. */
+    compare_training_within("rails sharing a NIC, 8 x 8 ranks, 2:1 fat tree, GPUs spread 8%, hierarchical allreduce training",
+                     rails,
+                     "--set cluster.nodes=8 --set cluster.inter.topology=fat_tree --set cluster.inter.rack_size=2 "
+                     "--set cluster.inter.oversubscription=2 --set cluster.gpu.variability=0.08", 1e-3);
   }
 
   /* Stragglers: arrival times differ at every collective, DDP's two

@@ -1,0 +1,107 @@
+/* test_fast_ring_share.c — pipelined rings timed together through links
+ * they share (sim/fast_ring.h), against closed forms.
+ *
+ * Two rings A and B of two members each run an allreduce (two steps of one
+ * chunk of b bytes, one unit a step, no latency, no hop). Connection j of
+ * A and of B cross one link of capacity C (pool j); alone, a connection
+ * gets `solo` of it.
+ *  1. Both start at 0: they share every link half and half all along, the
+ *     fixed shares' answer: every member ends at 4b/C.
+ *  2. B starts tau after A (tau < b/C): A has the links alone until tau,
+ *     then they share; A's first unit is through at 2b/C - tau, B's at
+ *     2b/C + tau, A ends at 4b/C - tau and B, alone again for its last
+ *     tau, at 4b/C: the links never idle while a unit waits (4b of work
+ *     on each at C). Fixed shares would end A at 4b/C and B at 4b/C + tau.
+ *  3. The same with the rings given in the other order: the same times.
+ *  4. B starts after A has ended, each alone at solo = 0.75 C: A ends at
+ *     2b/solo, B at tau' + 2b/solo (a unit never gets more than it
+ *     would alone).
+ * Tolerance 1e-12 relative: rounding of a few additions. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/fast_ring.h"
+#include "tests/tap.h"
+
+enum { N = 2 };
+
+typedef struct {
+  hs_fast_ring ring;
+  int members[N], rec[N], pool[N];
+  size_t bytes[N];
+  double lat[N], rate[N], hop[N], solo[N];
+} two_ring;
+
+static void make(two_ring *x, const char *tag, int first_member, double b, double c, double solo) {
+  memset(x, 0, sizeof *x);
+  for (int j = 0; j < N; j++) {
+    x->members[j] = first_member + j;
+    x->pool[j] = j;
+    x->bytes[j] = (size_t)b;
+    x->rate[j] = c / 2; /* the fixed share: both rings on every link */
+    x->solo[j] = solo;
+  }
+  hs_fast_ring *r = &x->ring;
+  snprintf(r->tag, sizeof r->tag, "%s", tag);
+  r->first = 0;
+  r->steps = 2 * (N - 1);
+  r->pipe = (hs_ring_pipeline){1, 1};
+  r->n = N;
+  r->members = x->members;
+  r->rec = x->rec;
+  r->bytes = x->bytes;
+  r->total = N * b;
+  r->lat = x->lat;
+  r->rate = x->rate;
+  r->hop = x->hop;
+  r->pool = x->pool;
+  r->solo = x->solo;
+  r->group = 0;
+}
+
+static int near(double got, double want) { return fabs(got - want) <= 1e-12 * fabs(want); }
+
+/* Times A (starting at ta) and B (at tb), in that order or reversed;
+ * returns each ring's members' finishes (both members of a ring end alike here). */
+static void timed(double b, double c, double solo, double ta, double tb, int reversed, double *end_a, double *end_b) {
+  two_ring a, bb;
+  make(&a, "A", 0, b, c, solo);
+  make(&bb, "B", N, b, c, solo);
+  double pool_cap[N] = {c, c};
+  double ta_v[N] = {ta, ta}, tb_v[N] = {tb, tb};
+  hs_fast_ring *rings[2] = {reversed ? &bb.ring : &a.ring, reversed ? &a.ring : &bb.ring};
+  double *t[2] = {reversed ? tb_v : ta_v, reversed ? ta_v : tb_v};
+  hs_fast_rings_shared(rings, 2, t, pool_cap);
+  end_a[0] = ta_v[0], end_a[1] = ta_v[1];
+  end_b[0] = tb_v[0], end_b[1] = tb_v[1];
+}
+
+int main(void) {
+  const double b = 1e6, c = 1e9, tau = 2e-4; /* b / C = 1 ms */
+  double ea[N], eb[N];
+
+  timed(b, c, c, 0, 0, 0, ea, eb);
+  tap_ok(near(ea[0], 4 * b / c) && near(ea[1], 4 * b / c) && near(eb[0], 4 * b / c) && near(eb[1], 4 * b / c),
+         "together: every member ends at 4b/C = %.9g s (A %.9g %.9g, B %.9g %.9g)", 4 * b / c, ea[0], ea[1], eb[0],
+         eb[1]);
+
+  timed(b, c, c, 0, tau, 0, ea, eb);
+  tap_ok(near(ea[0], 4 * b / c - tau) && near(ea[1], 4 * b / c - tau) && near(eb[0], 4 * b / c) &&
+             near(eb[1], 4 * b / c),
+         "B tau late: A ends at 4b/C - tau = %.9g s (%.9g), B at 4b/C = %.9g s (%.9g); fixed shares: %.9g and %.9g",
+         4 * b / c - tau, ea[0], 4 * b / c, eb[0], 4 * b / c, 4 * b / c + tau);
+
+  double ra[N], rb[N];
+  timed(b, c, c, 0, tau, 1, ra, rb);
+  tap_ok(ra[0] == ea[0] && ra[1] == ea[1] && rb[0] == eb[0] && rb[1] == eb[1],
+         "the rings in the other order: the same times (A %.9g, B %.9g)", ra[0], rb[0]);
+
+  const double solo = 0.75 * c, late = 10 * b / c;
+  timed(b, c, solo, 0, late, 0, ea, eb);
+  tap_ok(near(ea[0], 2 * b / solo) && near(eb[0], late + 2 * b / solo) && near(ea[1], ea[0]) && near(eb[1], eb[0]),
+         "apart, each alone at its solo rate 0.75 C: A ends at 2b/solo = %.9g s (%.9g), B at %.9g s (%.9g)",
+         2 * b / solo, ea[0], late + 2 * b / solo, eb[0]);
+  return tap_done(0);
+}
