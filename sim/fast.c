@@ -9,7 +9,9 @@
  *  - the platform SimGrid holds: each flow's route, its latency, and its
  *    bandwidth share, found by max-min fair sharing (step's under CM02,
  *    SimGrid's latency weights reset: sg_latency.h) among the flows that
- *    run at the same step of the schedule;
+ *    run at the same step of the schedule (pipelined rings beside each
+ *    other through a link, where they do not move in step, share it as
+ *    their units cross it: fast_ring.h);
  *  - each member's arrival time: a message starts when both ends have
  *    posted, as a SimGrid communication does, so a late rank delays exactly
  *    the ranks that wait on it, step after step.
@@ -833,10 +835,6 @@ static int tree_links(void *ctx, int src, int dst, int *ids, double *bw, int max
   return n;
 }
 
-/* Flows at the same record index of the members' schedules run at the
- * same time (the lowerings are lock-step): they share bandwidth. A
- * protocol adds its hop latency to each flow's and moves `wire` bytes per
- * payload byte (protocol.h), as the step fidelity's messages do. */
 /* The pipelined rings of one record (here[]), after the sharing found
  * their rates and the link that bounded each flow: the links two or more
  * of their flows cross become the schedule's pools (their capacity, what
@@ -846,7 +844,8 @@ static int tree_links(void *ctx, int src, int dst, int *ids, double *bw, int max
 static void group_rings(struct sim_fast *f, fast_sched *s, const int *here, int n_here) {
   if (n_here == 0) return;
   link_table *lt = &f->links;
-  int *flows_at = calloc((size_t)lt->cap_ids + 1, sizeof *flows_at), *pool_at = malloc((size_t)lt->cap_ids * sizeof *pool_at + 1);
+  int *flows_at = calloc((size_t)lt->cap_ids + 1, sizeof *flows_at);
+  int *pool_at = malloc((size_t)lt->cap_ids * sizeof *pool_at + 1);
   for (int h = 0; h < n_here; h++) {
     const fast_ring *ring = s->rings[here[h]];
     for (int j = 0; j < ring->n; j++)
@@ -913,6 +912,10 @@ static int group_alike(const fast_sched *s, int g) {
   return alike;
 }
 
+/* Flows at the same record index of the members' schedules run at the
+ * same time (the lowerings are lock-step): they share bandwidth. A
+ * protocol adds its hop latency to each flow's and moves `wire` bytes per
+ * payload byte (protocol.h), as the step fidelity's messages do. */
 static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
   const int *world_of = s->world_of;
   match_ends(s);
