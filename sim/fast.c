@@ -118,6 +118,7 @@ typedef struct fast_sched {
   int n_groups;
   int **group_ring, *group_n;
   char *group_alike;
+  char *group_broken; /* evaluate(): its rings were not all ready together; each runs alone */
   int chain;      /* a chain its calls release member by member (fast_chain.h): -1 not known yet, 0, 1 */
   int *chain_pos; /* then: participant -> its position in the chain's tree run */
   struct fast_sched *next;
@@ -748,7 +749,7 @@ static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m
     int same = 1;
     for (int i = 0; i < nf && same; i++)
       same = e->pairs[3 * i] == fl[i].src && e->pairs[3 * i + 1] == fl[i].dst && e->pairs[3 * i + 2] == fl[i].gpus &&
-             (!fl[i].bottleneck || e->bottleneck[i] != -2);
+             (!fl[i].bottleneck || e->bottleneck[i] != -2) && (!fl[i].solo || !isnan(e->solo[i]));
     if (!same) continue;
     for (int i = 0; i < nf; i++) {
       *fl[i].lat = e->lat[i], *fl[i].rate = e->rate[i];
@@ -888,7 +889,9 @@ static void group_rings(struct sim_fast *f, fast_sched *s, const int *here, int 
 /* A group whose rings have the same shape and costs, position by
  * position, and whose every pool serves one position: rings that start
  * alike then move in step, every pool's flows on the wire together, so
- * the fixed shares are exact (and the shortcuts of ring_pipelined apply). */
+ * the fixed shares are exact (and the shortcuts of ring_pipelined apply),
+ * but for chunks that differ by rounding, timed as their mean
+ * (hs_fast_ring_equal_chunks: under 1e-3). */
 static int group_alike(const fast_sched *s, int g) {
   const fast_ring *a = s->rings[s->group_ring[g][0]];
   int n = a->n, alike = 1;
@@ -1011,6 +1014,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
   }
   for (int q = 0; q < s->n_pools; q++) s->pool_cap[q] /= wire;
   s->group_alike = malloc((size_t)s->n_groups + 1);
+  s->group_broken = malloc((size_t)s->n_groups + 1);
   for (int g = 0; g < s->n_groups; g++) s->group_alike[g] = group_alike(s, g);
   for (int t = 0; t < s->n_trees; t++) {
     tree_env e = {w, f, s, s->trees[t], s->tree_spread[t], NULL};
@@ -1197,8 +1201,9 @@ static int group_ready(const fast_sched *s, int g) {
 }
 
 /* The group's rings, timed together (fast_ring.h), or each alone with its
- * fixed shares where they are alike and start alike (then exact); returns
- * how many members it finished. */
+ * fixed shares where they are alike and start alike (then exact) or would
+ * cost too much together (HS_FAST_RINGS_SHARED_MAX_UNITS); returns how
+ * many members it finished. */
 static int run_group(fast_sched *s, int g) {
   int nr = s->group_n[g], in_step = s->group_alike[g], done = 0;
   fast_ring **rings = malloc((size_t)nr * sizeof *rings);
@@ -1208,6 +1213,17 @@ static int run_group(fast_sched *s, int g) {
     t[i] = malloc((size_t)rings[i]->n * sizeof **t);
     for (int j = 0; j < rings[i]->n; j++) t[i][j] = s->start[rings[i]->members[j]][rings[i]->rec[j]];
     for (int j = 0; j < rings[i]->n && in_step && i > 0; j++) in_step = t[i][j] == t[0][j];
+  }
+  long units = in_step ? 0 : hs_fast_rings_shared_units(rings, nr);
+  if (units > HS_FAST_RINGS_SHARED_MAX_UNITS) {
+    static int said;
+    if (!said++)
+      fprintf(stderr,
+              "hearsay: fast fidelity: %d rings beside each other through shared links move %ld units a call, over "
+              "the %ld timed unit by unit: they keep the shares of rings in step, slower than step where they are "
+              "not (docs/fidelity.md, \"Rails that share a NIC\")\n",
+              nr, units, HS_FAST_RINGS_SHARED_MAX_UNITS);
+    in_step = 1;
   }
   if (in_step)
     for (int i = 0; i < nr; i++) ring_pipelined(rings[i], t[i]);
@@ -1247,10 +1263,12 @@ static double start_of(const fast_sched *s, double arrival) {
  * when the previous one ended, and a flow starts when both ends posted. */
 static void evaluate(fast_sched *s, const double *arrival, double *finish) {
   int done = 0;
-  /* 1: rings of a group timed alone, each once its own members are there
-   * (should a group's rings never be ready together: a schedule whose
-   * members reach them at different records) */
+  /* 1: no progress otherwise: the next grouped ring whose own members are
+   * there breaks its group, whose rings then run alone, each when its
+   * members are there (a schedule whose members reach the group's rings
+   * at records that depend on one another) */
   int alone = 0;
+  memset(s->group_broken, 0, (size_t)s->n_groups);
   for (int i = 0; i < s->n; i++) {
     s->pos[i] = 0;
     s->start[i][0] = start_of(s, arrival[i]);
@@ -1269,11 +1287,15 @@ static void evaluate(fast_sched *s, const double *arrival, double *finish) {
           int m = ring ? ring->n : t->n, ready = 1;
           for (int j = 0; j < m && ready; j++) ready = s->pos[member[j]] == rec[j];
           if (!ready) break;
-          if (ring && ring->group >= 0 && !alone) {
-            if (!group_ready(s, ring->group)) break;
-            done += run_group(s, ring->group);
-            progress = 1;
-            continue;
+          if (ring && ring->group >= 0 && !s->group_broken[ring->group]) {
+            if (group_ready(s, ring->group)) {
+              done += run_group(s, ring->group);
+              progress = 1;
+              continue;
+            }
+            if (!alone) break;
+            s->group_broken[ring->group] = 1; /* and this ring runs alone, below */
+            alone = 0;
           }
           if (ring) run_ring(s, ring);
           else run_tree(s, t);

@@ -24,7 +24,11 @@
  * the receiver holds a credit for it, and the connection's previous unit
  * is off; it arrives when its bytes are through. Where the group's rings
  * are alike and arrive alike (every pool's connections in step), the
- * fixed share is exact and fast.c keeps it. */
+ * fixed share is exact and fast.c keeps it. A unit alone on its pool
+ * gets what its connection would alone on its route, which ignores the
+ * links it crosses without being bound there (a fat tree's uplink beside
+ * the NIC, whose fixed share it keeps): a little optimistic where such a
+ * link is nearly full. */
 #ifndef HS_FAST_RING_H
 #define HS_FAST_RING_H
 
@@ -59,6 +63,15 @@ double hs_fast_ring_step_bytes(const hs_fast_ring *ring, int j, int step);
 
 /* The chunks are equal but for rounding (a 1e-3 spread): timed as their mean. */
 int hs_fast_ring_equal_chunks(const hs_fast_ring *ring);
+
+/* Units (per connection, per step) a group's timing moves, and the most
+ * one call times unit by unit: an event each way per unit, about 0.2 us
+ * each on this project's machines (1024 GPUs' rails, some 260 000 units:
+ * 0.05 s a call). Above it (the rails of about 2048 GPUs and more) the
+ * rings keep their fixed shares, said once on stderr: cost and memory
+ * grow as rails x nodes^2, 100 s and a GiB a call at 16 384 GPUs. */
+#define HS_FAST_RINGS_SHARED_MAX_UNITS 2000000L
+long hs_fast_rings_shared_units(hs_fast_ring *const *rings, int nr);
 
 /* Times the pipelined rings rings[0..nr) together from their positions'
  * start times t[r][j], which it replaces with each position's finish;

@@ -229,6 +229,12 @@ static void through(group *x, int id, double now) {
   }
 }
 
+long hs_fast_rings_shared_units(hs_fast_ring *const *rings, int nr) {
+  long units = 0;
+  for (int r = 0; r < nr; r++) units += (long)rings[r]->n * rings[r]->steps * hs_lower_ring_units(rings[r]->pipe);
+  return units;
+}
+
 void hs_fast_rings_shared(hs_fast_ring *const *rings, int nr, double *const *t, const double *pool_cap) {
   group x = {0};
   x.rv = calloc((size_t)nr, sizeof *x.rv);

@@ -129,7 +129,7 @@ static void compare_training_within(const char *what, const char *scenario, cons
 }
 
 static void compare_training(const char *what, const char *scenario, const char *args) {
-  compare_training_within(what, scenario, args, tolerance);
+  compare_training_within(what, scenario, args, 0.02);
 }
 
 int main(void) {
