@@ -30,40 +30,35 @@
 #include "sim/fast_ring.h"
 #include "tests/tap.h"
 
-enum { N = 2 };
+enum { N = 2, MAX_N = 6 };
 
+/* A ring and the arrays it points at. */
 typedef struct {
   hs_fast_ring ring;
-  int members[N], rec[N], pool[N];
-  size_t bytes[N];
-  double lat[N], rate[N], hop[N], solo[N];
-} two_ring;
+  int members[MAX_N], rec[MAX_N], pool[MAX_N];
+  size_t bytes[MAX_N];
+  double lat[MAX_N], rate[MAX_N], hop[MAX_N], solo[MAX_N], t[MAX_N], want[MAX_N];
+} ring_store;
 
-static void make(two_ring *x, const char *tag, int first_member, double b, double c, double solo) {
+static void attach(ring_store *x, int n, int first, int steps, hs_ring_pipeline pipe) {
   memset(x, 0, sizeof *x);
+  hs_fast_ring *r = &x->ring;
+  r->n = n, r->first = first, r->steps = steps, r->pipe = pipe, r->group = 0;
+  r->members = x->members, r->rec = x->rec, r->bytes = x->bytes, r->lat = x->lat, r->rate = x->rate;
+  r->hop = x->hop, r->pool = x->pool, r->solo = x->solo;
+}
+
+static void make(ring_store *x, const char *tag, int first_member, double b, double c, double solo) {
+  attach(x, N, 0, 2 * (N - 1), (hs_ring_pipeline){1, 1});
+  snprintf(x->ring.tag, sizeof x->ring.tag, "%s", tag);
   for (int j = 0; j < N; j++) {
     x->members[j] = first_member + j;
     x->pool[j] = j;
     x->bytes[j] = (size_t)b;
+    x->ring.total += b;
     x->rate[j] = c / 2; /* the fixed share: both rings on every link */
     x->solo[j] = solo;
   }
-  hs_fast_ring *r = &x->ring;
-  snprintf(r->tag, sizeof r->tag, "%s", tag);
-  r->first = 0;
-  r->steps = 2 * (N - 1);
-  r->pipe = (hs_ring_pipeline){1, 1};
-  r->n = N;
-  r->members = x->members;
-  r->rec = x->rec;
-  r->bytes = x->bytes;
-  r->total = N * b;
-  r->lat = x->lat;
-  r->rate = x->rate;
-  r->hop = x->hop;
-  r->pool = x->pool;
-  r->solo = x->solo;
-  r->group = 0;
 }
 
 static int near(double got, double want) { return fabs(got - want) <= 1e-12 * fabs(want); }
@@ -71,7 +66,7 @@ static int near(double got, double want) { return fabs(got - want) <= 1e-12 * fa
 /* Times A (starting at ta) and B (at tb), in that order or reversed;
  * returns each ring's members' finishes (both members of a ring end alike here). */
 static void timed(double b, double c, double solo, double ta, double tb, int reversed, double *end_a, double *end_b) {
-  two_ring a, bb;
+  ring_store a, bb;
   make(&a, "A", 0, b, c, solo);
   make(&bb, "B", N, b, c, solo);
   double pool_cap[N] = {c, c};
@@ -121,23 +116,11 @@ static double uniform(double lo, double hi) {
   return lo + (hi - lo) * (double)(lcg >> 11) / 9007199254740992.0;
 }
 
-typedef struct {
-  hs_fast_ring ring;
-  int members[6], rec[6], pool[6];
-  size_t bytes[6];
-  double lat[6], rate[6], hop[6], solo[6], t[6], want[6];
-} random_ring;
-
-static void draw(random_ring *x) {
-  memset(x, 0, sizeof *x);
+static void draw(ring_store *x) {
+  int n = 2 + (int)uniform(0, MAX_N - 1);
+  int steps = 1 + (int)uniform(0, 2 * (n - 1)), first = (int)uniform(0, 2 * (n - 1) - steps + 1);
+  attach(x, n, first, steps, (hs_ring_pipeline){1 + (int)uniform(0, 8), 1 + (int)uniform(0, 8)});
   hs_fast_ring *r = &x->ring;
-  int n = 2 + (int)uniform(0, 5);
-  r->n = n;
-  r->steps = 1 + (int)uniform(0, 2 * (n - 1));
-  r->first = (int)uniform(0, 2 * (n - 1) - r->steps + 1);
-  r->pipe = (hs_ring_pipeline){1 + (int)uniform(0, 8), 1 + (int)uniform(0, 8)};
-  r->members = x->members, r->rec = x->rec, r->bytes = x->bytes, r->lat = x->lat, r->rate = x->rate;
-  r->hop = x->hop, r->pool = x->pool, r->solo = x->solo, r->group = 0;
   for (int j = 0; j < n; j++) {
     x->members[j] = j;
     x->bytes[j] = (size_t)uniform(1e3, 1e6);
@@ -180,7 +163,7 @@ int main(void) {
   double worst = 0;
   int calls = 200, ok = 1;
   for (int call = 0; call < calls; call++) {
-    random_ring x[3];
+    ring_store x[3];
     hs_fast_ring *rings[3];
     double *t[3];
     for (int i = 0; i < 3; i++) draw(&x[i]), rings[i] = &x[i].ring, t[i] = x[i].t;
