@@ -67,9 +67,9 @@ int hs_fast_ring_equal_chunks(const hs_fast_ring *ring);
 /* Units (per connection, per step) a group's timing moves, and the most
  * one call times unit by unit: an event each way per unit, about 0.2 us
  * each on this project's machines (1024 GPUs' rails, some 260 000 units:
- * 0.05 s a call). Above it (the rails of about 2048 GPUs and more) the
- * rings keep their fixed shares, said once on stderr: cost and memory
- * grow as rails x nodes^2, 100 s and a GiB a call at 16 384 GPUs. */
+ * 0.05 s a call). Above it (ResNet-50's 25 MiB buckets over 4096 GPUs
+ * and more) the rings keep their fixed shares, said once on stderr: cost
+ * and memory grow as rails x nodes^2, 100 s and a GiB a call at 16 384. */
 #define HS_FAST_RINGS_SHARED_MAX_UNITS 2000000L
 long hs_fast_rings_shared_units(hs_fast_ring *const *rings, int nr);
 
