@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/fast_ring.h"
+#include "sim/time_heap.h"
 
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
@@ -28,51 +29,14 @@ int hs_fast_ring_equal_chunks(const hs_fast_ring *ring) {
   return hi - lo <= 1e-3 * (ring->total / ring->n);
 }
 
-/* ---- events, in time order (ties in the order pushed: same inputs, same bytes) ---- */
+/* ---- events, in time order (time_heap.h: ties in the order pushed) ----------------- */
 
 typedef struct {
-  double time;
-  long seq;
+  hs_time_key at;
   int conn;          /* >= 0: that connection's next unit goes on the wire; -1: a pool's next unit is through */
   int pool;
   unsigned version; /* the pool's when pushed: later changes make it stale */
 } event;
-
-typedef struct {
-  event *e;
-  long n, cap, seq;
-} heap;
-
-static int before(const event *a, const event *b) { return a->time < b->time || (a->time == b->time && a->seq < b->seq); }
-
-static void push(heap *h, event ev) {
-  if (h->n == h->cap) {
-    h->cap = h->cap ? 2 * h->cap : 64;
-    h->e = realloc(h->e, (size_t)h->cap * sizeof *h->e);
-  }
-  ev.seq = h->seq++;
-  long i = h->n++;
-  while (i > 0 && before(&ev, &h->e[(i - 1) / 2])) {
-    h->e[i] = h->e[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  h->e[i] = ev;
-}
-
-static event pop(heap *h) {
-  event top = h->e[0], last = h->e[--h->n];
-  long i = 0;
-  for (;;) {
-    long c = 2 * i + 1;
-    if (c >= h->n) break;
-    if (c + 1 < h->n && before(&h->e[c + 1], &h->e[c])) c++;
-    if (!before(&h->e[c], &last)) break;
-    h->e[i] = h->e[c];
-    i = c;
-  }
-  if (h->n) h->e[i] = last;
-  return top;
-}
 
 /* ---- connections and the pools they cross ------------------------------------------- */
 
@@ -107,7 +71,7 @@ typedef struct {
   pool *p;
   int *ring_of; /* connection -> its ring's view */
   int *done;    /* scratch: the connections an event finished */
-  heap h;
+  hs_time_heap h; /* of event */
 } group;
 
 static double unit_bytes(const ring_view *v, int j, long u) {
@@ -155,7 +119,7 @@ static void next_through(group *x, int id, double now) {
     double dt = c->left <= 0 || isinf(c->rate) ? 0 : c->left / c->rate;
     soonest = dt < soonest ? dt : soonest;
   }
-  push(&x->h, (event){now + soonest, 0, -1, id, p->version});
+  hs_time_heap_push(&x->h, &(event){{now + soonest, 0}, -1, id, p->version});
 }
 
 /* Puts connection k's next unit on the schedule if what it needs is known:
@@ -179,7 +143,7 @@ static void try_start(group *x, int k) {
   double begin = dmax(ready + c->ring->hop[j], credit) + c->ring->lat[j];
   if (u > 0) begin = dmax(begin, c->arrive[u - 1]);
   c->state = DUE;
-  push(&x->h, (event){begin, 0, k, c->pool, 0});
+  hs_time_heap_push(&x->h, &(event){{begin, 0}, k, c->pool, 0});
 }
 
 static void on_wire(group *x, int k, double now) {
@@ -284,11 +248,13 @@ void hs_fast_rings_shared(hs_fast_ring *const *rings, int nr, double *const *t, 
   for (int k = 0; k < n_conn; k++) members[x.c[k].pool]++;
   for (int q = 0; q < n_pools; q++) x.p[q].on = malloc((size_t)members[q] * sizeof *x.p[q].on);
   free(members);
+  hs_time_heap_init(&x.h, sizeof(event));
   for (int k = 0; k < n_conn; k++) try_start(&x, k);
   while (x.h.n > 0) {
-    event ev = pop(&x.h);
-    if (ev.conn >= 0) on_wire(&x, ev.conn, ev.time);
-    else if (ev.version == x.p[ev.pool].version) through(&x, ev.pool, ev.time);
+    event ev;
+    hs_time_heap_pop(&x.h, &ev);
+    if (ev.conn >= 0) on_wire(&x, ev.conn, ev.at.time);
+    else if (ev.version == x.p[ev.pool].version) through(&x, ev.pool, ev.at.time);
   }
   for (int r = 0; r < nr; r++) {
     const ring_view *v = &x.rv[r];
@@ -305,5 +271,6 @@ void hs_fast_rings_shared(hs_fast_ring *const *rings, int nr, double *const *t, 
   for (int k = 0; k < n_conn; k++) free(x.c[k].arrive);
   for (int q = 0; q < n_pools; q++) free(x.p[q].on);
   for (int r = 0; r < nr; r++) free(x.rv[r].unit_frac), free(x.rv[r].t0);
-  free(x.rv), free(x.c), free(x.p), free(x.ring_of), free(x.done), free(local), free(x.h.e);
+  free(x.rv), free(x.c), free(x.p), free(x.ring_of), free(x.done), free(local);
+  hs_time_heap_free(&x.h);
 }

@@ -26,52 +26,26 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
+#include "sim/time_heap.h"
 
 typedef struct {
-  double t;
-  long seq; /* posting order: changes due together apply in it */
+  hs_time_key due; /* changes due together apply in their posting order */
   sim_rank *r;
   int delta;
 } sm_change;
 
 struct sim_holds {
-  sm_change *heap; /* min-heap on (t, seq) */
-  int n, cap;
+  hs_time_heap changes; /* of sm_change */
   sim_rank **touched; /* ranks whose count changed in this wake-up */
   int n_touched, cap_touched;
-  long seq;
   sg_sem_t wake;
   double deadline; /* what the actor sleeps until (INFINITY: until woken) */
 };
 
-static int before(const sm_change *a, const sm_change *b) { return a->t < b->t || (a->t == b->t && a->seq < b->seq); }
-
-static void push(struct sim_holds *hs, sm_change c) {
-  if (hs->n == hs->cap) {
-    hs->cap = hs->cap ? 2 * hs->cap : 64;
-    hs->heap = realloc(hs->heap, (size_t)hs->cap * sizeof *hs->heap);
-  }
-  int i = hs->n++;
-  while (i > 0 && before(&c, &hs->heap[(i - 1) / 2])) {
-    hs->heap[i] = hs->heap[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  hs->heap[i] = c;
-}
-
-static sm_change pop(struct sim_holds *hs) {
-  sm_change top = hs->heap[0], last = hs->heap[--hs->n];
-  int i = 0;
-  for (;;) {
-    int c = 2 * i + 1;
-    if (c >= hs->n) break;
-    if (c + 1 < hs->n && before(&hs->heap[c + 1], &hs->heap[c])) c++;
-    if (!before(&hs->heap[c], &last)) break;
-    hs->heap[i] = hs->heap[c];
-    i = c;
-  }
-  if (hs->n > 0) hs->heap[i] = last;
-  return top;
+/* When the earliest pending change is due (INFINITY: none). */
+static double next_due(const struct sim_holds *hs) {
+  const sm_change *c = hs_time_heap_top(&hs->changes);
+  return c ? c->due.time : INFINITY;
 }
 
 /* r's pstate follows its running collectives. The level last asked for is
@@ -103,8 +77,9 @@ static void changer_main(int argc, char **argv) {
     double now = simgrid_get_clock();
     /* every change due, then one pstate per rank: a stream's collective
      * ending as its next one starts changes nothing */
-    while (hs->n > 0 && hs->heap[0].t <= now + slack(now)) {
-      sm_change c = pop(hs);
+    while (next_due(hs) <= now + slack(now)) {
+      sm_change c;
+      hs_time_heap_pop(&hs->changes, &c);
       c.r->sm_holding += c.delta;
       if (!c.r->sm_touched) {
         if (hs->n_touched == hs->cap_touched) {
@@ -120,8 +95,8 @@ static void changer_main(int argc, char **argv) {
       settle(hs->touched[i]);
     }
     hs->n_touched = 0;
-    hs->deadline = hs->n > 0 ? hs->heap[0].t : INFINITY;
-    if (hs->n > 0) sg_sem_acquire_timeout(hs->wake, hs->deadline - now);
+    hs->deadline = next_due(hs);
+    if (hs->deadline < INFINITY) sg_sem_acquire_timeout(hs->wake, hs->deadline - now);
     else sg_sem_acquire(hs->wake);
   }
 }
@@ -138,6 +113,7 @@ void hs_sim_sms_change(sim_rank *r, double at, int delta) {
   struct sim_holds *hs = w->holds;
   if (!hs) {
     hs = w->holds = calloc(1, sizeof *hs);
+    hs_time_heap_init(&hs->changes, sizeof(sm_change));
     hs->wake = sg_sem_init(0);
     hs->deadline = INFINITY;
     /* the world's, not a rank's: not counted among the ranks' actors */
@@ -146,7 +122,7 @@ void hs_sim_sms_change(sim_rank *r, double at, int delta) {
     sg_actor_start_(a, changer_main, 0, NULL);
     sg_actor_daemonize(a); /* the simulation ends with the ranks, not with it */
   }
-  push(hs, (sm_change){at, hs->seq++, r, delta});
+  hs_time_heap_push(&hs->changes, &(sm_change){{at, 0}, r, delta});
   if (at < hs->deadline) { /* sooner than it sleeps for */
     hs->deadline = at;
     sg_sem_release(hs->wake);
