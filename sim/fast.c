@@ -1116,7 +1116,7 @@ static void ring_pipelined(const fast_ring *ring, double *t) {
    * (bench-scale's 100 MiB at 16 384 GPUs on the fat tree: 5.2 s of
    * simulation, 0.76 s with the period). */
   int equal = hs_fast_ring_equal_chunks(ring);
-  int n = equal ? ring_period(ring, t) : ring->n, S = ring->pipe.slices, W = ring->pipe.window;
+  int n = equal ? ring_period(ring, t) : ring->n;
   int G = hs_lower_ring_units(ring->pipe), L = hs_lower_ring_credit_lag(ring->pipe);
   int hist = (L + G - 1) / G + 1; /* steps of arrivals kept: ready needs 1, credit ceil(L/G) */
   long units = (long)ring->steps * G;
@@ -1126,7 +1126,7 @@ static void ring_pipelined(const fast_ring *ring, double *t) {
   memcpy(t0, t, (size_t)n * sizeof *t);
   for (int j = 0; j < n; j++) txend[j] = -INFINITY;
   double *unit_frac = malloc((size_t)G * sizeof *unit_frac);
-  for (int g = 0; g < G; g++) unit_frac[g] = (double)(S > W ? (g + 1 < G ? W : S - g * W) : S) / S;
+  for (int g = 0; g < G; g++) unit_frac[g] = hs_fast_ring_unit_fraction(ring->pipe, g);
   int uniform_run = 0; /* consecutive steps that moved every arrival by the same delta */
   double delta = 0;
   int last_step = ring->steps - 1;

@@ -61,6 +61,11 @@ typedef struct hs_fast_ring {
  * phase): its chunk then. */
 double hs_fast_ring_step_bytes(const hs_fast_ring *ring, int j, int step);
 
+/* The share of a step's chunk that unit g of it carries: `window`
+ * slices of the chunk's `slices` (the last unit what is left), or all of
+ * them when they fit the window (hs_lower_ring_units). */
+double hs_fast_ring_unit_fraction(hs_ring_pipeline p, int g);
+
 /* The chunks are equal but for rounding (a 1e-3 spread): timed as their mean. */
 int hs_fast_ring_equal_chunks(const hs_fast_ring *ring);
 

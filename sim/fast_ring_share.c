@@ -19,6 +19,11 @@ double hs_fast_ring_step_bytes(const hs_fast_ring *ring, int j, int step) {
  * below a 1e-3 spread they are timed as their mean (an error of that order
  * at most, far inside fast's 2% promise), which lets fast.c's shortcuts
  * apply. */
+double hs_fast_ring_unit_fraction(hs_ring_pipeline p, int g) {
+  int S = p.slices, W = p.window, G = hs_lower_ring_units(p);
+  return (double)(S > W ? (g + 1 < G ? W : S - g * W) : S) / S;
+}
+
 int hs_fast_ring_equal_chunks(const hs_fast_ring *ring) {
   double lo = (double)ring->bytes[0], hi = lo;
   for (int j = 0; j < ring->n; j++) {
@@ -62,7 +67,8 @@ typedef struct {
   const hs_fast_ring *ring;
   int G, L, equal, base;
   long units;
-  double *unit_frac, *t0;
+  double *unit_frac;
+  const double *t0; /* the positions' starts (the caller's, replaced only at the end) */
 } ring_view;
 
 typedef struct {
@@ -79,6 +85,9 @@ static double unit_bytes(const ring_view *v, int j, long u) {
   const hs_fast_ring *ring = v->ring;
   return (v->equal ? ring->total / ring->n : hs_fast_ring_step_bytes(ring, j, step)) * v->unit_frac[g];
 }
+
+/* How long a unit on the wire needs at its share now. */
+static double time_left(const conn *c) { return c->left <= 0 || isinf(c->rate) ? 0 : c->left / c->rate; }
 
 /* Its units' bytes moved since the pool last changed, at their shares then. */
 static void advance(group *x, pool *p, double now) {
@@ -114,11 +123,7 @@ static void next_through(group *x, int id, double now) {
   p->version++;
   if (p->n_on == 0) return;
   double soonest = INFINITY;
-  for (int i = 0; i < p->n_on; i++) {
-    const conn *c = &x->c[p->on[i]];
-    double dt = c->left <= 0 || isinf(c->rate) ? 0 : c->left / c->rate;
-    soonest = dt < soonest ? dt : soonest;
-  }
+  for (int i = 0; i < p->n_on; i++) soonest = fmin(soonest, time_left(&x->c[p->on[i]]));
   hs_time_heap_push(&x->h, &(event){{now + soonest, 0}, -1, id, p->version});
 }
 
@@ -165,15 +170,13 @@ static void through(group *x, int id, double now) {
   int first_done = -1;
   double least = INFINITY;
   for (int i = 0; i < p->n_on; i++) {
-    const conn *c = &x->c[p->on[i]];
-    double dt = c->left <= 0 || isinf(c->rate) ? 0 : c->left / c->rate;
+    double dt = time_left(&x->c[p->on[i]]);
     if (dt < least) least = dt, first_done = i;
   }
   int *done = x->done, n_done = 0, kept = 0;
   for (int i = 0; i < p->n_on; i++) {
     conn *c = &x->c[p->on[i]];
-    double dt = c->left <= 0 || isinf(c->rate) ? 0 : c->left / c->rate;
-    if (i == first_done || dt <= 1e-12) {
+    if (i == first_done || time_left(c) <= 1e-12) {
       c->arrive[c->next++] = now;
       c->state = IDLE;
       done[n_done++] = p->on[i];
@@ -206,7 +209,6 @@ void hs_fast_rings_shared(hs_fast_ring *const *rings, int nr, double *const *t, 
   for (int r = 0; r < nr; r++) {
     const hs_fast_ring *ring = rings[r];
     ring_view *v = &x.rv[r];
-    int S = ring->pipe.slices, W = ring->pipe.window;
     v->ring = ring;
     v->G = hs_lower_ring_units(ring->pipe);
     v->L = hs_lower_ring_credit_lag(ring->pipe);
@@ -214,9 +216,8 @@ void hs_fast_rings_shared(hs_fast_ring *const *rings, int nr, double *const *t, 
     v->units = (long)ring->steps * v->G;
     v->base = n_conn;
     v->unit_frac = malloc((size_t)v->G * sizeof *v->unit_frac);
-    for (int g = 0; g < v->G; g++) v->unit_frac[g] = (double)(S > W ? (g + 1 < v->G ? W : S - g * W) : S) / S;
-    v->t0 = malloc((size_t)ring->n * sizeof *v->t0);
-    memcpy(v->t0, t[r], (size_t)ring->n * sizeof *v->t0);
+    for (int g = 0; g < v->G; g++) v->unit_frac[g] = hs_fast_ring_unit_fraction(ring->pipe, g);
+    v->t0 = t[r];
     n_conn += ring->n;
     for (int j = 0; j < ring->n; j++) max_pool = ring->pool[j] > max_pool ? ring->pool[j] : max_pool;
   }
@@ -270,7 +271,7 @@ void hs_fast_rings_shared(hs_fast_ring *const *rings, int nr, double *const *t, 
   }
   for (int k = 0; k < n_conn; k++) free(x.c[k].arrive);
   for (int q = 0; q < n_pools; q++) free(x.p[q].on);
-  for (int r = 0; r < nr; r++) free(x.rv[r].unit_frac), free(x.rv[r].t0);
+  for (int r = 0; r < nr; r++) free(x.rv[r].unit_frac);
   free(x.rv), free(x.c), free(x.p), free(x.ring_of), free(x.done), free(local);
   hs_time_heap_free(&x.h);
 }
