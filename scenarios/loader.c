@@ -187,7 +187,7 @@ int hs_loader_entry_line(const hs_loader *ld, int decl_line, int i) {
 }
 
 /* If keypath (or a prefix of it) came from --set, the override to name. */
-static const char *override_for(const hs_loader *ld, const char *keypath) {
+const char *hs_loader_override_for(const hs_loader *ld, const char *keypath) {
   for (int i = 0; i < ld->n_sets; i++) {
     const char *eq = strchr(ld->sets[i], '=');
     size_t n = eq ? (size_t)(eq - ld->sets[i]) : strlen(ld->sets[i]);
@@ -217,7 +217,7 @@ int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  const char *set = keypath ? override_for(ld, keypath) : NULL;
+  const char *set = keypath ? hs_loader_override_for(ld, keypath) : NULL;
   /* A declaration that only --set made (none in the file): name the --set. */
   if (!set && keypath && decl_line <= 0) {
     size_t n = strcspn(keypath, ".");
@@ -296,7 +296,15 @@ int hs_loader_push_decl(hs_loader *ld, const char *name) {
 
 /* ---- --set overrides -------------------------------------------------------- */
 
+/* A value in matching quotes is the string between them: the way to pass
+ * a string that would read as a number (--set 'sim.nccl_version="2.10"',
+ * which unquoted would become the number 2.1). */
 static void push_override_value(lua_State *L, const char *v) {
+  size_t len = strlen(v);
+  if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
+    lua_pushlstring(L, v + 1, len - 2);
+    return;
+  }
   char *end;
   double d = strtod(v, &end);
   if (*v && *end == '\0') {
@@ -598,7 +606,7 @@ static void note_keys(hs_loader *ld) {
   for (int i = 0; noted_keys[i] && sc->n_where < HS_WHERE_MAX; i++) {
     hs_key_where *w = &sc->where[sc->n_where++];
     snprintf(w->key, sizeof w->key, "%s", noted_keys[i]);
-    const char *set = override_for(ld, noted_keys[i]);
+    const char *set = hs_loader_override_for(ld, noted_keys[i]);
     if (set) {
       snprintf(w->set, sizeof w->set, "%s", set);
       continue;

@@ -37,6 +37,8 @@ typedef struct {
 int hs_loader_fail(hs_loader *ld, const char *keypath, int decl_line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int hs_loader_push_decl(hs_loader *ld, const char *name);
+/* The --set that gave keypath (or a table holding it) its value, or NULL. */
+const char *hs_loader_override_for(const hs_loader *ld, const char *keypath);
 /* Notes the key about to be read (see hs_loader.where). */
 void hs_loader_at(hs_loader *ld, const char *keypath, int line);
 int hs_schema_validate(hs_loader *ld);

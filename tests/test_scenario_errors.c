@@ -58,6 +58,10 @@ static const bad_case cases[] = {
     {"Lua syntax error", 4, "workload { model = \"softmax\" ", NULL, {"scenario.lua:", "expected", NULL}},
     {"missing declaration", 6, "-- no run", NULL, {"scenario.lua:6: run:", "missing declaration: run", NULL}},
     {"bad --set value", 0, NULL, "cluster.nodes=0", {"--set cluster.nodes=0", "cluster.nodes", "at least 1"}},
+    /* A string that reads as a number arrives as one; the message says to
+     * quote it (2.10 unquoted is the number 2.1) */
+    {"a string key --set to a number", 0, NULL, "sim.nccl_version=2.10",
+     {"--set sim.nccl_version=2.10", "expected a string, got number", "quote it"}},
     {"an NCCL that never was", 6, "run { iterations = 3 } sim { nccl_version = \"3.1\" }", NULL,
      {"scenario.lua:6:", "sim.nccl_version", "is not an NCCL version"}},
     {"an NCCL version by --set, not a version", 0, NULL, "sim.nccl_version=v2.4",
@@ -211,5 +215,19 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "%s run %s --out %s/out --quiet", HEARSAY_BIN, path, dir);
   int rc = hs_test_command(cmd, err, sizeof err);
   tap_ok(rc == 0, "the unmodified scenario runs (exit %d) %s", rc, err);
+  /* ... and, quoted, a --set value is the string inside the quotes, which
+   * the resolved configuration keeps as written */
+  snprintf(cmd, sizeof cmd, "%s run %s --out %s/quoted --quiet --set 'sim.nccl_version=\"2.10\"'", HEARSAY_BIN, path,
+           dir);
+  rc = hs_test_command(cmd, err, sizeof err);
+  char summary[700], json[65536] = "";
+  snprintf(summary, sizeof summary, "%s/quoted/summary.json", dir);
+  FILE *sf = fopen(summary, "r");
+  if (sf) {
+    json[fread(json, 1, sizeof json - 1, sf)] = '\0';
+    fclose(sf);
+  }
+  tap_ok(rc == 0 && strstr(json, "\"nccl_version\": \"2.10\""), "a quoted --set value is a string: \"2.10\" kept (exit %d) %s",
+         rc, err);
   return tap_done(0);
 }
