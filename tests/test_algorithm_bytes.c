@@ -65,6 +65,15 @@ static double f_powersgd_batched(int it, int n, const hs_run_result *r) {
 static double f_shift_one(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 4 * P; }
 static double f_ring(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 2 * 4 * P; }
 static double f_lpd(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 2 * (8 + P); }
+/* hierarchical, 4 nodes of 4: each node's average onto its leader (a
+ * reduce: every other GPU sends the model, 4P), the leaders' ring of
+ * compressed differences, the leader's result back (a broadcast, 3 x 4P
+ * counted at the root) */
+static double f_lpd_hier(int it, int n, const hs_run_result *r) {
+  (void)it, (void)r;
+  int nodes = 4, g = n / nodes;
+  return nodes * (2.0 * (g - 1) * 4 * P + 2 * (8 + P));
+}
 static double f_choco_topk(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 2 * 8 * floor(0.1 * P); }
 static double f_choco_randk(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 2 * 4 * floor(0.25 * P); }
 static double f_choco_sign(int it, int n, const hs_run_result *r) { (void)it, (void)r; return n * 2 * (4 + ceil_div(P, 8)); }
@@ -95,6 +104,8 @@ static const bytes_case cases[] = {
     {"decentralized", ", peers = \"ring\"", f_ring, "two models per worker"},
     {"decentralized", ", peers = \"all\"", f_allreduce, "allreduce of the model"},
     {"low_precision_decentralized", "", f_lpd, "2 x (8 + P) per worker"},
+    {"low_precision_decentralized", ", hierarchical = true", f_lpd_hier,
+     "per node 2 x (8 + P) from its leader, and the model to and from its other GPUs"},
     {"choco", ", compressor = \"topk\", fraction = 0.1", f_choco_topk, "2 x 8k per worker, k = floor(0.1 P)"},
     {"choco", ", compressor = \"randomk\", fraction = 0.25", f_choco_randk, "2 x 4k per worker (values only)"},
     {"choco", ", compressor = \"minmax_uint8\"", f_lpd, "2 x (8 + P) per worker"},

@@ -70,6 +70,7 @@ static const variant variants[] = {
     {"decentralized", ", peers = \"ring\"", 0},
     {"decentralized", ", peers = \"shift_one\", hierarchical = true", 0},
     {"low_precision_decentralized", "", 0},
+    {"low_precision_decentralized", ", hierarchical = true", 0},
     {"choco", ", compressor = \"topk\", fraction = 0.1", 0},
     {"choco", ", compressor = \"randomk\", fraction = 0.25, gamma = 0.1", 0},
     {"choco", ", compressor = \"minmax_uint8\"", 0},
