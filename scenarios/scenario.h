@@ -220,6 +220,10 @@ typedef enum { HS_ON_FAILURE_ABORT, HS_ON_FAILURE_SHRINK } hs_on_failure;
 
 typedef struct {
   int iterations;
+  /* The first iterations, run but not measured: the summary's per-iteration
+   * figures and throughput start after them, as a benchmark discards its
+   * warm-up batches (and with them the algorithm's set-up before them). */
+  int warmup_iterations;
   long seed;
   int eval_every;
   int trace; /* iterations recorded in trace.json (0: no trace) */

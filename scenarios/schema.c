@@ -155,6 +155,7 @@ static const field workload_fields[] = {
     END};
 static const field run_fields[] = {
     {"iterations", F_INT, OFF(run.iterations), NULL, MIN_GE, 1, 1e8, NULL, NULL},
+    {"warmup_iterations", F_INT, OFF(run.warmup_iterations), "0", MIN_GE, 0, 1e8, NULL, NULL},
     {"seed", F_LONG, OFF(run.seed), "1", MIN_GE, 0, 9007199254740991.0, NULL, NULL},
     {"eval_every", F_INT, OFF(run.eval_every), "0", MIN_GE, 0, 1e8, NULL, NULL},
     {"trace", F_INT, OFF(run.trace), "0", MIN_GE, 0, 1e5, NULL, NULL},
@@ -863,6 +864,10 @@ int hs_schema_validate(hs_loader *ld) {
   if (rc) return rc;
 
   rc = validate_block(ld, "run", run_fields, &line);
+  if (!rc && s->run.warmup_iterations >= s->run.iterations)
+    rc = hs_loader_fail(ld, "run.warmup_iterations", line,
+                        "must be less than run.iterations (%d): at least one iteration is measured",
+                        s->run.iterations);
   lua_pop(L, 1);
   if (rc) return rc;
 

@@ -52,7 +52,7 @@ static void child(void *arg, FILE *report) {
   shared_metrics = hs_metrics_create(j->sc->run.iterations, 0);
   hs_test_simulate(j->sc, 0, train_rank, j, NULL, NULL);
   hs_metrics_summary s;
-  hs_metrics_summarize(shared_metrics, j->sc->workload.batch, &s);
+  hs_metrics_summarize(shared_metrics, j->sc->workload.batch, 0, &s);
   *j->accuracy = s.final_accuracy;
   hs_report(report, shared_metrics->count[j->sc->run.iterations - 1] == hs_scenario_gpus(j->sc),
             "every worker finished every iteration");

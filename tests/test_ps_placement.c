@@ -70,7 +70,7 @@ static void child(void *arg, FILE *report) {
   hs_sim_stats stats = {0};
   hs_test_simulate(sc, 0, rank_main, j, &stats, NULL);
   hs_metrics_summary s;
-  hs_metrics_summarize(m, sc->workload.batch, &s);
+  hs_metrics_summarize(m, sc->workload.batch, 0, &s);
   j->out->ranks = hs_scenario_ranks(sc);
   j->out->ranks_done = j->job.ranks_done;
   j->out->time = s.total_time;

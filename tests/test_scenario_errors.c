@@ -58,6 +58,8 @@ static const bad_case cases[] = {
     {"Lua syntax error", 4, "workload { model = \"softmax\" ", NULL, {"scenario.lua:", "expected", NULL}},
     {"missing declaration", 6, "-- no run", NULL, {"scenario.lua:6: run:", "missing declaration: run", NULL}},
     {"bad --set value", 0, NULL, "cluster.nodes=0", {"--set cluster.nodes=0", "cluster.nodes", "at least 1"}},
+    {"a warm-up as long as the run", 6, "run { iterations = 3, warmup_iterations = 3 }", NULL,
+     {"scenario.lua:6:", "run.warmup_iterations", "must be less than run.iterations (3)"}},
     /* A string that reads as a number arrives as one; the message says to
      * quote it (2.10 unquoted is the number 2.1) */
     {"a string key --set to a number", 0, NULL, "sim.nccl_version=2.10",

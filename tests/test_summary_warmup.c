@@ -1,8 +1,13 @@
 /* test_summary_warmup.c — the printed summary says when an algorithm's
  * warm-up (its warmup_steps) is in the iterations it reports: all of them
  * (qadam's default 100 over a short run, which then never times qadam's
- * compressed phase), some of them, or none. */
+ * compressed phase), some of them, or none. And run.warmup_iterations
+ * leaves the first iterations, and the algorithm's set-up before them, out
+ * of the measured figures, as a benchmark discards its warm-up batches:
+ * the figures equal what metrics.csv's rows after them give. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/harness.h"
@@ -24,7 +29,63 @@ static void summary(const char *what, const char *algorithm, const char *options
   if (!ok) fprintf(stderr, "# %s\n", text);
 }
 
+/* summary.json's number for "key" (NAN if absent) */
+static double json_number(const char *json, const char *key) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *at = strstr(json, pat);
+  return at ? strtod(at + strlen(pat), NULL) : NAN;
+}
+
+/* low_precision_decentralized exchanges the starting weights in full
+ * precision before its first iteration: a set-up a benchmark's warm-up
+ * hides. 4 ranks, 5 iterations, the first 2 left out. */
+static void measured_after_warmup(void) {
+  const char *lua = "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '10TF' },\n"
+                    "          inter = { bandwidth = '10Gbps' } }\n"
+                    "workload { model = 'resnet18', batch = 8 }\n"
+                    "algorithm { name = 'low_precision_decentralized' }\n"
+                    "run { iterations = 5, warmup_iterations = %d }\n";
+  double per_iter[2] = {NAN, NAN};
+  for (int w = 0; w <= 2; w += 2) {
+    char text[8192], out[800], path[900], json[16384], csv[16384], l[512];
+    snprintf(l, sizeof l, lua, w);
+    char name[32];
+    snprintf(name, sizeof name, "run-warmup-%d", w);
+    int rc = hs_test_run_text(name, l, out, sizeof out, text, sizeof text);
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    json[hs_test_slurp(path, json, sizeof json)] = '\0';
+    snprintf(path, sizeof path, "%s/metrics.csv", out);
+    csv[hs_test_slurp(path, csv, sizeof csv)] = '\0';
+    /* time_s, the end of each iteration, from metrics.csv's rows */
+    double end[5] = {0};
+    int rows = 0;
+    for (char *line = strchr(csv, '\n'); line && line[1] && rows < 5; line = strchr(line + 1, '\n')) {
+      char *comma = strchr(line + 1, ',');
+      if (comma) end[rows++] = strtod(comma + 1, NULL);
+    }
+    double t = json_number(json, "time_per_iteration_s"), thr = json_number(json, "throughput_samples_per_s");
+    double measured = json_number(json, "measured_time_s"), total = json_number(json, "total_time_s");
+    double start = w ? end[w - 1] : 0, want = (end[4] - start) / (5 - w);
+    /* exact but for the decimal digits the files print (9 significant) */
+    int ok = rc == 0 && rows == 5 && fabs(t - want) <= 1e-8 * want && fabs(measured - (end[4] - start)) <= 1e-8 * total &&
+             fabs(thr - 4 * 8 / want) <= 1e-7 * thr && json_number(json, "warmup_iterations") == w &&
+             fabs(total - end[4]) <= 1e-8 * total;
+    tap_ok(ok, "warmup_iterations = %d: %.6g s an iteration == (%.6g - %.6g) / %d from metrics.csv, throughput %.6g, "
+           "measured %.6g of %.6g s (exit %d)", w, t, end[4], start, 5 - w, thr, measured, total, rc);
+    int line = strstr(text, "after 2 warm-up iterations") != NULL;
+    tap_ok(w ? line : !line, "warmup_iterations = %d: the summary's per-iteration line %s", w,
+           w ? "says it comes after 2 warm-up iterations" : "names no warm-up");
+    per_iter[w / 2] = t;
+  }
+  /* and the set-up it leaves out costs time: without the warm-up the
+   * figure is larger (the starting weights' exchange in iteration 0) */
+  tap_ok(per_iter[0] > 1.05 * per_iter[1], "the set-up is left out: %.6g s an iteration measured whole, %.6g after "
+         "the warm-up", per_iter[0], per_iter[1]);
+}
+
 int main(void) {
+  measured_after_warmup();
   summary("qadam-default", "qadam", "",
           "all 3 iterations are qadam's warm-up (warmup_steps = 100), none its own phase");
   summary("onebit-two", "onebit_adam", ", warmup_steps = 2",

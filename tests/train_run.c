@@ -40,7 +40,7 @@ static void child(void *arg, FILE *report) {
   j->job = (hs_train_job){.sc = sc, .ds = j->ds, .metrics = j->m, .final_params = final, .stragglers = 1};
   hs_test_simulate(sc, 0, rank_main, j, NULL, NULL);
   hs_metrics_summary s;
-  hs_metrics_summarize(j->m, sc->workload.batch, &s);
+  hs_metrics_summarize(j->m, sc->workload.batch, 0, &s);
   r->ranks_done = j->job.ranks_done;
   r->rows = hs_metrics_rows(j->m);
   r->accuracy = s.final_accuracy, r->samples_per_s = s.samples_per_s, r->total_time = s.total_time;

@@ -108,27 +108,35 @@ double hs_metrics_consensus(const hs_metrics *m, int it) {
   return fmax(0, m->param_sq[it] / n - mean_sq);
 }
 
-void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s) {
+void hs_metrics_summarize(const hs_metrics *m, int batch, int warmup, hs_metrics_summary *s) {
   int n = hs_metrics_rows(m);
+  /* The measured rows: from `first` on, timed from when the last rank had
+   * finished the row before (for the whole run, from time 0: the set-up
+   * counts). A run with no row past the warm-up is measured whole. */
+  int first = warmup > 0 && warmup < n ? warmup : 0;
+  double start = first ? m->end_time[first - 1] : 0;
+  s->warmup = first;
   double compute = 0, bytes = 0, reports = 0, total = 0;
   int workers = 0;
   for (int i = 0; i < n; i++) {
+    if (m->end_time[i] > total) total = m->end_time[i];
+    if (i < first) continue;
     compute += m->compute[i];
     bytes += m->bytes[i];
     reports += m->count[i];
     if (m->count[i] > workers) workers = m->count[i];
-    if (m->end_time[i] > total) total = m->end_time[i];
   }
   /* An asynchronous worker is not done at its last iteration: the
    * averaging or pushes its iterations feed are, until joined. */
   if (n && m->run_end > total) total = m->run_end;
   /* Synchronous runs: every worker reports every row, and these are plain
    * per-iteration means. Asynchronous ones: a mean worker's iterations. */
-  double iterations = workers ? reports / workers : 0;
+  double iterations = workers ? reports / workers : 0, measured = total - start;
   s->total_time = total;
-  s->time_per_iter = iterations > 0 ? total / iterations : 0;
+  s->measured_time = measured;
+  s->time_per_iter = iterations > 0 ? measured / iterations : 0;
   s->compute_per_iter = reports > 0 ? compute / reports : 0;
-  s->samples_per_s = total > 0 ? reports * batch / total : NAN;
+  s->samples_per_s = measured > 0 ? reports * batch / measured : NAN;
   s->comm_share = s->time_per_iter > 0 ? fmax(0, 1 - s->compute_per_iter / s->time_per_iter) : 0;
   s->bytes_per_iter = iterations > 0 ? bytes / iterations : 0;
   s->final_loss = n && m->count[n - 1] ? m->loss[n - 1] / m->count[n - 1] : NAN;
@@ -136,7 +144,7 @@ void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s)
   s->final_test_loss = s->final_accuracy = NAN;
   double wait = 0;
   int ranks = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = first; i < n; i++) {
     wait += m->wait[i];
     if (m->slow_rank[i] + 1 > ranks) ranks = m->slow_rank[i] + 1;
   }
@@ -144,7 +152,7 @@ void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s)
   /* Cost per rank: the slowest one's lead over the runner-up, summed. */
   double *cost = calloc(ranks > 0 ? ranks : 1, sizeof *cost);
   int *times = calloc(ranks > 0 ? ranks : 1, sizeof *times);
-  for (int i = 0; i < n; i++)
+  for (int i = first; i < n; i++)
     if (m->slow_rank[i] >= 0 && m->count[i] > 1) {
       cost[m->slow_rank[i]] += m->slow1[i] - fmax(0, m->slow2[i]);
       times[m->slow_rank[i]]++;

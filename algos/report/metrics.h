@@ -66,9 +66,11 @@ double hs_metrics_consensus(const hs_metrics *m, int it);
 /* Derived figures, for the summary. */
 typedef struct {
   double total_time;      /* end of the last iteration, or of the last worker's run (run_end) if later */
-  double time_per_iter;   /* total time / iterations of the mean worker */
+  double time_per_iter;   /* measured time / measured iterations of the mean worker */
+  int warmup;             /* rows left out of the measured figures */
+  double measured_time;   /* from the end of the warm-up (or 0) to total_time */
   double compute_per_iter;/* mean over ranks and iterations */
-  double samples_per_s;   /* every worker's iterations x batch / total time */
+  double samples_per_s;   /* every worker's measured iterations x batch / measured time */
   double comm_share;      /* exposed communication / iteration time */
   double bytes_per_iter;  /* all ranks together */
   double final_loss;      /* NAN for timing-only runs */
@@ -84,6 +86,11 @@ typedef struct {
   double costly_seconds[HS_METRICS_COSTLY];
 } hs_metrics_summary;
 
-void hs_metrics_summarize(const hs_metrics *m, int batch, hs_metrics_summary *s); /* batch: samples a worker's iteration trains on (micro-batches included) */
+/* batch: samples a worker's iteration trains on (micro-batches included).
+ * warmup: the first rows, and everything before them, are left out of the
+ * per-iteration figures, the throughput and the costliest ranks (all rows
+ * where the run has no row after them, a run a failure stopped early);
+ * total_time and the final figures are the whole run's. */
+void hs_metrics_summarize(const hs_metrics *m, int batch, int warmup, hs_metrics_summary *s);
 
 #endif

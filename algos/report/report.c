@@ -194,14 +194,15 @@ static const char *null_reason(const hs_scenario *sc, const char *key, const hs_
 
 static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info) {
   hs_metrics_summary s;
-  hs_metrics_summarize(m, sc->workload.batch * sc->workload.accumulation_steps, &s);
+  hs_metrics_summarize(m, sc->workload.batch * sc->workload.accumulation_steps, sc->run.warmup_iterations, &s);
   /* A timing-only run has no loss: its zeros are not a loss of zero. */
   if (!sc->workload.numeric) s.final_loss = s.final_test_loss = s.final_accuracy = NAN;
   fprintf(f, "{\n  \"scenario\": ");
   json_str(f, sc->path);
   fprintf(f, ",\n  \"mode\": \"%s\",\n  \"backend\": \"%s\",\n  \"fidelity\": \"%s\",\n", info->mode, info->backend,
           info->fidelity);
-  fprintf(f, "  \"ranks\": %d,\n  \"iterations\": %d,\n", info->ranks, hs_metrics_rows(m));
+  fprintf(f, "  \"ranks\": %d,\n  \"iterations\": %d,\n  \"warmup_iterations\": %d,\n", info->ranks, hs_metrics_rows(m),
+          s.warmup);
   /* Which schedules ran the collectives, and how often (every algorithm's
    * collectives, counted once per call, not per rank). */
   if (info->collectives) {
@@ -230,6 +231,7 @@ static int write_summary(FILE *f, const hs_scenario *sc, const hs_metrics *m, co
     double value;
   } figures[] = {
       {"total_time_s", s.total_time},
+      {"measured_time_s", s.measured_time},
       {"time_per_iteration_s", s.time_per_iter},
       {"compute_per_iteration_s", s.compute_per_iter},
       {"throughput_samples_per_s", s.samples_per_s},
@@ -327,7 +329,7 @@ int hs_report_write(const char *dir, const hs_scenario *sc, const hs_metrics *m,
 void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, const hs_run_info *info,
                      const char *dir) {
   hs_metrics_summary s;
-  hs_metrics_summarize(m, sc->workload.batch * sc->workload.accumulation_steps, &s);
+  hs_metrics_summarize(m, sc->workload.batch * sc->workload.accumulation_steps, sc->run.warmup_iterations, &s);
   const hs_cluster_spec *c = &sc->cluster;
   char t1[32], t2[32], t3[32], b1[32], bw[32];
   hs_format_time(s.time_per_iter, t1, sizeof t1);
@@ -383,7 +385,9 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
       fprintf(out, "  warm-up     the first %.0f of the %d iterations are %s's warm-up (warmup_steps), and the "
                    "figures below include them\n", warmup->num, rows, sc->algorithm.name);
   }
-  fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%)\n", t1, t2, 100 * s.comm_share);
+  char measured[64] = "";
+  if (s.warmup > 0) snprintf(measured, sizeof measured, ", after %d warm-up iteration%s", s.warmup, s.warmup == 1 ? "" : "s");
+  fprintf(out, "  per iter    %s (compute %s, exposed communication %.1f%%%s)\n", t1, t2, 100 * s.comm_share, measured);
   double tput = isnan(s.samples_per_s) ? 0 : s.samples_per_s;
   fprintf(out, "  throughput  %.4g %ssamples/s\n", tput >= 1e6 ? tput / 1e6 : tput >= 1e3 ? tput / 1e3 : tput,
           tput >= 1e6 ? "M " : tput >= 1e3 ? "k " : "");
@@ -397,7 +401,8 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
       char tc[32];
       hs_format_time(s.costly_seconds[k], tc, sizeof tc);
       fprintf(out, "%s rank %d cost %s (%.1f%%, slowest in %d of %d iterations)", k ? ";" : "", s.costly_rank[k], tc,
-              s.total_time > 0 ? 100 * s.costly_seconds[k] / s.total_time : 0, s.costly_iterations[k], hs_metrics_rows(m));
+              s.measured_time > 0 ? 100 * s.costly_seconds[k] / s.measured_time : 0, s.costly_iterations[k],
+              hs_metrics_rows(m) - s.warmup);
     }
     fputc('\n', out);
   }
