@@ -189,6 +189,15 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
   return cap;
 }
 
+double hs_net_flow_cap_concurrent(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus,
+                                  int concurrent) {
+  double cap = hs_net_flow_cap(c, node_a, node_b, channels, gpus);
+  if (node_a == node_b || gpus != 1 || concurrent <= 1) return cap;
+  hs_net_transport t = hs_net_transport_of_node(c, node_a);
+  if (t.stream_bandwidth > 0 && t.socket_threads == 0) cap = fmin(cap, t.stream_bandwidth / concurrent);
+  return cap;
+}
+
 double hs_net_message_latency(const hs_cluster_spec *c) { return c->inter.latency + c->transport.message_cost; }
 
 double hs_net_rail_bandwidth(const hs_cluster_spec *c) {

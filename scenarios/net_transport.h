@@ -53,8 +53,20 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node);
  * (one node, or RDMA at both ends through every NIC). The
  * bound is per flow: where one GPU has several flows across nodes at once
  * (a tree's parent and children), each gets it where a proxy thread would
- * share it. */
+ * share it, but for a GPU's own flows (hs_net_flow_cap_concurrent). */
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus);
+
+/* hs_net_flow_cap for one of `concurrent` flows that a GPU of node_a
+ * sends across nodes at once on its own (gpus = 1: an alltoall's blocks,
+ * a gossip's or a push's peers). Where node_a's transport gives its
+ * connections no threads of their own (socket_threads = 0), the GPU's one
+ * proxy thread moves all of them (NCCL's net_socket.cc: "we only use the
+ * main thread"), so each gets stream_bandwidth / concurrent. Set at the
+ * sender, as a host library's thread is (hs_lower_group.own_flows): a
+ * receiver of more flows than its senders send (an incast) is not held
+ * to its thread's share. */
+double hs_net_flow_cap_concurrent(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus,
+                                  int concurrent);
 
 /* Bytes per second the traffic of `gpus` GPUs of node `node`, on
  * `channels` channels, reaches of the network, in the links' units: the

@@ -412,6 +412,54 @@ static int link_slot(const link_table *m, const void *link) {
   return i;
 }
 
+/* For each flow of gpus = 1 across nodes, how many such flows its sender
+ * has at this step, as the busier direction counts them (its sends or its
+ * receives): what the GPU's proxy thread divides itself among, as step
+ * counts a post's (hs_net_flow_cap_concurrent, transport.c). Every other
+ * flow gets 1. Ranks are looked up in an open-addressing table of the
+ * step's own size, so the cost is the flows', not the world's. */
+static void count_concurrent(const sim_world *w, const flow_ref *fl, int nf, int *concurrent) {
+  int across = 0;
+  for (int i = 0; i < nf; i++) {
+    concurrent[i] = 1;
+    across += fl[i].gpus == 1 && fl[i].src < w->n && fl[i].dst < w->n &&
+              hs_sim_node_of(w, fl[i].src) != hs_sim_node_of(w, fl[i].dst);
+  }
+  if (across < 2) return;
+  int cap = 4;
+  while (cap < 4 * across) cap *= 2;
+  int *key = malloc((size_t)cap * sizeof *key), *out = calloc((size_t)cap, sizeof *out),
+      *in = calloc((size_t)cap, sizeof *in);
+  for (int k = 0; k < cap; k++) key[k] = -1;
+  /* the slot of rank r (inserted if absent) */
+#define SLOT_OF(r, slot)                                                                                     \
+  do {                                                                                                       \
+    unsigned h_ = ((unsigned)(r)*2654435761u) & (unsigned)(cap - 1);                                         \
+    while (key[h_] != -1 && key[h_] != (r)) h_ = (h_ + 1) & (unsigned)(cap - 1);                             \
+    key[h_] = (r);                                                                                           \
+    (slot) = (int)h_;                                                                                        \
+  } while (0)
+  for (int i = 0; i < nf; i++) {
+    if (fl[i].gpus != 1 || fl[i].src >= w->n || fl[i].dst >= w->n ||
+        hs_sim_node_of(w, fl[i].src) == hs_sim_node_of(w, fl[i].dst))
+      continue;
+    int a, b;
+    SLOT_OF(fl[i].src, a);
+    SLOT_OF(fl[i].dst, b);
+    out[a]++, in[b]++;
+  }
+  for (int i = 0; i < nf; i++) {
+    if (fl[i].gpus != 1 || fl[i].src >= w->n || fl[i].dst >= w->n ||
+        hs_sim_node_of(w, fl[i].src) == hs_sim_node_of(w, fl[i].dst))
+      continue;
+    int a;
+    SLOT_OF(fl[i].src, a);
+    concurrent[i] = out[a] > in[a] ? out[a] : in[a];
+  }
+#undef SLOT_OF
+  free(key), free(out), free(in);
+}
+
 /* The id of a SimGrid link, entered with its bandwidth the first time. */
 static int link_id(struct sim_fast *f, sg_link_t l) {
   link_table *m = &f->links;
@@ -610,6 +658,8 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
   const int **links = malloc((size_t)nf * sizeof *links);
   int *n_links = malloc((size_t)nf * sizeof(int));
   double *cap_flow = malloc((size_t)nf * sizeof(double));
+  int *concurrent = malloc((size_t)nf * sizeof(int));
+  count_concurrent(w, fl, nf, concurrent);
   int n_refs = 0;
   for (int i = 0; i < nf; i++) {
     const route_entry *re = fl[i].route ? fl[i].route : route_of(w, f, fl[i].src, fl[i].dst);
@@ -624,8 +674,9 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
     /* the transport's bound on a connection between two nodes (step's
      * flow_rate, transport.c) */
     if (fl[i].src < w->n && fl[i].dst < w->n)
-      cap_flow[i] = dmin(cap_flow[i], hs_net_flow_cap(&w->sc->cluster, hs_sim_node_of(w, fl[i].src),
-                                                      hs_sim_node_of(w, fl[i].dst), w->channels, fl[i].gpus));
+      cap_flow[i] = dmin(cap_flow[i], hs_net_flow_cap_concurrent(&w->sc->cluster, hs_sim_node_of(w, fl[i].src),
+                                                                 hs_sim_node_of(w, fl[i].dst), w->channels, fl[i].gpus,
+                                                                 concurrent[i]));
     if (fl[i].solo) {
       double alone = cap_flow[i];
       for (int j = 0; j < re->n_links; j++) alone = dmin(alone, lt->bw[re->links[j]]);
@@ -705,7 +756,7 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
           left--;
         }
   }
-  free(links), free(n_links), free(cap), free(cap_flow), free(local_links), free(global);
+  free(links), free(n_links), free(cap), free(cap_flow), free(concurrent), free(local_links), free(global);
   free(count), free(first), free(fill), free(through), free(fixed), free(tight);
 }
 

@@ -158,15 +158,27 @@ static void count_nic(sim_world *w, int from, int to, size_t bytes) {
 /* What one flow from the group's member `me` to member `peer` moves at
  * most, in bytes on the wire per second: the group's protocol bound (and
  * between two nodes its bound there, lowering.h's net_rate) and the
- * transport's bound on a connection between their nodes
+ * transport's bound on a connection between their nodes, one of
+ * `concurrent` that leave this GPU across nodes at once
  * (net_transport.h); 0: the links alone. */
-static double flow_rate(const sim_world *w, const hs_lower_group *g, int peer) {
+static double flow_rate(const sim_world *w, const hs_lower_group *g, int peer, int concurrent) {
   int a = g->members[g->me], b = g->members[peer], na = hs_sim_node_of(w, a), nb = hs_sim_node_of(w, b);
-  double cap = hs_net_flow_cap(&w->sc->cluster, na, nb, w->channels, g->spread);
+  double cap = hs_net_flow_cap_concurrent(&w->sc->cluster, na, nb, w->channels, g->spread, concurrent);
   double rate = g->rate;
   if (na != nb && g->net_rate > 0 && (rate <= 0 || g->net_rate < rate)) rate = g->net_rate;
   if (!isfinite(cap)) return rate;
   return rate > 0 ? fmin(rate, cap) : cap;
+}
+
+/* How many of this post's flows cross nodes at once, as the busier
+ * direction counts them (its sends or its receives): what a GPU's proxy
+ * thread divides itself among (hs_net_flow_cap_concurrent). */
+static int concurrent_across(const sim_world *w, const hs_lower_group *g, const hs_lower_send *s, int ns,
+                             const hs_lower_recv *r, int nr) {
+  int me = hs_sim_node_of(w, g->members[g->me]), out = 0, in = 0;
+  for (int i = 0; i < ns; i++) out += hs_sim_node_of(w, g->members[s[i].peer]) != me;
+  for (int i = 0; i < nr; i++) in += hs_sim_node_of(w, g->members[r[i].peer]) != me;
+  return out > in ? out : in;
 }
 
 void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, int ns, const hs_lower_recv *r,
@@ -194,6 +206,7 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
   /* Sends by when they leave (the protocol's hop: same node first), in
    * posting order among equals, so that pairs still match in order. */
   double t0 = simgrid_get_clock();
+  int concurrent = ns > 1 || nr > 1 ? concurrent_across(self->world, g, s, ns, r, nr) : 1;
   int deferred = ns > 0 && (g->hop_intra > 0 || g->hop_net > 0);
   int *order = deferred ? malloc((size_t)ns * sizeof *order) : NULL;
   for (int i = 0; i < ns && deferred; i++) {
@@ -215,7 +228,8 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
     }
     p->mailbox[i] = mailbox(c, g, g->me, s[i].peer);
     p->is_recv[i] = 0;
-    p->comms[i] = hs_sg_put_async_at_most(p->mailbox[i], payload, wire_size(self->world, g, s[i].peer, s[i].bytes), flow_rate(self->world, g, s[i].peer));
+    p->comms[i] = hs_sg_put_async_at_most(p->mailbox[i], payload, wire_size(self->world, g, s[i].peer, s[i].bytes),
+                                              flow_rate(self->world, g, s[i].peer, concurrent));
     self->w.bytes_sent += s[i].bytes;
     count_nic(self->world, g->members[g->me], g->members[s[i].peer], s[i].bytes);
     self->world->messages++;
@@ -555,7 +569,7 @@ void *hs_sim_post_one(const hs_lower_group *g, const hs_lower_send *s, const hs_
     mb = a->mb = mailbox(c, g, g->me, s->peer);
     a->due = simgrid_get_clock() + hs_lower_hop(g, g->me, s->peer);
     a->size = wire_size(world, g, s->peer, s->bytes);
-    a->rate = flow_rate(world, g, s->peer);
+    a->rate = flow_rate(world, g, s->peer, 1); /* one at a time: a pipelined schedule's slices */
     defer_send(set, a);
     move_sends(set, c);
     self->w.bytes_sent += s->bytes;
