@@ -283,6 +283,14 @@ double hs_test_output_value(const char *out, const char *key) {
   return hs_test_result_value(copy, key);
 }
 
+double hs_test_json_number(const char *json, const char *key) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *at = strstr(json, pat);
+  if (!at || strncmp(at + strlen(pat), "null", 4) == 0) return NAN;
+  return strtod(at + strlen(pat), NULL);
+}
+
 const char *hs_test_mpirun(int np) {
   /* mpirun refuses root without these (CI runs as root); oversubscribe:
    * tests start more ranks than the machine has cores. */

@@ -59,6 +59,9 @@ int hs_test_run_text(const char *name, const char *lua, char *out_dir, size_t di
 /* The number after " key=" on the "result ..." line of a command's
  * output (hs_test_output); NAN when there is none. */
 double hs_test_output_value(const char *out, const char *key);
+/* The number after "key": in a JSON text (summary.json, peers.json): the
+ * first such key's; NAN where it is absent or null. */
+double hs_test_json_number(const char *json, const char *key);
 
 /* Runs a shell command, capturing stderr into err (truncated); returns the
  * exit status, or -1 if it could not run. */

@@ -162,18 +162,11 @@ static int train(const char *library, char *out, size_t len) {
   return hs_test_output(cmd, out, len);
 }
 
-static double json_value(const char *json, const char *key) {
-  char k[128];
-  snprintf(k, sizeof k, "\"%s\": ", key);
-  const char *p = strstr(json, k);
-  return p ? strtod(p + strlen(k), NULL) : NAN;
-}
-
 static void training(void) {
   static char nccl[65536], gloo[65536];
   int rn = train("nccl", nccl, sizeof nccl), rg = train("gloo", gloo, sizeof gloo);
-  double tn = json_value(nccl, "time_per_iteration_s"), tg = json_value(gloo, "time_per_iteration_s");
-  double cn = json_value(nccl, "compute_per_iteration_s"), cg = json_value(gloo, "compute_per_iteration_s");
+  double tn = hs_test_json_number(nccl, "time_per_iteration_s"), tg = hs_test_json_number(gloo, "time_per_iteration_s");
+  double cn = hs_test_json_number(nccl, "compute_per_iteration_s"), cg = hs_test_json_number(gloo, "compute_per_iteration_s");
   tap_ok(rn == 0 && rg == 0 && tn < tg, "ResNet-50 on 2 DGX-1s: NCCL's iteration (%.4g s) before Gloo's (%.4g s)", tn,
          tg);
   tap_ok(rg == 0 && strstr(gloo, "\"library\": \"gloo\"") != NULL, "the summary says the library");

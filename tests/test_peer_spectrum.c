@@ -39,14 +39,6 @@ typedef struct {
   char text[1 << 16];
 } peers_json;
 
-static double field(const char *text, const char *key) {
-  char k[128];
-  snprintf(k, sizeof k, "\"%s\": ", key);
-  const char *p = strstr(text, k);
-  if (!p || strncmp(p + strlen(k), "null", 4) == 0) return NAN;
-  return strtod(p + strlen(k), NULL);
-}
-
 /* Runs `hearsay peers` on a scenario whose peers value is `peers_lua` at n
  * ranks, and reads its peers.json. */
 static peers_json *run_peers(const char *peers_lua, int n, int steps) {
@@ -72,11 +64,11 @@ static peers_json *run_peers(const char *peers_lua, int n, int steps) {
   size_t len = fread(j->text, 1, sizeof j->text - 1, f);
   j->text[len] = '\0';
   fclose(f);
-  j->rho = field(j->text, "rho_per_step");
-  j->asymptotic = field(j->text, "asymptotic_per_step");
-  j->rate = field(j->text, "rate_per_step");
-  j->period = (int)field(j->text, "period");
-  j->exact = (long)field(j->text, "exact_consensus_step");
+  j->rho = hs_test_json_number(j->text, "rho_per_step");
+  j->asymptotic = hs_test_json_number(j->text, "asymptotic_per_step");
+  j->rate = hs_test_json_number(j->text, "rate_per_step");
+  j->period = (int)hs_test_json_number(j->text, "period");
+  j->exact = (long)hs_test_json_number(j->text, "exact_consensus_step");
   const char *e = strstr(j->text, "\"error\": [");
   if (e) {
     e += strlen("\"error\": [");

@@ -29,14 +29,6 @@ static void summary(const char *what, const char *algorithm, const char *options
   if (!ok) fprintf(stderr, "# %s\n", text);
 }
 
-/* summary.json's number for "key" (NAN if absent) */
-static double json_number(const char *json, const char *key) {
-  char pat[128];
-  snprintf(pat, sizeof pat, "\"%s\": ", key);
-  const char *at = strstr(json, pat);
-  return at ? strtod(at + strlen(pat), NULL) : NAN;
-}
-
 /* low_precision_decentralized exchanges the starting weights in full
  * precision before its first iteration: a set-up a benchmark's warm-up
  * hides. 4 ranks, 5 iterations, the first 2 left out. */
@@ -64,12 +56,12 @@ static void measured_after_warmup(void) {
       char *comma = strchr(line + 1, ',');
       if (comma) end[rows++] = strtod(comma + 1, NULL);
     }
-    double t = json_number(json, "time_per_iteration_s"), thr = json_number(json, "throughput_samples_per_s");
-    double measured = json_number(json, "measured_time_s"), total = json_number(json, "total_time_s");
+    double t = hs_test_json_number(json, "time_per_iteration_s"), thr = hs_test_json_number(json, "throughput_samples_per_s");
+    double measured = hs_test_json_number(json, "measured_time_s"), total = hs_test_json_number(json, "total_time_s");
     double start = w ? end[w - 1] : 0, want = (end[4] - start) / (5 - w);
     /* exact but for the decimal digits the files print (9 significant) */
     int ok = rc == 0 && rows == 5 && fabs(t - want) <= 1e-8 * want && fabs(measured - (end[4] - start)) <= 1e-8 * total &&
-             fabs(thr - 4 * 8 / want) <= 1e-7 * thr && json_number(json, "warmup_iterations") == w &&
+             fabs(thr - 4 * 8 / want) <= 1e-7 * thr && hs_test_json_number(json, "warmup_iterations") == w &&
              fabs(total - end[4]) <= 1e-8 * total;
     tap_ok(ok, "warmup_iterations = %d: %.6g s an iteration == (%.6g - %.6g) / %d from metrics.csv, throughput %.6g, "
            "measured %.6g of %.6g s (exit %d)", w, t, end[4], start, 5 - w, thr, measured, total, rc);
