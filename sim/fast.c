@@ -412,18 +412,31 @@ static int link_slot(const link_table *m, const void *link) {
   return i;
 }
 
-/* For each flow of gpus = 1 across nodes, how many such flows its sender
- * has at this step, as the busier direction counts them (its sends or its
- * receives): what the GPU's proxy thread divides itself among, as step
- * counts a post's (hs_net_flow_cap_concurrent, transport.c). Every other
- * flow gets 1. Ranks are looked up in an open-addressing table of the
- * step's own size, so the cost is the flows', not the world's. */
+/* A GPU's own flow across nodes (gpus = 1): what a proxy thread's share
+ * applies to (hs_net_flow_cap_concurrent). */
+static int own_flow_across(const sim_world *w, const flow_ref *f) {
+  return f->gpus == 1 && f->src < w->n && f->dst < w->n && hs_sim_node_of(w, f->src) != hs_sim_node_of(w, f->dst);
+}
+
+/* Rank r's slot in an open-addressing table of cap (a power of two)
+ * entries, -1 where empty; taken if r is not there yet. */
+static int rank_slot(int *key, int cap, int r) {
+  unsigned h = ((unsigned)r * 2654435761u) & (unsigned)(cap - 1);
+  while (key[h] != -1 && key[h] != r) h = (h + 1) & (unsigned)(cap - 1);
+  key[h] = r;
+  return (int)h;
+}
+
+/* For each of a step's flows, how many of its sender's own flows across
+ * nodes the step has, as the busier direction counts them (its sends or
+ * its receives): what the GPU's proxy thread divides itself among, as
+ * step counts a post's (transport.c). 1 for every other flow. The table
+ * is the step's size, so the cost is the flows', not the world's. */
 static void count_concurrent(const sim_world *w, const flow_ref *fl, int nf, int *concurrent) {
   int across = 0;
   for (int i = 0; i < nf; i++) {
     concurrent[i] = 1;
-    across += fl[i].gpus == 1 && fl[i].src < w->n && fl[i].dst < w->n &&
-              hs_sim_node_of(w, fl[i].src) != hs_sim_node_of(w, fl[i].dst);
+    across += own_flow_across(w, &fl[i]);
   }
   if (across < 2) return;
   int cap = 4;
@@ -431,32 +444,13 @@ static void count_concurrent(const sim_world *w, const flow_ref *fl, int nf, int
   int *key = malloc((size_t)cap * sizeof *key), *out = calloc((size_t)cap, sizeof *out),
       *in = calloc((size_t)cap, sizeof *in);
   for (int k = 0; k < cap; k++) key[k] = -1;
-  /* the slot of rank r (inserted if absent) */
-#define SLOT_OF(r, slot)                                                                                     \
-  do {                                                                                                       \
-    unsigned h_ = ((unsigned)(r)*2654435761u) & (unsigned)(cap - 1);                                         \
-    while (key[h_] != -1 && key[h_] != (r)) h_ = (h_ + 1) & (unsigned)(cap - 1);                             \
-    key[h_] = (r);                                                                                           \
-    (slot) = (int)h_;                                                                                        \
-  } while (0)
-  for (int i = 0; i < nf; i++) {
-    if (fl[i].gpus != 1 || fl[i].src >= w->n || fl[i].dst >= w->n ||
-        hs_sim_node_of(w, fl[i].src) == hs_sim_node_of(w, fl[i].dst))
-      continue;
-    int a, b;
-    SLOT_OF(fl[i].src, a);
-    SLOT_OF(fl[i].dst, b);
-    out[a]++, in[b]++;
-  }
-  for (int i = 0; i < nf; i++) {
-    if (fl[i].gpus != 1 || fl[i].src >= w->n || fl[i].dst >= w->n ||
-        hs_sim_node_of(w, fl[i].src) == hs_sim_node_of(w, fl[i].dst))
-      continue;
-    int a;
-    SLOT_OF(fl[i].src, a);
-    concurrent[i] = out[a] > in[a] ? out[a] : in[a];
-  }
-#undef SLOT_OF
+  for (int i = 0; i < nf; i++)
+    if (own_flow_across(w, &fl[i])) out[rank_slot(key, cap, fl[i].src)]++, in[rank_slot(key, cap, fl[i].dst)]++;
+  for (int i = 0; i < nf; i++)
+    if (own_flow_across(w, &fl[i])) {
+      int a = rank_slot(key, cap, fl[i].src);
+      concurrent[i] = out[a] > in[a] ? out[a] : in[a];
+    }
   free(key), free(out), free(in);
 }
 
