@@ -304,7 +304,18 @@ static void topo_links(const hs_scenario *sc, hs_nccl_topo *t, double intra, dou
   /* a tree's graph: its intra speed raised after its network's is found,
    * while below twice it and the GPUs' links carry it (search.cc, pass 2) */
   t->bw_tree_intra_gbs = t->nodes > 1 ? dmin(intra / 1e9 / t->channels, 2 * t->bw_inter_gbs) : t->bw_intra_gbs;
-  t->latency_inter_us = t->nodes > 1 ? nic_latency * 1e6 : 0;
+  /* NCCL's graph takes latencyInter from its network plugin (search.cc:
+   * graph->latencyInter = net->net.latency), and both of NCCL's own
+   * report none: "props->latency = 0; // Not set" (net_ib/init.cc,
+   * net_socket.cc). So NCCL's model, and the picks it makes, never see
+   * what a network adds beyond its constants: a long link, a switch's
+   * delay, TCP's cost per message (nic_latency here, which the
+   * simulation charges). Before 2026-11-29 hearsay's port added it and
+   * picked as a better-informed NCCL would: with 5 ms across nodes its
+   * tuner ran BERT-Large's allreduces on the tree where NCCL keeps its
+   * ring. */
+  (void)nic_latency;
+  t->latency_inter_us = 0;
   /* NVLS channels: one a GPU on one node; across nodes one a head, a
    * GPU with a NIC of its own (search.cc: "NVLS search only tries to find
    * NIC:GPU combinations to compute the heads"); at most

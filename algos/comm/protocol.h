@@ -16,7 +16,8 @@
  *  - hop: the protocol's latency per hop (NCCL's hwLat for the kind of
  *    link), added to every message of the collective on top of the link's
  *    own latency (the scenario's link latency is what the network adds
- *    beyond NCCL's estimate, as NCCL's latencyInter is);
+ *    beyond NCCL's estimate, which NCCL's own model never sees: its IB
+ *    and socket plugins report no latencyInter, nccl_model.c);
  *  - launch: NCCL's base latency, once per collective (kernel launch and
  *    set-up);
  *  - slice: the payload of one NCCL step (its buffer / NCCL_STEPS), what
