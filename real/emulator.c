@@ -90,7 +90,15 @@ void hs_emulator_free(hs_emulator *e) {
   free(e);
 }
 
-double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate, int gpus) {
+int hs_emulator_concurrent(const hs_emulator *e, int src, const int *dst, int ns, const int *from, int nr) {
+  int gpn = e->cluster->gpus_per_node, node = src / gpn, out = 0, in = 0;
+  for (int i = 0; i < ns; i++) out += dst[i] / gpn != node;
+  for (int i = 0; i < nr; i++) in += from[i] / gpn != node;
+  return out > in ? out : in;
+}
+
+double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate, int gpus,
+                        int concurrent) {
   hs_hop hop[HS_ROUTE_MAX];
   int k = hs_links_route(e->cluster, src, dst, hop);
   double now = fmax(hs_clock_now(), depart);
@@ -110,6 +118,6 @@ double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double d
   double flow = narrowest * e->bandwidth_factor;
   if (rate > 0 && rate < flow) flow = rate;
   int gpn = e->cluster->gpus_per_node;
-  flow = fmin(flow, hs_net_flow_cap(e->cluster, src / gpn, dst / gpn, e->channels, gpus));
+  flow = fmin(flow, hs_net_flow_cap_concurrent(e->cluster, src / gpn, dst / gpn, e->channels, gpus, concurrent));
   return start + latency + b / flow;
 }

@@ -38,7 +38,15 @@ void hs_emulator_free(hs_emulator *e);
  * node (the schedule's spread, lowering.h: what the flow reaches of the
  * network, net_transport.h), arrives, in hs_clock_now seconds
  * (real/clock.h). Reserves the links, each for the bytes at its own rate:
- * a flow held below a link's rate leaves the rest to the next. */
-double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate, int gpus);
+ * a flow held below a link's rate leaves the rest to the next. One of
+ * `concurrent` flows that src sends across nodes at once (its exchange's,
+ * as the busier direction counts them): over TCP they share its proxy
+ * thread (hs_net_flow_cap_concurrent). */
+double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double depart, double rate, int gpus,
+                        int concurrent);
+/* The flows of an exchange from src (world ranks: sends to dst[0..ns),
+ * receives from from[0..nr)) that cross nodes, as its busier direction
+ * counts them: what hs_emulator_post's `concurrent` is. */
+int hs_emulator_concurrent(const hs_emulator *e, int src, const int *dst, int ns, const int *from, int nr);
 
 #endif

@@ -81,6 +81,14 @@ void hs_mpi_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
     post_bytes(0, dst, r[i].bytes, peer, c->data, req, &k);
   }
   uint64_t sent = 0;
+  int concurrent = 1; /* the exchange's flows across nodes, which share a GPU's proxy thread over TCP */
+  if (emulate && (ns > 1 || nr > 1)) {
+    int *to = malloc((size_t)(ns + nr + 1) * sizeof *to), *from = to + ns;
+    for (int i = 0; i < ns; i++) to[i] = g->members[s[i].peer];
+    for (int i = 0; i < nr; i++) from[i] = g->members[r[i].peer];
+    concurrent = hs_emulator_concurrent(self->emu, self->w.rank, to, ns, from, nr);
+    free(to);
+  }
   for (int i = 0; i < ns; i++) {
     int world_peer = g->members[s[i].peer], peer = c->local_of_world[world_peer];
     if (emulate) {
@@ -89,7 +97,8 @@ void hs_mpi_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
        * in the simulator */
       double wire = g->wire > 1 ? ceil((double)s[i].bytes * g->wire) : (double)s[i].bytes;
       arrival[i] = hs_emulator_post(self->emu, self->w.rank, world_peer, (size_t)wire,
-                                    hs_clock_now() + hs_lower_hop(g, g->me, s[i].peer), g->rate, g->spread);
+                                    hs_clock_now() + hs_lower_hop(g, g->me, s[i].peer), g->rate, g->spread,
+                                    concurrent);
       MPI_Isend(&arrival[i], 1, MPI_DOUBLE, peer, TAG_HEADER, c->data, &req[k++]);
     }
     post_bytes(1, s[i].data ? (void *)s[i].data : base, s[i].bytes, peer, c->data, req, &k);

@@ -14,7 +14,11 @@
  * from 2 to 3 at most at RATE bytes/s (hs_emulator_post), both now, and
  * prints "1 ..." when the first arrives within 1 ms and the second within
  * [BYTES/RATE, BYTES/RATE + 1 ms]: the links' latency and a clock read
- * between the calls are the slack, for a BYTES/RATE of 0.1 s or more. */
+ * between the calls are the slack, for a BYTES/RATE of 0.1 s or more.
+ * On a TCP cluster it also posts one from rank 0 to the next node's first
+ * GPU as one of 4 flows its exchange sends across nodes at once, which
+ * share its proxy thread: BYTES x 4 / stream_bandwidth, 1 ms of slack;
+ * and counts an exchange's flows across nodes (hs_emulator_concurrent). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -56,11 +60,23 @@ int main(int argc, char **argv) {
   if (strcmp(argv[2], "post") == 0) {
     double bytes = atof(argv[3]), rate = atof(argv[4]), now = hs_clock_now();
     int node = sc.cluster.gpus_per_node; /* flows of a whole node's GPUs */
-    double free_s = hs_emulator_post(emu, 0, 1, (size_t)bytes, now, 0, node) - now;
-    double capped_s = hs_emulator_post(emu, 2, 3, (size_t)bytes, now, rate, node) - now, want = bytes / rate;
+    double free_s = hs_emulator_post(emu, 0, 1, (size_t)bytes, now, 0, node, 1) - now;
+    double capped_s = hs_emulator_post(emu, 2, 3, (size_t)bytes, now, rate, node, 1) - now, want = bytes / rate;
+    int ok = free_s < 1e-3 && capped_s >= want && capped_s <= want + 1e-3;
+    double shared_s = 0, shared_want = 0;
+    int counted = -1;
+    if (sc.cluster.transport.kind == HS_NET_TCP && sc.cluster.nodes > 2) {
+      int g = sc.cluster.gpus_per_node, to[4] = {g, 2 * g, 1, g + 1}, from[2] = {g, 1};
+      counted = hs_emulator_concurrent(emu, 0, to, 4, from, 2); /* 3 sends across nodes, 1 receive */
+      now = hs_clock_now();
+      shared_s = hs_emulator_post(emu, 0, g, (size_t)bytes, now, 0, 1, 4) - now;
+      shared_want = bytes * 4 / sc.cluster.transport.stream_bandwidth;
+      ok = ok && counted == (g > 1 ? 3 : 4) && shared_s >= shared_want && shared_s <= shared_want + 1e-3;
+    }
     if (rank == 0)
-      printf("%d one message of %g B: %.6g s free, %.6g s at most at %g B/s (bytes/rate = %.6g s; slack 1 ms)\n",
-             free_s < 1e-3 && capped_s >= want && capped_s <= want + 1e-3, bytes, free_s, capped_s, rate, want);
+      printf("%d one message of %g B: %.6g s free, %.6g s at most at %g B/s (bytes/rate = %.6g s; slack 1 ms); "
+             "one of 4 across nodes over TCP %.6g s (%.6g), flows across counted %d\n",
+             ok, bytes, free_s, capped_s, rate, want, shared_s, shared_want, counted);
     hs_emulator_free(emu);
     hs_scenario_free(&sc);
     MPI_Finalize();

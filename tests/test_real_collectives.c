@@ -73,6 +73,11 @@ int main(void) {
   snprintf(post, sizeof post, "%s %s post 1e6 1e7 --set cluster.inter.bandwidth=400GBps", HS_MPI_EMULATED_TIME_BIN,
            sc.path);
   hs_test_mpirun_checks("emulator, a flow's rate", 1, post, 60);
+  /* and over TCP: a GPU's flows across nodes at once share its proxy
+   * thread, as in the simulator (hs_net_flow_cap_concurrent) */
+  snprintf(post, sizeof post, "%s %s post 1e6 1e7 --set cluster.inter.bandwidth=400GBps --set cluster.inter.transport=tcp "
+           "--set cluster.nodes=4", HS_MPI_EMULATED_TIME_BIN, sc.path);
+  hs_test_mpirun_checks("emulator over TCP, a GPU's flows across nodes sharing its thread", 1, post, 60);
   hs_scenario_free(&sc);
   return tap_done(0);
 }
