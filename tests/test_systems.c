@@ -74,6 +74,7 @@ int main(void) {
       {"dgx1-v100", 125e12, 150e9, 100e9 / 8, 4, 8, HS_GPU_VOLTA, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
       {"dgx-a100", 312e12, 300e9, 200e9 / 8, 8, 8, HS_GPU_AMPERE, HS_CPU_AMD, 0, HS_INTRA_NVLINK},
       {"dgx-h100", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
+      {"dgx-h200", 989e12, 450e9, 400e9 / 8, 8, 8, HS_GPU_HOPPER, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
       {"dgx-b200", 2250e12, 900e9, 400e9 / 8, 8, 8, HS_GPU_BLACKWELL, HS_CPU_INTEL, 1, HS_INTRA_NVLINK},
       {"dgx1-p100", 10.6e12, 80e9, 100e9 / 8, 4, 8, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_NVLINK},
       {"p100-pcie", 9.3e12, 15.754e9, 25e9 / 8, 1, 4, HS_GPU_PASCAL, HS_CPU_INTEL, 0, HS_INTRA_PCIE},
@@ -102,8 +103,10 @@ int main(void) {
   }
   /* Memory bandwidth where a system's GPUs differ from their
    * architecture's default: the 80 GB A100's HBM2e (2039 GB/s, not the
-   * 40 GB's 1555), HGX B200's HBM3e (7.7 TB/s, not 8) */
-  const struct { const char *name; double bw; } memory[] = {{"azure-ndv4", 2039e9}, {"dgx-b200", 7.7e12}};
+   * 40 GB's 1555), HGX B200's HBM3e (7.7 TB/s, not 8), H200's HBM3e (4.8
+   * TB/s, not the H100's 3.35) */
+  const struct { const char *name; double bw; } memory[] = {
+      {"azure-ndv4", 2039e9}, {"dgx-b200", 7.7e12}, {"dgx-h200", 4.8e12}, {"dgx-h100", 3.35e12}};
   for (size_t i = 0; i < sizeof memory / sizeof memory[0]; i++) {
     char cluster[256];
     snprintf(cluster, sizeof cluster, "cluster { system = \"%s\", nodes = 2 }", memory[i].name);
@@ -223,7 +226,7 @@ int main(void) {
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "unknown system 'dgx-z100' (known: "
                                                                       "aws-p3-16xlarge, aws-p3dn-24xlarge, aws-p4d-24xlarge, "
                                                                       "aws-p5-48xlarge, azure-nd-h100-v5, "
-                                                                      "azure-ndv4, dgx-a100, dgx-b200, dgx-h100, dgx1-p100, "
+                                                                      "azure-ndv4, dgx-a100, dgx-b200, dgx-h100, dgx-h200, dgx1-p100, "
                                                                       "dgx1-v100, dgx2, p100-pcie"});
   refused("a system that is not a name", "cluster { system = 3, nodes = 2 }", NULL,
           (const char *const[3]){"scenario.lua:1:", "cluster.system", "expected a system's name"});
