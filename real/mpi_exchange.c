@@ -82,7 +82,7 @@ void hs_mpi_exchange(const hs_lower_group *g, const hs_lower_send *s, int ns, hs
   }
   uint64_t sent = 0;
   int concurrent = 1; /* the exchange's flows across nodes, which share a GPU's proxy thread over TCP */
-  if (emulate && (ns > 1 || nr > 1)) {
+  if (emulate && g->shares_proxy && (ns > 1 || nr > 1)) {
     int *to = malloc((size_t)(ns + nr + 1) * sizeof *to), *from = to + ns;
     for (int i = 0; i < ns; i++) to[i] = g->members[s[i].peer];
     for (int i = 0; i < nr; i++) from[i] = g->members[r[i].peer];

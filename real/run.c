@@ -122,6 +122,7 @@ static void merge_metrics(hs_metrics *m, int rank, int size) {
 #define REDUCE(buf, count, type, op) MPI_Reduce(root ? in_place : (void *)(buf), root ? (void *)(buf) : NULL, \
                                                 (int)(count), type, op, 0, MPI_COMM_WORLD)
   REDUCE(m->end_time, n, MPI_DOUBLE, MPI_MAX);
+  REDUCE(m->end_first, n, MPI_DOUBLE, MPI_MIN);
   REDUCE(m->compute, n, MPI_DOUBLE, MPI_SUM);
   REDUCE(m->loss, n, MPI_DOUBLE, MPI_SUM);
   REDUCE(m->bytes, n, MPI_DOUBLE, MPI_SUM);

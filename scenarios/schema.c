@@ -313,9 +313,9 @@ static int store_field(hs_loader *ld, const char *kp, int line, const field *f, 
       if (lua_type(L, idx) != LUA_TSTRING) {
         /* --set reads 2.8 as a number: say how to pass it as a string */
         int quote = lua_type(L, idx) == LUA_TNUMBER && hs_loader_override_for(ld, kp);
-        return hs_loader_fail(ld, kp, line, "expected a string, got %s%s", lua_kind(L, idx),
-                              quote ? " (a --set value that reads as a number is one: quote it, e.g. "
-                                      "--set 'sim.nccl_version=\"2.10\"')" : "");
+        return hs_loader_fail(ld, kp, line, "expected a string, got %s%s%s%s", lua_kind(L, idx),
+                              quote ? " (a --set value that reads as a number is one: quote it, --set '" : "",
+                              quote ? kp : "", quote ? "=\"...\"')" : "");
       }
       s = lua_tostring(L, idx);
     }

@@ -67,6 +67,7 @@ typedef struct {
   int ring;     /* -1: an exchange; else the ring phase's index */
   int tree;     /* -1: none; else the tree run's index (fast_tree.h) */
   int spread;   /* the recording group's (lowering.h): GPUs a flow across nodes stands for */
+  int shares_proxy; /* the recording group's (lowering.h): one GPU's own exchange */
   double rate, net_rate; /* an exchange: the recording group's bounds per flow, and per flow between nodes
                             (lowering.h; a tree run by ticks keeps its share of NCCL's tree maximum), bytes
                             on the wire a second; 0: none */
@@ -222,6 +223,7 @@ static void record_exchange(const hs_lower_group *g, const hs_lower_send *snd, i
   fast_sched *s = rc->s;
   fast_rec *r = rec_new(s, rc->me);
   r->spread = g->spread;
+  r->shares_proxy = g->shares_proxy;
   r->rate = g->rate;
   r->net_rate = g->net_rate;
   r->n_send = ns;
@@ -403,6 +405,7 @@ typedef struct {
                              * NULL: looked up */
   int *bottleneck; /* where to store the link (global id) whose share fixed its rate, -1: its own cap; or NULL */
   double *solo;    /* where to store its rate alone on its route (NULL: not wanted) */
+  int shares_proxy; /* a flow of one GPU's own exchange (lowering.h): counted for its proxy thread's share */
 } flow_ref;
 
 static int link_slot(const link_table *m, const void *link) {
@@ -412,10 +415,13 @@ static int link_slot(const link_table *m, const void *link) {
   return i;
 }
 
-/* A GPU's own flow across nodes (gpus = 1): what a proxy thread's share
- * applies to (hs_net_flow_cap_concurrent). */
+/* A flow across nodes of one GPU's own exchange (point-to-point,
+ * alltoall; not a collective's schedule, whose trees' parent and children
+ * keep the whole bound, as step's pipelined trees do): what a proxy
+ * thread's share applies to (hs_net_flow_cap_concurrent). */
 static int own_flow_across(const sim_world *w, const flow_ref *f) {
-  return f->gpus == 1 && f->src < w->n && f->dst < w->n && hs_sim_node_of(w, f->src) != hs_sim_node_of(w, f->dst);
+  return f->shares_proxy && f->gpus == 1 && f->src < w->n && f->dst < w->n &&
+         hs_sim_node_of(w, f->src) != hs_sim_node_of(w, f->dst);
 }
 
 /* Rank r's slot in an open-addressing table of cap (a power of two)
@@ -766,7 +772,7 @@ enum { SHARE_MEMO = 8 };
 typedef struct {
   int nf;
   uint64_t hash;
-  int *pairs; /* src, dst, gpus per flow */
+  int *pairs; /* src, dst, and gpus x 2 + shares_proxy, per flow */
   double *lat, *rate, *solo;
   int *bottleneck;
 } share_entry;
@@ -780,7 +786,7 @@ static uint64_t flows_hash(const flow_ref *fl, int nf) {
   for (int i = 0; i < nf; i++) {
     h = (h ^ (uint64_t)(uint32_t)fl[i].src) * 1099511628211ull;
     h = (h ^ (uint64_t)(uint32_t)fl[i].dst) * 1099511628211ull;
-    h = (h ^ (uint64_t)(uint32_t)fl[i].gpus) * 1099511628211ull;
+    h = (h ^ (uint64_t)(uint32_t)(fl[i].gpus * 2 + fl[i].shares_proxy)) * 1099511628211ull;
   }
   return h;
 }
@@ -793,7 +799,7 @@ static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m
     if (!e->pairs || e->nf != nf || e->hash != h) continue;
     int same = 1;
     for (int i = 0; i < nf && same; i++)
-      same = e->pairs[3 * i] == fl[i].src && e->pairs[3 * i + 1] == fl[i].dst && e->pairs[3 * i + 2] == fl[i].gpus &&
+      same = e->pairs[3 * i] == fl[i].src && e->pairs[3 * i + 1] == fl[i].dst && e->pairs[3 * i + 2] == fl[i].gpus * 2 + fl[i].shares_proxy &&
              (!fl[i].bottleneck || e->bottleneck[i] != -2) && (!fl[i].solo || !isnan(e->solo[i]));
     if (!same) continue;
     for (int i = 0; i < nf; i++) {
@@ -815,7 +821,7 @@ static void share_memoized(const sim_world *w, struct sim_fast *f, share_memo *m
   e->solo = malloc((size_t)nf * sizeof(double) + 1);
   e->bottleneck = malloc((size_t)nf * sizeof(int) + 1);
   for (int i = 0; i < nf; i++) {
-    e->pairs[3 * i] = fl[i].src, e->pairs[3 * i + 1] = fl[i].dst, e->pairs[3 * i + 2] = fl[i].gpus;
+    e->pairs[3 * i] = fl[i].src, e->pairs[3 * i + 1] = fl[i].dst, e->pairs[3 * i + 2] = fl[i].gpus * 2 + fl[i].shares_proxy;
     e->lat[i] = *fl[i].lat, e->rate[i] = *fl[i].rate;
     /* what a flow that asked for them got (a later set of the same flows may ask where this one did not) */
     e->solo[i] = fl[i].solo ? *fl[i].solo : NAN;
@@ -857,7 +863,7 @@ static void tree_share(void *ctx, int lo, int hi, double *lat, double *rate) {
     int src = e->s->world_of[e->t->member[ed->src]], dst = e->s->world_of[e->t->member[ed->dst]];
     route_entry *re = &e->routes[lo + i];
     if (!re->key) *re = *route_of(e->w, e->f, src, dst);
-    fl[i] = (flow_ref){src, dst, &lat[i], &rate[i], e->spread, 0, re, NULL, NULL};
+    fl[i] = (flow_ref){src, dst, &lat[i], &rate[i], e->spread, 0, re, NULL, NULL, 0}; /* a collective's tree */
   }
   share(e->w, e->f, fl, nf, e->s->how.cost.rate);
   free(fl);
@@ -998,7 +1004,7 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         for (int j = 0; j < ring->n && ring->n > 1; j++)
           fl[nf++] = (flow_ref){world_of[ring->members[j]], world_of[ring->members[(j + 1) % ring->n]],
                                 &ring->lat[j], &ring->rate[j], ring->spread, 0, NULL,
-                                shares_links ? &ring->pool[j] : NULL, shares_links ? &ring->solo[j] : NULL};
+                                shares_links ? &ring->pool[j] : NULL, shares_links ? &ring->solo[j] : NULL, 0};
       } else {
         n_scratch += r->n_send;
       }
@@ -1015,7 +1021,8 @@ static void compile(const sim_world *w, struct sim_fast *f, fast_sched *s) {
         double cap = r->rate > 0 && (s->how.cost.rate <= 0 || r->rate < s->how.cost.rate) ? r->rate : 0;
         if (r->net_rate > 0 && node_of_id(w, src) != node_of_id(w, dst) && (cap <= 0 || r->net_rate < cap))
           cap = r->net_rate;
-        fl[nf++] = (flow_ref){src, dst, &scratch_lat[q], &scratch_rate[q], r->spread, cap, NULL, NULL, NULL};
+        fl[nf++] = (flow_ref){src, dst, &scratch_lat[q], &scratch_rate[q], r->spread, cap, NULL, NULL, NULL,
+                              r->shares_proxy};
       }
     }
     /* Exchanges whose group bounds its flows more tightly than the

@@ -172,12 +172,22 @@ static double flow_rate(const sim_world *w, const hs_lower_group *g, int peer, i
 
 /* How many of this post's flows cross nodes at once, as the busier
  * direction counts them (its sends or its receives): what a GPU's proxy
- * thread divides itself among (hs_net_flow_cap_concurrent). */
+ * thread divides itself among (hs_net_flow_cap_concurrent), for one GPU's
+ * own exchange (shares_proxy: point-to-point, alltoall) and 1 for a
+ * collective's schedule, as fast counts them. Peers are ranks (a switch
+ * that reduces is no GPU's connection). */
 static int concurrent_across(const sim_world *w, const hs_lower_group *g, const hs_lower_send *s, int ns,
                              const hs_lower_recv *r, int nr) {
+  if (!g->shares_proxy || (ns <= 1 && nr <= 1)) return 1;
   int me = hs_sim_node_of(w, g->members[g->me]), out = 0, in = 0;
-  for (int i = 0; i < ns; i++) out += hs_sim_node_of(w, g->members[s[i].peer]) != me;
-  for (int i = 0; i < nr; i++) in += hs_sim_node_of(w, g->members[r[i].peer]) != me;
+  for (int i = 0; i < ns; i++) {
+    int peer = g->members[s[i].peer];
+    out += peer < w->n && hs_sim_node_of(w, peer) != me;
+  }
+  for (int i = 0; i < nr; i++) {
+    int peer = g->members[r[i].peer];
+    in += peer < w->n && hs_sim_node_of(w, peer) != me;
+  }
   return out > in ? out : in;
 }
 
@@ -206,7 +216,7 @@ void hs_sim_post(hs_comm *c, const hs_lower_group *g, const hs_lower_send *s, in
   /* Sends by when they leave (the protocol's hop: same node first), in
    * posting order among equals, so that pairs still match in order. */
   double t0 = simgrid_get_clock();
-  int concurrent = ns > 1 || nr > 1 ? concurrent_across(self->world, g, s, ns, r, nr) : 1;
+  int concurrent = concurrent_across(self->world, g, s, ns, r, nr);
   int deferred = ns > 0 && (g->hop_intra > 0 || g->hop_net > 0);
   int *order = deferred ? malloc((size_t)ns * sizeof *order) : NULL;
   for (int i = 0; i < ns && deferred; i++) {

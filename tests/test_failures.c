@@ -158,6 +158,27 @@ int main(void) {
   tap_ok(done_early.rc == 0 && done_early.wall < 60 && done_early.rows > 0 && !strstr(done_early.err, "80 days"),
          "asynchronous parameter server, a worker done before node 2 fails: the survivors shrink without it and the "
          "run ends (exit %d, %.2f s wall)", done_early.rc, done_early.wall);
+  /* A hierarchical scheme whose node leader fails (shrink): the node's
+   * first GPU alive leads it (hs_hierarchy_init). While the leader was
+   * local rank 0, the survivor of node 2 never gossiped again: its
+   * replica drifted from the rest (low_precision_decentralized's consensus
+   * distance 5.7, decentralized's diverged to 1e16). Bound: an order of
+   * magnitude under the no-gossip spread those reached (the runs with a
+   * non-leader failing end at 0.012 and 0.029). */
+  static const char *const hier[][2] = {{"low_precision_decentralized", ""}, {"decentralized", ", peers = 'ring'"}};
+  for (int h = 0; h < 2; h++) {
+    static hs_csv_run lead;
+    char l2[2048];
+    snprintf(l2, sizeof l2,
+             "cluster { nodes = 3, gpus_per_node = 2, gpu = { flops = '10TF' }, inter = { bandwidth = '10Gbps' } }\n"
+             "workload { model = 'softmax', batch = 8 }\nalgorithm { name = '%s', hierarchical = true%s }\n"
+             "failures { { gpu = 4, at = '0.5ms' } }\nrun { iterations = 40, on_failure = 'shrink' }\n",
+             hier[h][0], hier[h][1]);
+    hs_csv_run_lua("leader", l2, "", &lead);
+    double c = lead.rows ? hs_csv(&lead, lead.rows - 1, "consensus") : NAN;
+    tap_ok(lead.rc == 0 && lead.rows == 40 && c < 0.1, "%s, hierarchical: a node's leader (GPU 4) fails under shrink, "
+           "its survivor gossips on (consensus distance %.3g < 0.1, exit %d, %d rows)", hier[h][0], c, lead.rc, lead.rows);
+  }
   /* Found by a sweep of random failure plans (2026-11-27). An
    * asynchronous parameter server whose GPU 3 fails at time 0: the split
    * that built its worker-server pairs ran over a world the failure had

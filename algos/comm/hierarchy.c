@@ -6,7 +6,10 @@ int hs_hierarchy_init(hs_worker *w, int enabled, hs_hierarchy *h, hs_comm **patt
   *pattern = w->world;
   if (!enabled) return 0;
   int rc = hs_comm_split(w, w->world, w->node, w->local_rank, &h->node);
-  if (!rc) rc = hs_comm_split(w, w->world, w->local_rank == 0 ? 0 : -1, w->node, &h->leaders);
+  /* The leader is the node's first GPU among those alive (rank 0 of its
+   * node's communicator, the root of hs_hierarchy_reduce): after a
+   * failure took local rank 0, the node's survivors still gossip. */
+  if (!rc) rc = hs_comm_split(w, w->world, hs_comm_rank(w, h->node) == 0 ? 0 : -1, w->node, &h->leaders);
   *pattern = h->leaders;
   return rc;
 }

@@ -1,5 +1,6 @@
 /* hierarchy.h — the two communicators of a hierarchical scheme, for any
- * algorithm: the GPUs of one node, and one leader (local rank 0) per node.
+ * algorithm: the GPUs of one node, and one leader (the node's first GPU
+ * alive) per node.
  * Full precision and NVLink inside the node, the algorithm's own pattern
  * (compressed, decentralized, ...) among the leaders. */
 #ifndef HS_HIERARCHY_H

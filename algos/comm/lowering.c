@@ -1308,6 +1308,7 @@ int hs_lower_spread(const hs_lower_group *g, hs_op_kind k, hs_coll_algo algo) {
 
 void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
   g->spread = hs_lower_spread(g, o->kind, algo);
+  g->shares_proxy = o->kind == HS_OP_P2P || o->kind == HS_OP_ALLTOALL;
   switch (o->kind) {
   case HS_OP_ALLREDUCE: hs_lower_allreduce(g, o->send, o->recv, o->redop, algo); break;
   case HS_OP_REDUCE_SCATTER: hs_lower_reduce_scatter(g, o->send, o->recv, o->redop, algo); break;

@@ -185,6 +185,9 @@ struct hs_lower_group {
   double tree_bus; /* what an allreduce's trees move at most all together (protocol.h); 0: no limit */
   int tree_shrink; /* the protocol's (protocol.h): an allreduce tree's slices shrink as NCCL's LL128 chunks do */
   int own_flows;   /* a host library's (protocol.h, `host`): every flow across nodes is one process's (spread 1) */
+  int shares_proxy; /* one GPU's own exchange (point-to-point, alltoall): its flows across nodes at once
+                       share its proxy thread over TCP (hs_net_flow_cap_concurrent); a collective's
+                       schedule (a tree's parent and children) does not. Set by hs_lower_run */
   /* Switches that reduce for this group (inswitch.c), by their ids among
    * world ranks and switches (>= the run's ranks), and how the backend
    * runs a switch's part. run_switch NULL: none (the ids are then

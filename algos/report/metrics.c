@@ -8,6 +8,7 @@ hs_metrics *hs_metrics_create(int n, size_t n_params) {
   hs_metrics *m = calloc(1, sizeof *m);
   m->iterations = n;
   m->end_time = calloc(n, sizeof(double));
+  m->end_first = malloc((n > 0 ? n : 1) * sizeof(double));
   m->compute = calloc(n, sizeof(double));
   m->loss = calloc(n, sizeof(double));
   m->bytes = calloc(n, sizeof(double));
@@ -21,6 +22,7 @@ hs_metrics *hs_metrics_create(int n, size_t n_params) {
   m->slow_rank = malloc(n * sizeof(int));
   for (int i = 0; i < n; i++) {
     m->test_loss[i] = m->accuracy[i] = m->eval_time[i] = NAN;
+    m->end_first[i] = INFINITY;
     m->slow1[i] = m->slow2[i] = -1;
     m->slow_rank[i] = -1;
   }
@@ -35,6 +37,7 @@ hs_metrics *hs_metrics_create(int n, size_t n_params) {
 void hs_metrics_free(hs_metrics *m) {
   if (!m) return;
   free(m->end_time);
+  free(m->end_first);
   free(m->compute);
   free(m->loss);
   free(m->bytes);
@@ -66,6 +69,7 @@ void hs_metrics_note_compute(hs_metrics *m, int it, int rank, double compute) {
 void hs_metrics_add(hs_metrics *m, int it, int rank, double start, double end_time, double compute, double loss,
                     double bytes) {
   if (end_time > m->end_time[it]) m->end_time[it] = end_time;
+  if (end_time < m->end_first[it]) m->end_first[it] = end_time;
   m->wait[it] += fmax(0, end_time - start - compute);
   hs_metrics_note_compute(m, it, rank, compute);
   m->compute[it] += compute;
@@ -112,9 +116,14 @@ void hs_metrics_summarize(const hs_metrics *m, int batch, int warmup, hs_metrics
   int n = hs_metrics_rows(m);
   /* The measured rows: from `first` on, timed from when the last rank had
    * finished the row before (for the whole run, from time 0: the set-up
-   * counts). A run with no row past the warm-up is measured whole. */
-  int first = warmup > 0 && warmup < n ? warmup : 0;
-  double start = first ? m->end_time[first - 1] : 0;
+   * counts). A run with no row past the warm-up is measured whole. Where
+   * ranks report unequal rows (asynchronous workers apart, survivors of a
+   * failure) a fast rank's measured rows may end before the slowest had
+   * left its warm-up: the window then opens when the first rank had,
+   * so that every measured row falls in it. */
+  int first = warmup > 0 && warmup < n ? warmup : 0, uneven = 0;
+  for (int i = 1; i < n; i++) uneven |= m->count[i] != m->count[0];
+  double start = !first ? 0 : uneven ? m->end_first[first - 1] : m->end_time[first - 1];
   s->warmup = first;
   double compute = 0, bytes = 0, reports = 0, total = 0;
   int workers = 0;

@@ -13,6 +13,7 @@
 typedef struct {
   int iterations;   /* rows allocated: the most iterations any rank may run */
   double *end_time; /* max over ranks of the time the iteration ended */
+  double *end_first; /* min over the ranks that reported it (INFINITY: none yet) */
   double *compute;  /* sum over ranks of time spent computing */
   double *loss;     /* sum over ranks of the training loss (numeric runs) */
   double *bytes;    /* sum over ranks of bytes sent */

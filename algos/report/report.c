@@ -381,9 +381,14 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     if (warmup->num >= rows)
       fprintf(out, "  warm-up     all %d iterations are %s's warm-up (warmup_steps = %.0f), none its own phase: "
                    "--set algorithm.warmup_steps=0 times that\n", rows, sc->algorithm.name, warmup->num);
+    else if (s.warmup >= warmup->num) /* run.warmup_iterations leaves them out */
+      fprintf(out, "  warm-up     the first %.0f of the %d iterations are %s's warm-up (warmup_steps), which the "
+                   "figures below leave out with the run's %d warm-up iterations\n", warmup->num, rows,
+              sc->algorithm.name, s.warmup);
     else
       fprintf(out, "  warm-up     the first %.0f of the %d iterations are %s's warm-up (warmup_steps), and the "
-                   "figures below include them\n", warmup->num, rows, sc->algorithm.name);
+                   "figures below include %s\n", warmup->num, rows, sc->algorithm.name,
+              s.warmup > 0 ? "those after the run's warm-up iterations" : "them");
   }
   char measured[64] = "";
   if (s.warmup > 0) snprintf(measured, sizeof measured, ", after %d warm-up iteration%s", s.warmup, s.warmup == 1 ? "" : "s");
