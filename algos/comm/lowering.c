@@ -1252,7 +1252,10 @@ void hs_lower_alltoall(hs_lower_group *g, hs_buf s, hs_buf r) {
     rcv[k - 1] = (hs_lower_recv){from, at(r, from * block), block * esz(r), 0, r.dtype, HS_SUM};
   }
   double rate = share_host_thread(g, n - 1, n - 1);
+  int shares = g->shares_proxy;
+  g->shares_proxy = 1; /* one GPU's own exchange, whoever lowers it */
   g->exchange(g, snd, n - 1, rcv, n - 1);
+  g->shares_proxy = shares;
   g->rate = rate;
   free(snd);
   free(rcv);
@@ -1278,7 +1281,10 @@ void hs_lower_group_p2p(hs_lower_group *g, const hs_p2p *ops, int n) {
       r[nr++] = (hs_lower_recv){ops[i].peer, ops[i].buf.data, hs_buf_bytes(ops[i].buf), 0, ops[i].buf.dtype, HS_SUM};
   }
   double rate = share_host_thread(g, ns, nr);
+  int shares = g->shares_proxy;
+  g->shares_proxy = 1; /* one GPU's own exchange, whoever lowers it (the simulator posts gossip directly) */
   g->exchange(g, s, ns, r, nr);
+  g->shares_proxy = shares;
   g->rate = rate;
   free(s);
   free(r);
@@ -1308,7 +1314,7 @@ int hs_lower_spread(const hs_lower_group *g, hs_op_kind k, hs_coll_algo algo) {
 
 void hs_lower_run(hs_lower_group *g, const hs_op *o, hs_coll_algo algo) {
   g->spread = hs_lower_spread(g, o->kind, algo);
-  g->shares_proxy = o->kind == HS_OP_P2P || o->kind == HS_OP_ALLTOALL;
+  g->shares_proxy = 0; /* a collective's schedule; the exchanges that share set it themselves */
   switch (o->kind) {
   case HS_OP_ALLREDUCE: hs_lower_allreduce(g, o->send, o->recv, o->redop, algo); break;
   case HS_OP_REDUCE_SCATTER: hs_lower_reduce_scatter(g, o->send, o->recv, o->redop, algo); break;
