@@ -183,7 +183,9 @@ int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
   else out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
   /* up the PCIe tree to where the route turns: inside a node b's socket
    * (nothing under one switch); across nodes to the NIC */
-  int same_switch = na == nb && hs_links_switch_of(c, a) == hs_links_switch_of(c, b);
+  /* without peer access (intra.p2p) even a switch's own GPUs meet in
+   * host memory, at the CPU */
+  int same_switch = na == nb && c->intra_p2p && hs_links_switch_of(c, a) == hs_links_switch_of(c, b);
   int turn = hs_links_socket_of(c, hs_links_switch_of(c, b));
   if (na != nb) k += to_nic(c, na, &intra_a, a, 1, out + k);
   else if (!same_switch) k += climb(c, na, &intra_a, a, turn, 1, out + k);

@@ -162,7 +162,13 @@ double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) 
 }
 
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus) {
-  if (node_a == node_b) return INFINITY;
+  /* A hop between GPUs without peer access is NCCL's SHM connection: the
+   * sender's kernel stores into host memory, the receiver's loads from it
+   * across PCIe, with the GPU's traffic flowing both ways through the CPU
+   * (a ring's, a tree's): "some CPUs do not handle bidirectional traffic
+   * well" (NVIDIA/nccl#384, where two GPUs' allreduce reached 3.9 GB/s and
+   * their one-way broadcast 10.3). */
+  if (node_a == node_b) return c->intra_p2p ? INFINITY : c->host_staging_bandwidth;
   if (channels < 1) channels = 1;
   double cap = INFINITY;
   const int ends[2] = {node_a, node_b};
@@ -180,6 +186,9 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
    * hearsay's ring carries them on as many threads. Else each connection
    * (a channel) has socket_threads of them. */
   int proxies = crossing_gpus(c, channels, gpus);
+  /* Without GPUDirect RDMA each connection is staged in host memory at
+   * the GPUs it crosses at, as an SHM connection is (above). */
+  if (!c->gpudirect) cap = fmin(cap, proxies * c->host_staging_bandwidth);
   for (int i = 0; i < 2; i++) {
     hs_net_transport t = hs_net_transport_of_node(c, ends[i]);
     if (t.stream_bandwidth <= 0) continue;

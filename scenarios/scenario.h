@@ -111,6 +111,12 @@ typedef struct {
    * nic_per_switch the node's NICs spread over all its switches. */
   int pcie_switches, sockets, nic_switch, nic_per_switch;
   double socket_bandwidth; /* B/s GPU traffic between two sockets reaches, each way (NCCL's QPI figure) */
+  /* Whether a node's GPUs reach each other's memory (PCIe peer-to-peer;
+   * 0: GeForce cards, NCCL_P2P_DISABLE, every hop through a buffer in host
+   * memory, NCCL's SHM transport) and whether its NICs reach the GPUs'
+   * (GPUDirect RDMA; 0: every connection across nodes staged in host
+   * memory). Staged connections move at most host_staging_bandwidth. */
+  int intra_p2p, gpudirect;
   hs_link_spec inter;    /* one NIC <-> first switch: line rate */
   hs_net_transport transport; /* what moves bytes across nodes, and what it reaches of inter */
   int nics_per_node;     /* NICs of a node, modelled as one aggregated link */
@@ -129,6 +135,9 @@ typedef struct {
   /* What one host thread moves through the kernel's TCP stack, and what
    * each message costs there: a host library's (Gloo's) transport */
   double host_tcp_stream_bandwidth; /* B/s */
+  /* What one of NCCL's connections staged through host memory moves each
+   * way while the GPU's traffic flows both ways (intra_p2p, gpudirect) */
+  double host_staging_bandwidth; /* B/s */
   double host_tcp_message_cost;     /* s */
   /* What the host's framework spends where the GPU waits for it (a
    * communication hook that synchronises after each bucket): */

@@ -78,6 +78,8 @@ static const field intra_fields[] = {
     {"nic_per_switch", F_BOOL, OFF(cluster.nic_per_switch), "false", MIN_NONE, 0, 0, NULL, NULL},
     /* absent: the CPU's, as NCCL rates it (resolve_published_defaults) */
     {"socket_bandwidth", F_BW, OFF(cluster.socket_bandwidth), "10GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
+    /* false: through host memory (NCCL's SHM); checked against link below */
+    {"p2p", F_BOOL, OFF(cluster.intra_p2p), "true", MIN_NONE, 0, 0, NULL, NULL},
     END};
 static const field inter_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
@@ -98,6 +100,8 @@ static const field inter_fields[] = {
      NULL},
     {"socket_threads", F_INT, OFF(cluster.transport.socket_threads), "0", MIN_GE, 0, 16, NULL, NULL},
     {"message_cost", F_LATENCY, OFF(cluster.transport.message_cost), "0", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    /* false: the NICs' bytes staged in host memory (host.staging_bandwidth) */
+    {"gpudirect", F_BOOL, OFF(cluster.gpudirect), "true", MIN_NONE, 0, 0, NULL, NULL},
     END};
 static const field host_fields[] = {
     /* absent: the CPU's and the PCIe generation's (resolve_published_defaults) */
@@ -109,6 +113,10 @@ static const field host_fields[] = {
     {"tcp_stream_bandwidth", F_BW, OFF(cluster.host_tcp_stream_bandwidth), "2.06GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX,
      NULL, NULL},
     {"tcp_message_cost", F_LATENCY, OFF(cluster.host_tcp_message_cost), "34us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
+    /* NVIDIA/nccl#384: allreduce between two GPUs through NCCL's SHM on
+     * PCIe Gen3 x16 (NCCL 2.4.8): 3.9 GB/s (docs/scenarios.md) */
+    {"staging_bandwidth", F_BW, OFF(cluster.host_staging_bandwidth), "3.9GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL,
+     NULL},
     /* measured on an H200's host with PyTorch 2.11 (docs/validation.md,
      * "DDP and its hooks on one GPU") */
     {"op_overhead", F_LATENCY, OFF(cluster.host_op_overhead), "10us", MIN_GE, 0, HS_LATENCY_MAX, NULL, NULL},
@@ -827,6 +835,10 @@ int hs_schema_validate(hs_loader *ld) {
   if (!rc && (cl->pcie_switches > 1 || cl->sockets > 1) && cl->intra_link != HS_INTRA_PCIE)
     rc = hs_loader_fail(ld, cl->pcie_switches > 1 ? "cluster.intra.pcie_switches" : "cluster.intra.sockets", line,
                         "PCIe switches and sockets are a PCIe node's: set intra.link = 'pcie'");
+  if (!rc && !cl->intra_p2p && cl->intra_link != HS_INTRA_PCIE)
+    rc = hs_loader_fail(ld, "cluster.intra.p2p", line,
+                        "GPUs without peer access reach each other through host memory over PCIe: set "
+                        "intra.link = 'pcie'");
   if (!rc && cl->gpus_per_node % cl->pcie_switches)
     rc = hs_loader_fail(ld, "cluster.intra.pcie_switches", line,
                         "%d switches cannot hold %d GPUs a node in equal groups", cl->pcie_switches, cl->gpus_per_node);

@@ -175,7 +175,22 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
     snprintf(src, sizeof src, "gpu%d", r);
     snprintf(link, sizeof link, "gpu%d_link", r);
     if (tree) snprintf(sw, sizeof sw, "node%d_psw%d", n, hs_links_switch_of(c, r));
-    hop(f, src, tree ? sw : dst, link);
+    if (tree && !c->intra_p2p) {
+      /* Without peer access a GPU's bytes meet the others' in host
+       * memory: up its switch's uplink to its socket's root, where every
+       * route from it turns, so a switch's own GPUs cross the uplink too
+       * (links.h) */
+      int s = hs_links_switch_of(c, r);
+      char root[64];
+      if (hs_links_socket_of(c, s) == 1) snprintf(root, sizeof root, "node%d_cpu1", n);
+      else snprintf(root, sizeof root, "%s", dst);
+      fprintf(f,
+              "    <route src=\"%s\" dst=\"%s\" symmetrical=\"YES\"><link_ctn id=\"%s\" direction=\"UP\"/>"
+              "<link_ctn id=\"node%d_psw%d_up\" direction=\"UP\"/></route>\n",
+              src, root, link, n, s);
+    } else {
+      hop(f, src, tree ? sw : dst, link);
+    }
     if (apart) network_hop(f, src, n, gw);
   }
   /* the PCIe tree: each switch to its socket's root, socket 1's root to

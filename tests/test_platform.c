@@ -191,6 +191,31 @@ static void probe_nics_tree(hs_worker *w, void *arg) {
   emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 8);
 }
 
+/* GPUs without peer access (intra.p2p = false): every route from a GPU
+ * turns at its socket's root, where host memory is, so two GPUs of one
+ * switch cross its uplink both ways (scenarios/links.h). */
+static const char *staged_tree_lua =
+    "cluster { nodes = 2, gpus_per_node = 4, cpu = \"intel\",\n"
+    "  gpu = { flops = \"10TF\" },\n"
+    "  intra = { bandwidth = \"15.754GBps\", link = \"pcie\", pcie_switches = 2, sockets = 2, p2p = false },\n"
+    "  inter = { bandwidth = \"100Gbps\", gpudirect = false } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"gradient_allreduce\" }\nrun { iterations = 1 }\n";
+
+static void probe_staged_tree(hs_worker *w, void *arg) {
+  if (w->rank != 0) return;
+  FILE *r = ((ctx *)arg)->report;
+  sg_host_t g[8];
+  gpu_hosts(g, 8);
+  /* (SimGrid lists a route of two links, a GPU's here, last first, as above) */
+  route_names(r, g[0], g[1], "node0_psw0_up_UP gpu0_link_UP gpu1_link_DOWN node0_psw0_up_DOWN",
+              "without peer access: under one switch, up its uplink to host memory and down again");
+  route_names(r, g[2], g[3], "node0_psw1_up_UP gpu2_link_UP gpu3_link_DOWN node0_psw1_up_DOWN",
+              "without peer access: the same on socket 1's switch, turning at socket 1's root");
+  route_names(r, g[0], g[3], "node0_psw0_up_UP gpu0_link_UP node0_qpi_DOWN gpu3_link_DOWN node0_psw1_up_DOWN",
+              "without peer access: between switches the tree as before");
+  emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 8);
+}
+
 /* The link emulator's routes (scenarios/links.h) are the platform's: same
  * latency sum and same narrowest link for every ordered pair. */
 static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, int n) {
@@ -251,11 +276,17 @@ static void child_nics_tree(void *arg, FILE *report) {
   run_probe(nics_tree_lua, probe_nics_tree, report);
 }
 
+static void child_staged_tree(void *arg, FILE *report) {
+  (void)arg;
+  run_probe(staged_tree_lua, probe_staged_tree, report);
+}
+
 int main(void) {
   hs_test_in_child("platform", child, NULL, 60);
   hs_test_in_child("platform, PCIe nodes", child_pcie, NULL, 60);
   hs_test_in_child("platform, a PCIe tree with the NIC under a switch", child_nic_tree, NULL, 60);
   hs_test_in_child("platform, a PCIe tree with NICs under every switch", child_nics_tree, NULL, 60);
+  hs_test_in_child("platform, a PCIe tree without peer access", child_staged_tree, NULL, 60);
   hs_test_in_child("platform, racks split into zones", child_split, NULL, 60);
   return tap_done(0);
 }

@@ -302,7 +302,13 @@ int main(void) {
                           "  inter = { bandwidth = '100Gbps' } }";
   struct { const char *cpu; int switches, sockets; const char *extra; double busbw; } rings[] = {
       {"intel", 1, 1, "", 12e9}, {"intel", 2, 1, "", 10e9}, {"intel", 2, 2, "", 10e9},
-      {"amd", 2, 2, "", 12e9},   {"amd", 2, 2, ", socket_bandwidth = '5GBps'", 5e9}};
+      {"amd", 2, 2, "", 12e9},   {"amd", 2, 2, ", socket_bandwidth = '5GBps'", 5e9},
+      /* without peer access (GeForce cards) every hop is staged in host
+       * memory at 3.9 GB/s (host.staging_bandwidth), and on two switches
+       * climbs to the CPU even between a switch's own GPUs: each uplink
+       * then carries its 4 GPUs' sends one way and receives the other, a
+       * quarter of its 10 GB/s each */
+      {"intel", 1, 1, ", p2p = false", 3.9e9},  {"intel", 2, 1, ", p2p = false", 2.5e9}};
   for (size_t i = 0; i < sizeof rings / sizeof rings[0]; i++)
     for (int fast = 0; fast < 2; fast++) {
       char cl[600];
@@ -314,6 +320,40 @@ int main(void) {
              "socket(s)%s: busbw %.4g GB/s (%.4g)", fast ? "fast" : "step", rings[i].cpu, rings[i].switches,
              rings[i].sockets, rings[i].extra, busbw / 1e9, rings[i].busbw / 1e9);
     }
+  /* Host staging's keys (scenarios/net_transport.c): peer access and
+   * GPUDirect RDMA by default; without them a staged connection's bound,
+   * inside a node and across; NVLink has no host path of its own here. */
+  if (loaded("cluster { nodes = 2, gpus_per_node = 4, gpu = { flops = '1TF', arch = 'volta' },\n"
+             "  intra = { link = 'pcie', bandwidth = '15.754GBps' }, inter = { bandwidth = '100Gbps' } }", &sc)) {
+    tap_ok(sc.cluster.intra_p2p && sc.cluster.gpudirect && sc.cluster.host_staging_bandwidth == 3.9e9 &&
+               isinf(hs_net_flow_cap(&sc.cluster, 0, 0, 2, 1)) && isinf(hs_net_flow_cap(&sc.cluster, 0, 1, 2, 4)),
+           "default: peer access and GPUDirect RDMA, nothing staged (host.staging_bandwidth 3.9 GB/s)");
+    hs_scenario_free(&sc);
+  }
+  if (loaded("cluster { nodes = 2, gpus_per_node = 4, gpu = { flops = '1TF', arch = 'volta' },\n"
+             "  intra = { link = 'pcie', bandwidth = '15.754GBps', p2p = false },\n"
+             "  inter = { bandwidth = '100Gbps', nics_per_node = 2, gpudirect = false },\n"
+             "  host = { staging_bandwidth = '5GBps' } }", &sc)) {
+    tap_ok(hs_net_flow_cap(&sc.cluster, 1, 1, 2, 1) == 5e9 && hs_net_flow_cap(&sc.cluster, 0, 1, 2, 4) == 2 * 5e9 &&
+               hs_net_flow_cap(&sc.cluster, 0, 1, 1, 4) == 5e9 && hs_net_flow_cap(&sc.cluster, 0, 1, 2, 1) == 5e9,
+           "staged: a hop in a node at host.staging_bandwidth; across nodes that at each GPU the channels cross at "
+           "(2 channels, 2 NICs: 2 of them; 1 channel or one GPU's flow: 1)");
+    hs_scenario_free(&sc);
+  }
+  tap_ok(load("cluster { nodes = 1, gpu = { flops = '1TF' }, intra = { p2p = false }, inter = { bandwidth = '100Gbps' } }",
+              &sc) != 0,
+         "intra.p2p = false on NVLink is refused (the staged path is PCIe's)");
+  /* Two one-GPU nodes without GPUDirect RDMA over 100 Gb/s InfiniBand,
+   * ring allreduce of 1 GiB: each half crosses at the staged 3.9 GB/s,
+   * not the NIC's 12 (1%: latencies) */
+  for (int fast = 0; fast < 2; fast++) {
+    double t = collective_at("cluster { nodes = 2, gpus_per_node = 1, gpu = { flops = '1TF' },\n"
+                             "  inter = { bandwidth = '100Gbps', gpudirect = false } }",
+                             "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast);
+    double want = 2 * (1073741824.0 / 2) / 3.9e9;
+    tap_ok(near(t, want, 0.01), "%s: without GPUDirect RDMA 1 GiB across two nodes in %.4g ms (staged: %.4g)",
+           fast ? "fast" : "step", t * 1e3, want * 1e3);
+  }
   /* one H100 of a DGX with four NDR NICs (NVIDIA/nccl-tests#232): the
    * node moves what its one Gen5 x16 link does, 48 GB/s, not the NICs'
    * 192, on its NIC link itself (scenarios/links.c), shared by all of its
