@@ -443,10 +443,14 @@ int hs_cmd_calibrate(int argc, char **argv) {
         snprintf(lines[k++], sizeof lines[0], "  %-30s %10s    kept: %s", res[p].key, b,
                  res[p].status == HS_CALIB_NO_DATA
                      ? (p == HS_CALIB_LAUNCH_OVERHEAD ? "no run of several GPUs a thread (nccl-tests -g)"
-                        : p <= HS_CALIB_NVLS_EFFICIENCY ? "no run on one node" : "no run across nodes")
+                        : p <= HS_CALIB_NVLS_EFFICIENCY || p == HS_CALIB_STAGING_BANDWIDTH ? "no run on one node"
+                                                                                            : "no run across nodes")
                  : res[p].status == HS_CALIB_HELD
-                     ? "the runs across nodes went through the fabric (sim.collectives = collnet): they fit "
-                       "SHARP's share; the NIC's rate comes from ring runs"
+                     ? (p == HS_CALIB_INTRA_EFFICIENCY
+                            ? "the node's GPUs have no peer access (intra.p2p = false): its hops are staged in host "
+                              "memory, and host.staging_bandwidth is fitted in its place"
+                            : "the runs across nodes went through the fabric (sim.collectives = collnet): they fit "
+                              "SHARP's share; the NIC's rate comes from ring runs")
                      : "these runs' times do not depend on it");
     }
     snprintf(lines[k++], sizeof lines[0], "Simulated against measured time, |error| per run (median, worst):");

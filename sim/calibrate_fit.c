@@ -27,6 +27,11 @@ static const struct {
     /* a host's launch, from a graph's sub-µs to a slow virtual machine's
      * tens; fitted in the first stage with a -g run (see launch_stage) */
     [HS_CALIB_LAUNCH_OVERHEAD] = {0.5e-6, 50e-6, -1},
+    /* a staged connection, from a slow host's 0.2 GB/s to a Gen5 link's
+     * 50; fitted from a node's runs where its GPUs have no peer access
+     * (the same value then bounds its connections across nodes without
+     * GPUDirect RDMA) */
+    [HS_CALIB_STAGING_BANDWIDTH] = {0.2e9, 50e9, 1},
 };
 
 double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
@@ -44,6 +49,7 @@ double *hs_calib_field(hs_scenario *sc, hs_calib_param p) {
   case HS_CALIB_STREAM_BANDWIDTH: return &c->transport.stream_bandwidth;
   case HS_CALIB_IN_NETWORK_EFFICIENCY: return &c->in_network_efficiency;
   case HS_CALIB_LAUNCH_OVERHEAD: return &c->gpu_launch_overhead;
+  case HS_CALIB_STAGING_BANDWIDTH: return &c->host_staging_bandwidth;
   default: return NULL;
   }
 }
@@ -53,7 +59,7 @@ const char *hs_calib_key(const hs_scenario *sc, hs_calib_param p) {
                                                     "cluster.intra.nvls_efficiency", "cluster.inter.efficiency",
                                                     "cluster.inter.latency", "cluster.inter.stream_bandwidth",
                                                     "cluster.inter.in_network_efficiency",
-                                                    "cluster.gpu.launch_overhead"};
+                                                    "cluster.gpu.launch_overhead", "cluster.host.staging_bandwidth"};
   if (p == HS_CALIB_INTER_LATENCY && sc->cluster.transport.kind == HS_NET_TCP) return "cluster.inter.message_cost";
   return keys[p];
 }
@@ -356,6 +362,15 @@ void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARA
       if (p == HS_CALIB_LAUNCH_OVERHEAD ? launch != intra : ranges[p].intra != intra) continue;
       if (p == HS_CALIB_INTER_EFFICIENCY && through_fabric) {
         out[p].status = HS_CALIB_HELD;
+        continue;
+      }
+      /* Without peer access the node's hops are staged in host memory:
+       * what they reach is host.staging_bandwidth's, not the PCIe link's
+       * share, which two parameters of one bound cannot tell apart; with
+       * peer access nothing in the node is staged */
+      if ((p == HS_CALIB_INTRA_EFFICIENCY && !sc0->cluster.intra_p2p) ||
+          (p == HS_CALIB_STAGING_BANDWIDTH && sc0->cluster.intra_p2p)) {
+        out[p].status = p == HS_CALIB_INTRA_EFFICIENCY ? HS_CALIB_HELD : HS_CALIB_NO_EFFECT;
         continue;
       }
       /* RDMA has no socket threads, and a TCP scenario that says 0 has

@@ -39,6 +39,7 @@ typedef enum {
   HS_CALIB_STREAM_BANDWIDTH, /* inter.stream_bandwidth: TCP only (RDMA has no streams) */
   HS_CALIB_IN_NETWORK_EFFICIENCY, /* inter.in_network_efficiency: SHARP's share, from runs through the fabric */
   HS_CALIB_LAUNCH_OVERHEAD,  /* gpu.launch_overhead: only from runs whose threads drive several GPUs (-g) */
+  HS_CALIB_STAGING_BANDWIDTH, /* host.staging_bandwidth: from runs on one node without peer access (intra.p2p) */
   HS_CALIB_PARAMS
 } hs_calib_param;
 
@@ -58,7 +59,8 @@ typedef enum {
   HS_CALIB_FITTED,
   HS_CALIB_NO_DATA,     /* no run on one node (intra) or across nodes (inter); no -g run (launch) */
   HS_CALIB_NO_EFFECT,   /* the runs' predicted times do not depend on it */
-  HS_CALIB_HELD,        /* inter.efficiency where every run across nodes goes through the fabric
+  HS_CALIB_HELD,        /* intra.efficiency where the node has no peer access (host.staging_bandwidth is fitted);
+                           inter.efficiency where every run across nodes goes through the fabric
                            (sim.collectives = collnet): those runs fit SHARP's share instead */
 } hs_calib_status;
 

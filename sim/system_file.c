@@ -117,8 +117,10 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
     key(&w, "nic_per_switch");
     fputs("true", f);
   }
+  key(&w, "p2p");
+  fputs(c->intra_p2p ? "true" : "false", f);
   close_table(&w, (const char *const[]){"bandwidth", "latency", "link", "efficiency", "nvls_efficiency", "pcie_switches",
-                                        "sockets", "socket_bandwidth", "nic_switch", "nic_per_switch", NULL});
+                                        "sockets", "socket_bandwidth", "nic_switch", "nic_per_switch", "p2p", NULL});
 
   open_table(&w, "inter");
   bandwidth(&w, "bandwidth", c->inter.bandwidth);
@@ -133,14 +135,17 @@ int hs_system_file_write(FILE *f, const hs_cluster_spec *c, const hs_system_file
   key(&w, "in_network_reduction");
   fputs(c->in_network_reduction ? "true" : "false", f);
   number(&w, "in_network_efficiency", c->in_network_efficiency);
+  key(&w, "gpudirect");
+  fputs(c->gpudirect ? "true" : "false", f);
   close_table(&w, (const char *const[]){"bandwidth", "latency", "nics_per_node", "transport", "efficiency",
                                          "stream_bandwidth", "socket_threads", "message_cost", "in_network_efficiency",
-                                         NULL});
+                                         "gpudirect", NULL});
 
   open_table(&w, "host");
   bandwidth(&w, "memory_bandwidth", c->host_memory_bandwidth);
   bandwidth(&w, "bandwidth", c->host_bandwidth);
-  close_table(&w, (const char *const[]){"memory_bandwidth", "bandwidth", NULL});
+  bandwidth(&w, "staging_bandwidth", c->host_staging_bandwidth);
+  close_table(&w, (const char *const[]){"memory_bandwidth", "bandwidth", "staging_bandwidth", NULL});
   fputs("}\n", f);
   return ferror(f) ? -1 : 0;
 }

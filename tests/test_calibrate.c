@@ -571,8 +571,53 @@ static void check_recovery_launch_nodes(void) {
   hs_scenario_free(&s);
 }
 
+/* A node of 8 PCIe GPUs without peer access (GeForce-like): its hops are
+ * staged in host memory, and what the run on one node gives back is
+ * host.staging_bandwidth; the PCIe link's efficiency, which the staged
+ * bound hides, is held and said so; the written file keeps p2p = false. */
+static void check_recovery_staged(void) {
+  write_file("staged.lua", "cluster { system = \"dgx1-v100\", nodes = 1,\n"
+                           "  intra = { link = \"pcie\", bandwidth = \"15.754GBps\", p2p = false } }\n"
+                           "workload { model = \"resnet50\", batch = 32 }\n"
+                           "algorithm { name = \"gradient_allreduce\" }\nrun { iterations = 2 }\n");
+  int a = measure("staged.lua", 1, "--set cluster.host.staging_bandwidth=5.2GBps --set cluster.intra.latency=3us",
+                  "staged_all_reduce.txt");
+  static char out[65536];
+  int rc = calibrate("staged_all_reduce.txt", "staged.lua", "staged_fit.lua", out, sizeof out);
+  hs_scenario s;
+  if (!tap_ok(a == 13 && rc == 0 && load_fitted("staged.lua", "staged_fit.lua", &s) == 0,
+              "no peer access: a table of one node, calibrate exits 0 and its file loads (%d rows, %d)", a, rc)) {
+    tap_diag("%s", out);
+    return;
+  }
+  tap_close(s.cluster.host_staging_bandwidth, 5.2e9, 0.01, "host.staging_bandwidth fitted from the run on one node");
+  tap_close(s.cluster.intra.latency, 3e-6, 0.01, "intra.latency fitted beside it");
+  tap_ok(strstr(out, "kept: the node's GPUs have no peer access") != NULL,
+         "intra.efficiency, which the staged bound hides, is held and said so");
+  hs_scenario_free(&s);
+  /* the file alone, under another scenario, still says what the node is */
+  write_file("staged_user.lua", "cluster { system = \"staged_fit.lua\", nodes = 2 }\n"
+                                "workload { model = \"resnet50\", batch = 32 }\n"
+                                "algorithm { name = \"gradient_allreduce\" }\nrun { iterations = 2 }\n");
+  char sc[1024];
+  path_of(sc, sizeof sc, "staged_user.lua");
+  if (tap_ok(hs_scenario_load(sc, NULL, 0, &s) == 0, "a scenario naming the written file loads")) {
+    tap_ok(!s.cluster.intra_p2p && s.cluster.gpudirect && fabs(s.cluster.host_staging_bandwidth - 5.2e9) < 0.01 * 5.2e9,
+           "the written file keeps intra.p2p = false, gpudirect and the fitted staging bandwidth");
+    hs_scenario_free(&s);
+  }
+  /* the checks after count what is left in the directory */
+  const char *mine[] = {"staged.lua", "staged_all_reduce.txt", "staged_fit.lua", "staged_user.lua", "rows.csv"};
+  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+    char p[1024];
+    path_of(p, sizeof p, mine[i]);
+    remove(p);
+  }
+}
+
 int main(void) {
   tmp = hs_test_tmpdir();
+  check_recovery_staged();
   check_recovery_rdma();
   check_recovery_tree();
   check_recovery_tcp();
