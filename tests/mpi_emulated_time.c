@@ -15,6 +15,8 @@
  * prints "1 ..." when the first arrives within 1 ms and the second within
  * [BYTES/RATE, BYTES/RATE + 1 ms]: the links' latency and a clock read
  * between the calls are the slack, for a BYTES/RATE of 0.1 s or more.
+ * Where the node's GPUs have no peer access (cluster.intra.p2p = false)
+ * the first is staged in host memory: BYTES / host.staging_bandwidth.
  * On a TCP cluster it also posts one from rank 0 to the next node's first
  * GPU as one of 4 flows its exchange sends across nodes at once, which
  * share its proxy thread: BYTES x 4 / stream_bandwidth, 1 ms of slack;
@@ -62,7 +64,10 @@ int main(int argc, char **argv) {
     int node = sc.cluster.gpus_per_node; /* flows of a whole node's GPUs */
     double free_s = hs_emulator_post(emu, 0, 1, (size_t)bytes, now, 0, node, 1) - now;
     double capped_s = hs_emulator_post(emu, 2, 3, (size_t)bytes, now, rate, node, 1) - now, want = bytes / rate;
-    int ok = free_s < 1e-3 && capped_s >= want && capped_s <= want + 1e-3;
+    /* without peer access two GPUs of a node meet in host memory, at
+     * host.staging_bandwidth (net_transport.h), as the simulator has it */
+    double free_want = !sc.cluster.intra_p2p && sc.cluster.gpus_per_node > 1 ? bytes / sc.cluster.host_staging_bandwidth : 0;
+    int ok = free_s >= free_want && free_s < free_want + 1e-3 && capped_s >= want && capped_s <= want + 1e-3;
     double shared_s = 0, shared_want = 0;
     int counted = -1;
     if (sc.cluster.transport.kind == HS_NET_TCP && sc.cluster.nodes > 2) {
@@ -74,9 +79,10 @@ int main(int argc, char **argv) {
       ok = ok && counted == (g > 1 ? 3 : 4) && shared_s >= shared_want && shared_s <= shared_want + 1e-3;
     }
     if (rank == 0)
-      printf("%d one message of %g B: %.6g s free, %.6g s at most at %g B/s (bytes/rate = %.6g s; slack 1 ms); "
-             "one of 4 across nodes over TCP %.6g s (%.6g), flows across counted %d\n",
-             ok, bytes, free_s, capped_s, rate, want, shared_s, shared_want, counted);
+      printf("%d one message of %g B: %.6g s free (%.6g: staged in host memory where the node's GPUs have no peer "
+             "access), %.6g s at most at %g B/s (bytes/rate = %.6g s; slack 1 ms); one of 4 across nodes over TCP "
+             "%.6g s (%.6g), flows across counted %d\n",
+             ok, bytes, free_s, free_want, capped_s, rate, want, shared_s, shared_want, counted);
     hs_emulator_free(emu);
     hs_scenario_free(&sc);
     MPI_Finalize();

@@ -78,6 +78,12 @@ int main(void) {
   snprintf(post, sizeof post, "%s %s post 1e6 1e7 --set cluster.inter.bandwidth=400GBps --set cluster.inter.transport=tcp "
            "--set cluster.nodes=4", HS_MPI_EMULATED_TIME_BIN, sc.path);
   hs_test_mpirun_checks("emulator over TCP, a GPU's flows across nodes sharing its thread", 1, post, 60);
+  /* and inside a node of GPUs without peer access: a hop staged in host
+   * memory at host.staging_bandwidth (10 MB/s here: 0.1 s for 1 MB) */
+  snprintf(post, sizeof post, "%s %s post 1e6 1e7 --set cluster.nodes=1 --set cluster.gpus_per_node=4 "
+           "--set cluster.intra.link=pcie --set cluster.intra.p2p=false --set cluster.host.staging_bandwidth=10MBps",
+           HS_MPI_EMULATED_TIME_BIN, sc.path);
+  hs_test_mpirun_checks("emulator, GPUs without peer access: a hop staged in host memory", 1, post, 60);
   hs_scenario_free(&sc);
   return tap_done(0);
 }
