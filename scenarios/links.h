@@ -40,7 +40,8 @@
  * rating of QPI/UPI or AMD's link). The NIC hangs off socket 0's root, so
  * a GPU's traffic to the network climbs the same way, through socket 0:
  * no GPUDirect RDMA, which needs the NIC under the GPU's own switch (NCCL
- * disables it further apart: NCCL_NET_GDR_LEVEL's default PXB). With
+ * disables it further apart: NCCL_NET_GDR_LEVEL's default PXB), so each
+ * connection is also staged in host memory (hs_net_gpudirect). With
  * cluster.intra.nic_switch = s the NIC sits under switch s instead: s's
  * GPUs reach it through the switch alone (GPUDirect RDMA), the others
  * climb to s's socket and come down s's uplink, which their bytes to and

@@ -161,6 +161,10 @@ double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) 
   return reach_of(c, node, channels, gpus, &link);
 }
 
+int hs_net_gpudirect(const hs_cluster_spec *c) {
+  return c->gpudirect && !(hs_links_pcie_tree(c) && c->nic_switch < 0 && !c->nic_per_switch);
+}
+
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus) {
   /* A hop between GPUs without peer access is NCCL's SHM connection: the
    * sender's kernel stores into host memory, the receiver's loads from it
@@ -187,8 +191,13 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
    * (a channel) has socket_threads of them. */
   int proxies = crossing_gpus(c, channels, gpus);
   /* Without GPUDirect RDMA each connection is staged in host memory at
-   * the GPUs it crosses at, as an SHM connection is (above). */
-  if (!c->gpudirect) cap = fmin(cap, proxies * c->host_staging_bandwidth);
+   * the GPUs it crosses at, as an SHM connection is (above): where the
+   * NICs cannot reach the GPUs' memory (inter.gpudirect), and where NCCL
+   * will not let them, a NIC on the CPU's root below a PCIe tree's
+   * switches ("GPU Direct RDMA is needed ... when the NIC and GPU are on
+   * the same PCI switch", NVIDIA/nccl#465; NCCL_NET_GDR_LEVEL's default,
+   * PXB, stops at the switch: links.h) */
+  if (!hs_net_gpudirect(c)) cap = fmin(cap, proxies * c->host_staging_bandwidth);
   for (int i = 0; i < 2; i++) {
     hs_net_transport t = hs_net_transport_of_node(c, ends[i]);
     if (t.stream_bandwidth <= 0) continue;

@@ -56,6 +56,12 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node);
  * share it, but for a GPU's own flows (hs_net_flow_cap_concurrent). */
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus);
 
+/* Whether NCCL moves the node's bytes between GPU memory and the NICs
+ * directly (GPUDirect RDMA): inter.gpudirect, and the NIC under a PCIe
+ * switch where the node is a PCIe tree (links.h); else each connection
+ * across nodes is staged in host memory at host.staging_bandwidth. */
+int hs_net_gpudirect(const hs_cluster_spec *c);
+
 /* hs_net_flow_cap for one of `concurrent` flows that a GPU of node_a
  * sends across nodes at once on its own (gpus = 1: an alltoall's blocks,
  * a gossip's or a push's peers). Where node_a's transport gives its

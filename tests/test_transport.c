@@ -354,6 +354,38 @@ int main(void) {
     tap_ok(near(t, want, 0.01), "%s: without GPUDirect RDMA 1 GiB across two nodes in %.4g ms (staged: %.4g)",
            fast ? "fast" : "step", t * 1e3, want * 1e3);
   }
+  /* NCCL itself turns GPUDirect RDMA off where the NIC is further from
+   * the GPU than a PCIe switch (NCCL_NET_GDR_LEVEL's default, PXB:
+   * ncclTopoCheckGdr in src/graph/paths.cc): a PCIe tree whose NICs hang
+   * off the CPU's root is staged though the NICs could do it. Two nodes
+   * of 8 PCIe GPUs on two switches and two Intel sockets, two NICs, ring
+   * allreduce of 1 GiB: the ring's two crossing GPUs stage at 3.9 GB/s
+   * each, busbw 7.8 GB/s; with a NIC under each switch the socket link's
+   * 10 GB/s binds, unless the NICs cannot reach GPU memory at all. */
+  const char *gdr_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
+                         "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2%s },\n"
+                         "  inter = { bandwidth = '100Gbps', nics_per_node = 2%s } }";
+  struct { const char *intra, *inter; int gdr; double busbw; } gdr_rows[] = {
+      {"", "", 0, 7.8e9}, {", nic_per_switch = true", "", 1, 10e9},
+      {", nic_per_switch = true", ", gpudirect = false", 0, 7.8e9}};
+  for (size_t i = 0; i < sizeof gdr_rows / sizeof gdr_rows[0]; i++) {
+    char cl[700];
+    snprintf(cl, sizeof cl, gdr_tree, gdr_rows[i].intra, gdr_rows[i].inter);
+    if (loaded(cl, &sc)) {
+      tap_ok(hs_net_gpudirect(&sc.cluster) == gdr_rows[i].gdr, "NICs %s%s: GPUDirect RDMA %s",
+             gdr_rows[i].intra[0] ? "under every switch" : "on the CPU's root", gdr_rows[i].inter,
+             gdr_rows[i].gdr ? "on" : "off");
+      hs_scenario_free(&sc);
+    }
+    for (int fast = 0; fast < 2; fast++) {
+      double t = collective_at(cl, "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast);
+      double busbw = 2.0 * 15 / 16 * 1073741824.0 / t;
+      /* 1%: the ring's latency and its pipeline's fill over 1 GiB */
+      tap_ok(near(busbw, gdr_rows[i].busbw, 0.01), "%s: ring allreduce of 1 GiB on 2 x 8 PCIe GPUs, NICs %s%s: busbw "
+             "%.4g GB/s (%.4g)", fast ? "fast" : "step", gdr_rows[i].intra[0] ? "under every switch" : "on the CPU's root",
+             gdr_rows[i].inter, busbw / 1e9, gdr_rows[i].busbw / 1e9);
+    }
+  }
   /* one H100 of a DGX with four NDR NICs (NVIDIA/nccl-tests#232): the
    * node moves what its one Gen5 x16 link does, 48 GB/s, not the NICs'
    * 192, on its NIC link itself (scenarios/links.c), shared by all of its
