@@ -105,6 +105,12 @@ int hs_links_socket_of(const hs_cluster_spec *c, int sw) {
   return c->sockets > 1 ? sw / (c->pcie_switches / c->sockets) : 0;
 }
 
+int hs_links_pcie_path(const hs_cluster_spec *c, int gpu_a, int gpu_b) {
+  int sa = hs_links_switch_of(c, gpu_a), sb = hs_links_switch_of(c, gpu_b);
+  if (sa == sb) return HS_PCIE_PXB;
+  return hs_links_socket_of(c, sa) == hs_links_socket_of(c, sb) ? HS_PCIE_PHB : HS_PCIE_SYS;
+}
+
 /* A switch's uplink from the node's GPU link rate (hs_links_switch_uplink). */
 static double uplink_of(const hs_cluster_spec *c, const hs_link_spec *intra) {
   return c->cpu == HS_CPU_INTEL ? intra->bandwidth * 5 / 6 : intra->bandwidth;

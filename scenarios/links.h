@@ -102,6 +102,10 @@ int hs_links_nic_apart(const hs_cluster_spec *c);
 int hs_links_pcie_tree(const hs_cluster_spec *c);
 int hs_links_switch_of(const hs_cluster_spec *c, int gpu);
 int hs_links_socket_of(const hs_cluster_spec *c, int sw);
+/* NCCL's path type between two GPUs of one PCIe node (hs_pcie_path):
+ * PXB under one switch (or on a node without a tree), PHB through their
+ * socket's root, SYS across the socket link. */
+int hs_links_pcie_path(const hs_cluster_spec *c, int gpu_a, int gpu_b);
 /* B/s of node n's switch uplinks (each way): a GPU link's rate, less on
  * Intel, whose root complex turns GPU traffic into 64-byte packets (NCCL's
  * INTEL_P2P_OVERHEAD, 6/5, on every path a GPU starts through an Intel

@@ -35,4 +35,11 @@ int hs_nccl_has_collnet(int version);
 int hs_nccl_has_nvls(int version);
 int hs_nccl_has_nvls_tree(int version);
 
+/* The furthest PCIe path (hs_pcie_path, scenario.h) over which NCCL
+ * `version` connects two GPUs of a node peer to peer by default
+ * (NCCL_P2P_LEVEL unset), on an AMD CPU or not, with the node's sockets
+ * and GPUs; further apart its SHM transport stages the hop in host
+ * memory. */
+int hs_nccl_p2p_level(int version, int amd, int sockets, int gpus_per_node);
+
 #endif

@@ -161,6 +161,17 @@ double hs_net_reach(const hs_cluster_spec *c, int node, int channels, int gpus) 
   return reach_of(c, node, channels, gpus, &link);
 }
 
+int hs_net_p2p(const hs_cluster_spec *c, int gpu_a, int gpu_b) {
+  if (!c->intra_p2p) return 0;
+  return c->intra_link != HS_INTRA_PCIE || hs_links_pcie_path(c, gpu_a, gpu_b) <= c->p2p_path;
+}
+
+double hs_net_pair_cap(const hs_cluster_spec *c, int a, int b) {
+  int gpus = c->nodes * c->gpus_per_node;
+  int p2p = a >= 0 && b >= 0 && a < gpus && b < gpus ? hs_net_p2p(c, a, b) : c->intra_p2p;
+  return p2p ? INFINITY : c->host_staging_bandwidth;
+}
+
 int hs_net_gpudirect(const hs_cluster_spec *c) {
   return c->gpudirect && !(hs_links_pcie_tree(c) && c->nic_switch < 0 && !c->nic_per_switch);
 }
@@ -172,7 +183,7 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
    * (a ring's, a tree's): "some CPUs do not handle bidirectional traffic
    * well" (NVIDIA/nccl#384, where two GPUs' allreduce reached 3.9 GB/s and
    * their one-way broadcast 10.3). */
-  if (node_a == node_b) return c->intra_p2p ? INFINITY : c->host_staging_bandwidth;
+  if (node_a == node_b) return c->intra_p2p ? INFINITY : c->host_staging_bandwidth; /* hs_net_pair_cap knows the GPUs */
   if (channels < 1) channels = 1;
   double cap = INFINITY;
   const int ends[2] = {node_a, node_b};

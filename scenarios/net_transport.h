@@ -56,6 +56,18 @@ hs_net_transport hs_net_transport_of_node(const hs_cluster_spec *c, int node);
  * share it, but for a GPU's own flows (hs_net_flow_cap_concurrent). */
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus);
 
+/* Whether NCCL connects GPUs gpu_a and gpu_b of one node peer to peer:
+ * intra.p2p, and on a PCIe node their path within NCCL's P2P level
+ * (cluster.p2p_path: NCCL_P2P_LEVEL, by default the release's); else its
+ * SHM transport stages each hop in host memory. */
+int hs_net_p2p(const hs_cluster_spec *c, int gpu_a, int gpu_b);
+/* What a hop between world ranks a and b of one node moves at most
+ * (scenario.h's ranks: GPUs first, then CPU processes): INFINITY where
+ * the GPUs connect peer to peer, else host.staging_bandwidth; a CPU
+ * process's hop as intra.p2p says. hs_net_flow_cap's answer inside a
+ * node, for callers that know the GPUs. */
+double hs_net_pair_cap(const hs_cluster_spec *c, int a, int b);
+
 /* Whether NCCL moves the node's bytes between GPU memory and the NICs
  * directly (GPUDirect RDMA): inter.gpudirect, and the NIC under a PCIe
  * switch where the node is a PCIe tree (links.h); else each connection

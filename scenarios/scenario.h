@@ -83,6 +83,9 @@ static inline const char *hs_gpu_arch_name(hs_gpu_arch a) {
 /* What joins a node's GPUs: NVLink (through NVSwitch or a mesh) or PCIe. */
 typedef enum { HS_INTRA_NVLINK, HS_INTRA_PCIE } hs_intra_link;
 typedef enum { HS_CPU_INTEL, HS_CPU_AMD } hs_cpu_vendor;
+/* How two GPUs of a PCIe node reach each other, NCCL's path types: under
+ * one switch, through their socket's root, across the socket link. */
+typedef enum { HS_PCIE_PXB = 1, HS_PCIE_PHB, HS_PCIE_SYS } hs_pcie_path;
 
 typedef struct {
   char system[HS_NAME_MAX]; /* cluster.system: the system file its keys came from, "" if none */
@@ -117,6 +120,12 @@ typedef struct {
    * (GPUDirect RDMA; 0: every connection across nodes staged in host
    * memory). Staged connections move at most host_staging_bandwidth. */
   int intra_p2p, gpudirect;
+  /* How far apart on a PCIe tree NCCL still connects two GPUs peer to
+   * peer (NCCL_P2P_LEVEL): the key intra.p2p_level as written (0: NCCL's
+   * default) and the path it comes to for this node, CPU and sim.nccl
+   * (hs_pcie_path; resolved by the loader); further apart a hop is
+   * staged as without peer access. */
+  int p2p_level, p2p_path;
   hs_link_spec inter;    /* one NIC <-> first switch: line rate */
   hs_net_transport transport; /* what moves bytes across nodes, and what it reaches of inter */
   int nics_per_node;     /* NICs of a node, modelled as one aggregated link */

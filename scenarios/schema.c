@@ -80,6 +80,9 @@ static const field intra_fields[] = {
     {"socket_bandwidth", F_BW, OFF(cluster.socket_bandwidth), "10GBps", MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
     /* false: through host memory (NCCL's SHM); checked against link below */
     {"p2p", F_BOOL, OFF(cluster.intra_p2p), "true", MIN_NONE, 0, 0, NULL, NULL},
+    /* nccl: NCCL's default for sim.nccl_version and the CPU (resolved in
+     * hs_schema_validate); the others as NCCL_P2P_LEVEL names them */
+    {"p2p_level", F_ENUM, OFF(cluster.p2p_level), "nccl", MIN_NONE, 0, 0, "nccl|pxb|phb|sys", NULL},
     END};
 static const field inter_fields[] = {
     {"bandwidth", F_BW, OFF(cluster.inter.bandwidth), NULL, MIN_GE, HS_BW_MIN, HS_BW_MAX, NULL, NULL},
@@ -899,6 +902,11 @@ int hs_schema_validate(hs_loader *ld) {
     rc = hs_loader_fail(ld, "sim.nccl_version", line,
                         "'%s' is not an NCCL version: MAJOR.MINOR, optionally .PATCH (\"2.4\", \"2.18.5\"), 1.x or 2.x",
                         s->sim.nccl_version);
+  if (!rc) {
+    hs_cluster_spec *cw = &s->cluster;
+    cw->p2p_path = cw->p2p_level ? cw->p2p_level
+                                 : hs_nccl_p2p_level(s->sim.nccl, cw->cpu == HS_CPU_AMD, cw->sockets, cw->gpus_per_node);
+  }
   /* A switch that does not reduce cannot run the in-switch schedule. */
   if (!rc && s->sim.collectives == HS_COLL_NVLS && !s->cluster.nvls)
     rc = hs_loader_fail(ld, "sim.collectives", line,

@@ -293,7 +293,8 @@ int main(void) {
              fast ? "fast" : "step", a2a[i].nics[0] ? a2a[i].nics + 2 : "on socket 0's root", t * 1e3,
              a2a[i].seconds * 1e3);
     }
-  /* and what a ring of one node moves over it, both engines: the socket
+  /* and what a ring of one node moves over it, both engines, where NCCL
+   * joins every pair peer to peer (NCCL_P2P_LEVEL=SYS): the socket
    * link binds (10 GB/s); under one switch a GPU link (12); on two
    * switches of one Intel socket the uplinks (10); AMD's socket link is
    * 16 GB/s, so a GPU link binds again, unless the scenario slows it */
@@ -301,8 +302,11 @@ int main(void) {
                           "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = %d, sockets = %d%s },\n"
                           "  inter = { bandwidth = '100Gbps' } }";
   struct { const char *cpu; int switches, sockets; const char *extra; double busbw; } rings[] = {
-      {"intel", 1, 1, "", 12e9}, {"intel", 2, 1, "", 10e9}, {"intel", 2, 2, "", 10e9},
-      {"amd", 2, 2, "", 12e9},   {"amd", 2, 2, ", socket_bandwidth = '5GBps'", 5e9},
+      {"intel", 1, 1, "", 12e9},
+      {"intel", 2, 1, ", p2p_level = 'sys'", 10e9},
+      {"intel", 2, 2, ", p2p_level = 'sys'", 10e9},
+      {"amd", 2, 2, ", p2p_level = 'sys'", 12e9},
+      {"amd", 2, 2, ", p2p_level = 'sys', socket_bandwidth = '5GBps'", 5e9},
       /* without peer access (GeForce cards) every hop is staged in host
        * memory at 3.9 GB/s (host.staging_bandwidth), and on two switches
        * climbs to the CPU even between a switch's own GPUs: each uplink
@@ -361,9 +365,11 @@ int main(void) {
    * of 8 PCIe GPUs on two switches and two Intel sockets, two NICs, ring
    * allreduce of 1 GiB: the ring's two crossing GPUs stage at 3.9 GB/s
    * each, busbw 7.8 GB/s; with a NIC under each switch the socket link's
-   * 10 GB/s binds, unless the NICs cannot reach GPU memory at all. */
+   * 10 GB/s binds, unless the NICs cannot reach GPU memory at all. (Every
+   * pair inside a node peer to peer, p2p_level = 'sys', as above.) */
   const char *gdr_tree = "cluster { nodes = 2, gpus_per_node = 8, cpu = 'intel', gpu = { flops = '1TF', arch = 'volta' },\n"
-                         "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2%s },\n"
+                         "  intra = { bandwidth = '15.754GBps', link = 'pcie', pcie_switches = 2, sockets = 2, "
+                         "p2p_level = 'sys'%s },\n"
                          "  inter = { bandwidth = '100Gbps', nics_per_node = 2%s } }";
   struct { const char *intra, *inter; int gdr; double busbw; } gdr_rows[] = {
       {"", "", 0, 7.8e9}, {", nic_per_switch = true", "", 1, 10e9},
@@ -384,6 +390,39 @@ int main(void) {
       tap_ok(near(busbw, gdr_rows[i].busbw, 0.01), "%s: ring allreduce of 1 GiB on 2 x 8 PCIe GPUs, NICs %s%s: busbw "
              "%.4g GB/s (%.4g)", fast ? "fast" : "step", gdr_rows[i].intra[0] ? "under every switch" : "on the CPU's root",
              gdr_rows[i].inter, busbw / 1e9, gdr_rows[i].busbw / 1e9);
+    }
+  }
+  /* NCCL's own P2P level (intra.p2p_level's default, by release and CPU:
+   * ncclTopoCheckP2p, src/graph/paths.cc): a hop further apart than it
+   * allows goes through host memory at 3.9 GB/s (host.staging_bandwidth),
+   * and the ring of one node of 8 PCIe GPUs on two switches moves that.
+   * Today's NCCL stops at the switch (PXB), 2.7 and 2.8 at an Intel
+   * socket's root (PHB: the uplinks' 10 GB/s bind), 2.3 at the socket
+   * link; AMD's, SYS from 2.7 to 2.22 (a GPU link's 12 GB/s binds), is
+   * PXB since 2.23 where a node has more than two GPUs. */
+  struct { const char *cpu; int sockets; const char *nccl; double busbw; int path; } levels[] = {
+      {"intel", 1, "2.30", 3.9e9, HS_PCIE_PXB}, {"intel", 1, "2.8", 10e9, HS_PCIE_PHB},
+      {"intel", 2, "2.3.7", 3.9e9, HS_PCIE_PHB}, {"amd", 2, "2.22", 12e9, HS_PCIE_SYS},
+      {"amd", 2, "2.23", 3.9e9, HS_PCIE_PXB}};
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+    char cl[600], file[700];
+    snprintf(cl, sizeof cl, pcie_node, levels[i].cpu, 2, levels[i].sockets, "");
+    snprintf(file, sizeof file, "%s\nsim { nccl_version = '%s' }", cl, levels[i].nccl);
+    if (loaded(file, &sc)) {
+      tap_ok(sc.cluster.p2p_path == levels[i].path && hs_net_p2p(&sc.cluster, 0, 3) &&
+                 hs_net_p2p(&sc.cluster, 3, 4) == (levels[i].path >= (levels[i].sockets > 1 ? HS_PCIE_SYS : HS_PCIE_PHB)),
+             "NCCL %s on %s, 2 switches on %d socket(s): P2P level %d; GPUs 0 and 3 (one switch) peer to peer, 3 and 4 "
+             "%s", levels[i].nccl, levels[i].cpu, levels[i].sockets, sc.cluster.p2p_path,
+             hs_net_p2p(&sc.cluster, 3, 4) ? "too" : "through host memory");
+      hs_scenario_free(&sc);
+    }
+    for (int fast = 0; fast < 2; fast++) {
+      double t = collective_at(file, "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast);
+      double busbw = 2.0 * 7 / 8 * 1073741824.0 / t;
+      /* 1%: the ring's latency and its pipeline's fill over 1 GiB */
+      tap_ok(near(busbw, levels[i].busbw, 0.01), "%s: ring allreduce of 1 GiB on 8 PCIe GPUs, %s, 2 switches on %d "
+             "socket(s), NCCL %s: busbw %.4g GB/s (%.4g)", fast ? "fast" : "step", levels[i].cpu, levels[i].sockets,
+             levels[i].nccl, busbw / 1e9, levels[i].busbw / 1e9);
     }
   }
   /* one H100 of a DGX with four NDR NICs (NVIDIA/nccl-tests#232): the
