@@ -7,7 +7,7 @@
 int *hs_ddp_bucket_tensors(const hs_model *m) {
   int *t = calloc(m->n_buckets > 0 ? (size_t)m->n_buckets : 1, sizeof *t);
   if (!t) return NULL;
-  for (int l = 0; l < m->n_layers; l++) t[m->layers[l].bucket] += m->layers[l].tensors;
+  for (int b = 0; b < m->n_buckets; b++) t[b] = m->buckets[b].tensors;
   return t;
 }
 

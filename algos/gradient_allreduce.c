@@ -43,7 +43,7 @@
  * allreduce carries is what became ready within one cycle, not a bucket
  * cut in advance. cycle_time > 0 runs that loop on a communication stream
  * (comm_stream.h), from the iteration's first ready gradient to its last:
- * the model is cut a bucket a layer, each cycle the ranks agree on how
+ * the model is cut a bucket a tensor, each cycle the ranks agree on how
  * many are ready everywhere (an allreduce(min) of one integer on a
  * communicator of its own, standing for Horovod's controller on MPI or
  * Gloo), and the newly ready run of layers goes out in allreduces of up to
@@ -272,10 +272,15 @@ static const hs_option_spec gar_options[] = {
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 
-/* Under Horovod's loop the model is cut a bucket a layer: the loop fuses
+/* DDP and Horovod both take the gradients a tensor at a time (PyTorch's
+ * compute_bucket_assignment_by_size, Horovod's fusion), so the buckets
+ * are cut at tensors: with bucket_size below a tensor's bytes each tensor
+ * is an allreduce of its own (Horovod with HOROVOD_FUSION_THRESHOLD=0).
+ * Under Horovod's loop the model is cut a bucket a tensor: the loop fuses
  * them by what is ready at each cycle. */
 static void gar_layout(const hs_options *opt, hs_bucket_layout *layout) {
   if (hs_opt_num(opt, "cycle_time") > 0) *layout = (hs_bucket_layout){.bytes = 1};
+  layout->tensors = 1;
 }
 
 const hs_algorithm_desc hs_algo_gradient_allreduce = {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/algorithm.h"
 #include "algos/report/metrics.h"
 #include "algos/report/trace.h"
 #include "algos/train/train.h"
@@ -156,7 +157,67 @@ static void traced(void *arg, FILE *report) {
   hs_trace_free(trace);
 }
 
+/* Cut at tensors (hs_bucket_layout.tensors): l0 holds a 1000 x 1000
+ * matrix and two vectors sharing the other 1000 parameters, l1 two
+ * vectors of 1000 (no matrices), l2 3000 parameters in 2 tensors whose
+ * profile names no matrices (kept whole). Ready order walks l2, l1's
+ * tensors, then l0's vectors and its matrix last. Each expected bucket:
+ * parameters, tensors, the layer that completes it. */
+static void check_tensors(const char *what, double bytes, int split, int n_want, const size_t (*want)[3],
+                          const int *layer_bucket) {
+  hs_layer_spec layers[3];
+  memset(layers, 0, sizeof layers);
+  const double params[3] = {1e6 + 1000, 2000, 3000};
+  const int tensors[3] = {3, 2, 2};
+  for (int l = 0; l < 3; l++) {
+    snprintf(layers[l].name, sizeof layers[l].name, "l%d", l);
+    layers[l].params = params[l];
+    layers[l].tensors = tensors[l];
+  }
+  layers[0].matrices_given = layers[1].matrices_given = true;
+  layers[0].n_matrices = 1;
+  layers[0].matrices[0][0] = layers[0].matrices[0][1] = 1000;
+  hs_workload_spec wl;
+  memset(&wl, 0, sizeof wl);
+  wl.layers = layers;
+  wl.n_layers = 3;
+  wl.dtype_bytes = 4;
+  hs_bucket_layout layout = {.bytes = bytes, .tensors = split};
+  hs_model *m = hs_model_create_layout(&wl, &layout);
+  if (!m) {
+    tap_ok(0, "%s: model created", what);
+    return;
+  }
+  int same = m->n_buckets == n_want && m->n_params == 1e6 + 6000 && m->n_tensors == 7;
+  size_t offset = 0;
+  char shown[160] = "";
+  for (int b = 0; b < m->n_buckets; b++) {
+    const hs_bucket *k = &m->buckets[b];
+    snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "%s[%zu, %d, l%d]", b ? " " : "", k->count,
+             k->tensors, k->first_layer);
+    same &= b < n_want && k->offset == offset && k->count == want[b][0] && (size_t)k->tensors == want[b][1] &&
+            (size_t)k->first_layer == want[b][2];
+    offset += k->count;
+  }
+  for (int l = 0; l < 3; l++) same &= m->layers[l].bucket == layer_bucket[l];
+  tap_ok(same, "%s: buckets (parameters, tensors, completing layer) %s; layers in buckets %d, %d, %d", what, shown,
+         m->layers[0].bucket, m->layers[1].bucket, m->layers[2].bucket);
+  hs_model_free(m);
+}
+
 int main(void) {
+  /* a tensor a bucket (Horovod without fusion): l0's vectors before its
+   * matrix, l2 whole */
+  const size_t each[][3] = {{3000, 2, 2}, {1000, 1, 1}, {1000, 1, 1}, {500, 1, 0}, {500, 1, 0}, {1000000, 1, 0}};
+  check_tensors("cut at tensors, 1 B buckets", 1, 1, 6, each, (const int[]){3, 1, 0});
+  /* 10 kB buckets: l2's 12 kB closes one; l1's 8 kB and l0's first
+   * vector (2 kB) the next; l0's other vector and its matrix the last.
+   * l0 is in buckets 1 and 2: its backward readies both. */
+  const size_t ten_kb[][3] = {{3000, 2, 2}, {2500, 3, 0}, {1000500, 2, 0}};
+  check_tensors("cut at tensors, 10 kB buckets", 10e3, 1, 3, ten_kb, (const int[]){1, 1, 0});
+  /* whole layers: l1 and l0 together */
+  const size_t whole_layers[][3] = {{3000, 2, 2}, {1003000, 5, 0}};
+  check_tensors("whole layers, 10 kB buckets", 10e3, 0, 2, whole_layers, (const int[]){1, 1, 0});
   /* From the output layer, every bucket 25 MiB (Bagua, Horovod by size):
    * l5+l4+l3 is 20.2 MB, l2 takes it past 26.2 MB; l1 and l0 are left. */
   const char *ready_plain[] = {"5432", "10"};
@@ -210,6 +271,14 @@ int main(void) {
     tap_ok(hs_opt_num(&sc.algorithm.options, "first_bucket_size") == MIB &&
                strcmp(hs_opt_str(&sc.algorithm.options, "bucket_order"), "ready") == 0,
            "%s: first_bucket_size 1 MiB, bucket_order \"ready\" by default", algos[i]);
+    /* DDP's and Horovod's buckets take tensors (gradient_allreduce); the
+     * algorithms on DDP's communication hooks still cut whole layers
+     * (powersgd finds a layer's matrices in one bucket) */
+    const hs_algorithm_desc *d = hs_algorithm_find(algos[i]);
+    hs_bucket_layout layout = {.bytes = 25 * MIB};
+    if (d && d->bucket_layout) d->bucket_layout(&sc.algorithm.options, &layout);
+    int want = i == 0;
+    tap_ok(d && layout.tensors == want, "%s: buckets cut at %s", algos[i], want ? "tensors" : "layers");
     hs_scenario_free(&sc);
   }
   {

@@ -227,11 +227,9 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   /* Backward cost of each bucket: the layers in it, all done before it is ready. */
   double *bucket_bwd = calloc(model->n_buckets, sizeof *bucket_bwd), bwd_flops = 0, bwd_launch = 0;
   double *bucket_launch = calloc(model->n_buckets, sizeof *bucket_launch);
-  int *bucket_tensors = calloc(model->n_buckets, sizeof *bucket_tensors);
   for (int l = 0; l < model->n_layers; l++) {
     bucket_bwd[model->layers[l].bucket] += model->layers[l].bwd_flops;
     bucket_launch[model->layers[l].bucket] += model->layers[l].bwd_kernels * launch;
-    bucket_tensors[model->layers[l].bucket] += model->layers[l].tensors;
     bwd_flops += model->layers[l].bwd_flops;
     bwd_launch += model->layers[l].bwd_kernels * launch;
   }
@@ -307,7 +305,7 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
        * one execution. */
       double kernels = algo->bucket_kernels ? algo->bucket_kernels(&ctx, b) : 0;
       if (accum > 1)
-        kernels += hs_gpu_kernel_seconds(&sc->cluster, 12.0 * (double)model->buckets[b].count, bucket_tensors[b]);
+        kernels += hs_gpu_kernel_seconds(&sc->cluster, 12.0 * (double)model->buckets[b].count, model->buckets[b].tensors);
       compute += timed_compute(w, st, factor, bucket_bwd[b] * wl->batch, bucket_launch[b], kernels, what);
       if (algo->bucket_ready) algo->bucket_ready(&ctx, b);
     }
@@ -349,7 +347,6 @@ int hs_train_worker(hs_worker *w, hs_train_job *job) {
   }
   free(bucket_bwd);
   free(bucket_launch);
-  free(bucket_tensors);
   free(micro_grads);
   hs_straggler_free(st);
   hs_model_free(model);

@@ -27,6 +27,7 @@ typedef struct {
 typedef struct {
   size_t offset, count; /* slice of the flat buffers */
   int first_layer;      /* layer (forward index) whose backward completes it */
+  int tensors;          /* parameter tensors in it, whole or a layer's share */
 } hs_bucket;
 
 typedef struct {
@@ -45,8 +46,8 @@ typedef struct {
 } hs_model;
 
 /* How a framework cuts the model into buckets. A bucket is closed as soon
- * as it holds at least its limit (a layer is never split: one larger than
- * the limit closes a bucket of its own), as PyTorch's
+ * as it holds at least its limit (a layer, or with `tensors` a tensor, is
+ * never split: one larger than the limit closes a bucket of its own), as PyTorch's
  * compute_bucket_assignment_by_size does.
  *  - bytes: the limit of every bucket (0: the whole model is one bucket);
  *  - first_bytes: the limit of the first bucket cut, when > 0 (DDP's
@@ -57,11 +58,21 @@ typedef struct {
  *    the input layers', the last one ready, and the bucket holding the
  *    output layer is what is left over. 0: cut in the order backward
  *    readies the layers, from the last layer (DDP's rebuilt buckets since
- *    PyTorch 1.5, Bagua, Horovod's fusion by size). */
+ *    PyTorch 1.5, Bagua, Horovod's fusion by size).
+ *  - tensors: cut at the layers' parameter tensors, not whole layers, as
+ *    PyTorch's compute_bucket_assignment_by_size and Horovod's fusion
+ *    take them: a layer's tensors may then fall in different buckets
+ *    (all ready when its backward is done; the layer's `bucket` is the
+ *    first of them), and under a limit smaller than a tensor each tensor
+ *    is a bucket of its own (Horovod with HOROVOD_FUSION_THRESHOLD=0). A
+ *    layer's tensors are its matrices (hs_layer_spec), then its vectors
+ *    sharing the rest alike; a layer whose profile gives no matrices
+ *    stays whole. */
 typedef struct {
   double bytes;
   double first_bytes;
   int from_input;
+  int tensors;
 } hs_bucket_layout;
 
 /* Lays out the scenario's layers and cuts them into buckets as layout says
