@@ -166,6 +166,12 @@ int hs_net_p2p(const hs_cluster_spec *c, int gpu_a, int gpu_b) {
   return c->intra_link != HS_INTRA_PCIE || hs_links_pcie_path(c, gpu_a, gpu_b) <= c->p2p_path;
 }
 
+int hs_net_node_staged(const hs_cluster_spec *c) {
+  if (!c->intra_p2p) return 1;
+  if (c->intra_link != HS_INTRA_PCIE || !hs_links_pcie_tree(c)) return 0;
+  return (c->sockets > 1 ? HS_PCIE_SYS : HS_PCIE_PHB) > c->p2p_path;
+}
+
 double hs_net_pair_cap(const hs_cluster_spec *c, int a, int b) {
   int gpus = c->nodes * c->gpus_per_node;
   int p2p = a >= 0 && b >= 0 && a < gpus && b < gpus ? hs_net_p2p(c, a, b) : c->intra_p2p;

@@ -61,6 +61,9 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
  * (cluster.p2p_path: NCCL_P2P_LEVEL, by default the release's); else its
  * SHM transport stages each hop in host memory. */
 int hs_net_p2p(const hs_cluster_spec *c, int gpu_a, int gpu_b);
+/* Whether some two GPUs of a node meet in host memory: no peer access,
+ * or a PCIe tree whose farthest pair NCCL's P2P level leaves out. */
+int hs_net_node_staged(const hs_cluster_spec *c);
 /* What a hop between world ranks a and b of one node moves at most
  * (scenario.h's ranks: GPUs first, then CPU processes): INFINITY where
  * the GPUs connect peer to peer, else host.staging_bandwidth; a CPU

@@ -447,8 +447,9 @@ int hs_cmd_calibrate(int argc, char **argv) {
                                                                                             : "no run across nodes")
                  : res[p].status == HS_CALIB_HELD
                      ? (p == HS_CALIB_INTRA_EFFICIENCY
-                            ? "the node's GPUs have no peer access (intra.p2p = false): its hops are staged in host "
-                              "memory, and host.staging_bandwidth is fitted in its place"
+                            ? "the node's GPUs have no peer access (intra.p2p = false, or NCCL's P2P level on its "
+                              "PCIe tree): its hops are staged in host memory, and host.staging_bandwidth is fitted "
+                              "in its place"
                             : "the runs across nodes went through the fabric (sim.collectives = collnet): they fit "
                               "SHARP's share; the NIC's rate comes from ring runs")
                      : "these runs' times do not depend on it");

@@ -8,6 +8,7 @@
 
 #include "algos/comm/select.h"
 #include "algos/comm/tuner.h"
+#include "scenarios/net_transport.h"
 
 /* Each parameter's range: wide enough for any cluster measured so far
  * (a TCP message costs tens of µs, docs/scenarios.md), narrow enough that
@@ -364,12 +365,13 @@ void hs_calib_fit(hs_calib_case *cases, int n, hs_calib_result out[HS_CALIB_PARA
         out[p].status = HS_CALIB_HELD;
         continue;
       }
-      /* Without peer access the node's hops are staged in host memory:
-       * what they reach is host.staging_bandwidth's, not the PCIe link's
-       * share, which two parameters of one bound cannot tell apart; with
-       * peer access nothing in the node is staged */
-      if ((p == HS_CALIB_INTRA_EFFICIENCY && !sc0->cluster.intra_p2p) ||
-          (p == HS_CALIB_STAGING_BANDWIDTH && sc0->cluster.intra_p2p)) {
+      /* Without peer access the node's hops are staged in host memory
+       * (all of them, or on a PCIe tree those NCCL's P2P level leaves
+       * out, which bind a ring): what they reach is host.staging_bandwidth's,
+       * not the PCIe link's share, which two parameters of one bound cannot
+       * tell apart; with peer access nothing in the node is staged */
+      int staged = hs_net_node_staged(&sc0->cluster);
+      if ((p == HS_CALIB_INTRA_EFFICIENCY && staged) || (p == HS_CALIB_STAGING_BANDWIDTH && !staged)) {
         out[p].status = p == HS_CALIB_INTRA_EFFICIENCY ? HS_CALIB_HELD : HS_CALIB_NO_EFFECT;
         continue;
       }
