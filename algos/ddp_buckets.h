@@ -44,6 +44,11 @@
    "gradients live in their buckets (Bagua, DDP's gradient_as_bucket_view=True); false: DDP's default, each "       \
    "gradient copied into its bucket and back, 8 bytes a parameter and a launch per tensor each way"}
 
+/* DDP's reducer assigns tensors to buckets, not layers
+ * (compute_bucket_assignment_by_size): an algorithm on DDP's buckets
+ * whose hook does not need a layer whole sets this as its bucket_layout
+ * (hs_bucket_layout.tensors). */
+void hs_ddp_cut_at_tensors(const hs_options *opt, hs_bucket_layout *layout);
 /* Parameter tensors of each bucket (the copies' launches); NULL if out of memory. */
 int *hs_ddp_bucket_tensors(const hs_model *m);
 /* Seconds of copying bucket b's gradients into it (on the compute stream,

@@ -280,7 +280,7 @@ static const hs_option_spec gar_options[] = {
  * them by what is ready at each cycle. */
 static void gar_layout(const hs_options *opt, hs_bucket_layout *layout) {
   if (hs_opt_num(opt, "cycle_time") > 0) *layout = (hs_bucket_layout){.bytes = 1};
-  layout->tensors = 1;
+  hs_ddp_cut_at_tensors(opt, layout);
 }
 
 const hs_algorithm_desc hs_algo_gradient_allreduce = {

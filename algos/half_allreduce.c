@@ -5,7 +5,8 @@
  * (sum, reduced in float32 and rounded once per addition, as NCCL does),
  * and cast back, overlapped with backward like gradient_allreduce. Bytes
  * per step: half of gradient_allreduce's, 2(n-1)/n x 2 bytes per parameter.
- * The hook runs on DDP's buckets, so DDP's reducer copies each gradient
+ * The hook runs on DDP's buckets, cut at tensors as DDP's reducer cuts
+ * them (hs_ddp_cut_at_tensors), so DDP's reducer copies each gradient
  * into its bucket before the hook and back out after it, unless
  * gradient_as_bucket_view (ddp_buckets.h). */
 #include <stdint.h>
@@ -99,6 +100,7 @@ const hs_algorithm_desc hs_algo_fp16 = {
     .options = half_options,
     .bucket_option = "bucket_size",
     HS_DDP_BUCKET_LAYOUT,
+    .bucket_layout = hs_ddp_cut_at_tensors,
     .init = fp16_init,
     .bucket_ready = half_bucket_ready,
     .bucket_kernels = half_bucket_kernels,
@@ -112,6 +114,7 @@ const hs_algorithm_desc hs_algo_bf16 = {
     .options = half_options,
     .bucket_option = "bucket_size",
     HS_DDP_BUCKET_LAYOUT,
+    .bucket_layout = hs_ddp_cut_at_tensors,
     .init = bf16_init,
     .bucket_ready = half_bucket_ready,
     .bucket_kernels = half_bucket_kernels,
