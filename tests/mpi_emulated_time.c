@@ -15,8 +15,9 @@
  * prints "1 ..." when the first arrives within 1 ms and the second within
  * [BYTES/RATE, BYTES/RATE + 1 ms]: the links' latency and a clock read
  * between the calls are the slack, for a BYTES/RATE of 0.1 s or more.
- * Where the node's GPUs have no peer access (cluster.intra.p2p = false)
- * the first is staged in host memory: BYTES / host.staging_bandwidth.
+ * Where GPUs 0 and 1 have no peer access (cluster.intra.p2p = false, or
+ * on a PCIe tree further apart than NCCL's P2P level) the first is staged
+ * in host memory: BYTES / host.staging_bandwidth.
  * On a TCP cluster it also posts one from rank 0 to the next node's first
  * GPU as one of 4 flows its exchange sends across nodes at once, which
  * share its proxy thread: BYTES x 4 / stream_bandwidth, 1 ms of slack;
@@ -31,6 +32,7 @@
 #include "real/emulator.h"
 #include "real/mpi_backend.h"
 #include "scenarios/loader.h"
+#include "scenarios/net_transport.h"
 
 static void allreduce(hs_worker *w, size_t count) {
   hs_request *q = NULL;
@@ -66,7 +68,8 @@ int main(int argc, char **argv) {
     double capped_s = hs_emulator_post(emu, 2, 3, (size_t)bytes, now, rate, node, 1) - now, want = bytes / rate;
     /* without peer access two GPUs of a node meet in host memory, at
      * host.staging_bandwidth (net_transport.h), as the simulator has it */
-    double free_want = !sc.cluster.intra_p2p && sc.cluster.gpus_per_node > 1 ? bytes / sc.cluster.host_staging_bandwidth : 0;
+    double hop_cap = sc.cluster.gpus_per_node > 1 ? hs_net_pair_cap(&sc.cluster, 0, 1) : INFINITY;
+    double free_want = isfinite(hop_cap) ? bytes / hop_cap : 0;
     int ok = free_s >= free_want && free_s < free_want + 1e-3 && capped_s >= want && capped_s <= want + 1e-3;
     double shared_s = 0, shared_want = 0;
     int counted = -1;

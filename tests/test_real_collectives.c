@@ -84,6 +84,14 @@ int main(void) {
            "--set cluster.intra.link=pcie --set cluster.intra.p2p=false --set cluster.host.staging_bandwidth=10MBps",
            HS_MPI_EMULATED_TIME_BIN, sc.path);
   hs_test_mpirun_checks("emulator, GPUs without peer access: a hop staged in host memory", 1, post, 60);
+  /* and with peer access, between GPUs under two PCIe switches of one
+   * Intel socket, which today's NCCL does not join peer to peer (its P2P
+   * level stops at the switch): staged alike */
+  snprintf(post, sizeof post, "%s %s post 1e6 1e7 --set cluster.nodes=1 --set cluster.gpus_per_node=4 "
+           "--set cluster.intra.link=pcie --set cluster.intra.pcie_switches=4 "
+           "--set cluster.host.staging_bandwidth=10MBps", HS_MPI_EMULATED_TIME_BIN, sc.path);
+  hs_test_mpirun_checks("emulator, GPUs of two PCIe switches past NCCL's P2P level: a hop staged in host memory", 1,
+                        post, 60);
   hs_scenario_free(&sc);
   return tap_done(0);
 }
