@@ -118,8 +118,6 @@ double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double d
   double flow = narrowest * e->bandwidth_factor;
   if (rate > 0 && rate < flow) flow = rate;
   int gpn = e->cluster->gpus_per_node;
-  flow = fmin(flow, src / gpn == dst / gpn
-                        ? hs_net_pair_cap(e->cluster, src, dst)
-                        : hs_net_flow_cap_concurrent(e->cluster, src / gpn, dst / gpn, e->channels, gpus, concurrent));
+  flow = fmin(flow, hs_net_hop_cap(e->cluster, src, dst, src / gpn, dst / gpn, e->channels, gpus, concurrent));
   return start + latency + b / flow;
 }

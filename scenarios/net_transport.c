@@ -167,15 +167,7 @@ int hs_net_p2p(const hs_cluster_spec *c, int gpu_a, int gpu_b) {
 }
 
 int hs_net_node_staged(const hs_cluster_spec *c) {
-  if (!c->intra_p2p) return 1;
-  if (c->intra_link != HS_INTRA_PCIE || !hs_links_pcie_tree(c)) return 0;
-  return (c->sockets > 1 ? HS_PCIE_SYS : HS_PCIE_PHB) > c->p2p_path;
-}
-
-double hs_net_pair_cap(const hs_cluster_spec *c, int a, int b) {
-  int gpus = c->nodes * c->gpus_per_node;
-  int p2p = a >= 0 && b >= 0 && a < gpus && b < gpus ? hs_net_p2p(c, a, b) : c->intra_p2p;
-  return p2p ? INFINITY : c->host_staging_bandwidth;
+  return c->gpus_per_node > 1 ? !hs_net_p2p(c, 0, c->gpus_per_node - 1) : !c->intra_p2p;
 }
 
 int hs_net_gpudirect(const hs_cluster_spec *c) {
@@ -189,7 +181,7 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
    * (a ring's, a tree's): "some CPUs do not handle bidirectional traffic
    * well" (NVIDIA/nccl#384, where two GPUs' allreduce reached 3.9 GB/s and
    * their one-way broadcast 10.3). */
-  if (node_a == node_b) return c->intra_p2p ? INFINITY : c->host_staging_bandwidth; /* hs_net_pair_cap knows the GPUs */
+  if (node_a == node_b) return c->intra_p2p ? INFINITY : c->host_staging_bandwidth; /* hs_net_hop_cap knows the GPUs */
   if (channels < 1) channels = 1;
   double cap = INFINITY;
   const int ends[2] = {node_a, node_b};
@@ -238,4 +230,12 @@ double hs_net_message_latency(const hs_cluster_spec *c) { return c->inter.latenc
 double hs_net_rail_bandwidth(const hs_cluster_spec *c) {
   int nics = c->nics_per_node > 0 ? c->nics_per_node : 1, gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
   return c->inter.bandwidth * c->transport.efficiency * nics / gpn;
+}
+
+double hs_net_hop_cap(const hs_cluster_spec *c, int a, int b, int node_a, int node_b, int channels, int gpus,
+                      int concurrent) {
+  if (node_a != node_b) return hs_net_flow_cap_concurrent(c, node_a, node_b, channels, gpus, concurrent);
+  int ranks = c->nodes * c->gpus_per_node;
+  int p2p = a >= 0 && b >= 0 && a < ranks && b < ranks ? hs_net_p2p(c, a, b) : c->intra_p2p;
+  return p2p ? INFINITY : c->host_staging_bandwidth;
 }

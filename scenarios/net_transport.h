@@ -62,20 +62,24 @@ double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int cha
  * SHM transport stages each hop in host memory. */
 int hs_net_p2p(const hs_cluster_spec *c, int gpu_a, int gpu_b);
 /* Whether some two GPUs of a node meet in host memory: no peer access,
- * or a PCIe tree whose farthest pair NCCL's P2P level leaves out. */
+ * or a PCIe tree whose farthest pair (its first and last GPU) NCCL's P2P
+ * level leaves out. */
 int hs_net_node_staged(const hs_cluster_spec *c);
-/* What a hop between world ranks a and b of one node moves at most
- * (scenario.h's ranks: GPUs first, then CPU processes): INFINITY where
- * the GPUs connect peer to peer, else host.staging_bandwidth; a CPU
- * process's hop as intra.p2p says. hs_net_flow_cap's answer inside a
- * node, for callers that know the GPUs. */
-double hs_net_pair_cap(const hs_cluster_spec *c, int a, int b);
 
 /* Whether NCCL moves the node's bytes between GPU memory and the NICs
  * directly (GPUDirect RDMA): inter.gpudirect, and the NIC under a PCIe
  * switch where the node is a PCIe tree (links.h); else each connection
  * across nodes is staged in host memory at host.staging_bandwidth. */
 int hs_net_gpudirect(const hs_cluster_spec *c);
+
+/* What a flow between world ranks a and b, of nodes node_a and node_b,
+ * moves at most: across nodes hs_net_flow_cap_concurrent; inside a node
+ * INFINITY where NCCL joins the two GPUs peer to peer (hs_net_p2p), else
+ * host.staging_bandwidth (scenario.h's ranks: GPUs first, then CPU
+ * processes; a hop of a CPU process, or of anything that is no rank, as
+ * intra.p2p says). What every engine asks of a hop. */
+double hs_net_hop_cap(const hs_cluster_spec *c, int a, int b, int node_a, int node_b, int channels, int gpus,
+                      int concurrent);
 
 /* hs_net_flow_cap for one of `concurrent` flows that a GPU of node_a
  * sends across nodes at once on its own (gpus = 1: an alltoall's blocks,

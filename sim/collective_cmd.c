@@ -100,9 +100,8 @@ static void rank_main(hs_worker *w, void *arg) {
       double lat, bw;
       hs_sim_route(w, r, (r + 1) % w->size, &lat, &bw);
       /* a hop across nodes is also its transport's flow (net_transport.h) */
-      bw = fmin(bw, same_node ? hs_net_pair_cap(j->cluster, r, (r + 1) % w->size)
-                              : hs_net_flow_cap(j->cluster, r / j->gpus_per_node, ((r + 1) % w->size) / j->gpus_per_node,
-                                                j->channels, j->gpus_per_node));
+      bw = fmin(bw, hs_net_hop_cap(j->cluster, r, (r + 1) % w->size, r / j->gpus_per_node,
+                                   ((r + 1) % w->size) / j->gpus_per_node, j->channels, j->gpus_per_node, 1));
       j->mean_link_latency += lat / w->size;
       lat += same_node ? j->cost.hop_intra : j->cost.hop_net;
       j->mean_hop_latency += lat / w->size;
@@ -127,9 +126,8 @@ static void rank_main(hs_worker *w, void *arg) {
         double lat, bw;
         hs_sim_route(w, v, v + d, &lat, &bw);
         int same_node = v / j->gpus_per_node == (v + d) / j->gpus_per_node;
-        bw = fmin(bw, same_node ? hs_net_pair_cap(j->cluster, v, v + d)
-                                : hs_net_flow_cap(j->cluster, v / j->gpus_per_node, (v + d) / j->gpus_per_node,
-                                                  j->channels, 1));
+        bw = fmin(bw, hs_net_hop_cap(j->cluster, v, v + d, v / j->gpus_per_node, (v + d) / j->gpus_per_node,
+                                     j->channels, 1, 1));
         if (j->cost.rate > 0) bw = fmin(bw, j->cost.rate);
         slowest = fmax(slowest, lat + (same_node ? j->cost.hop_intra : j->cost.hop_net) + bytes / bw);
       }

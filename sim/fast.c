@@ -675,9 +675,8 @@ static void share(const sim_world *w, struct sim_fast *f, flow_ref *fl, int nf, 
      * flow_rate, transport.c) */
     if (fl[i].src < w->n && fl[i].dst < w->n) {
       int na = hs_sim_node_of(w, fl[i].src), nb = hs_sim_node_of(w, fl[i].dst);
-      cap_flow[i] = dmin(cap_flow[i], na == nb ? hs_net_pair_cap(&w->sc->cluster, fl[i].src, fl[i].dst)
-                                               : hs_net_flow_cap_concurrent(&w->sc->cluster, na, nb, w->channels,
-                                                                            fl[i].gpus, concurrent[i]));
+      cap_flow[i] = dmin(cap_flow[i], hs_net_hop_cap(&w->sc->cluster, fl[i].src, fl[i].dst, na, nb, w->channels,
+                                                     fl[i].gpus, concurrent[i]));
     }
     if (fl[i].solo) {
       double alone = cap_flow[i];

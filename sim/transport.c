@@ -163,9 +163,7 @@ static void count_nic(sim_world *w, int from, int to, size_t bytes) {
  * (net_transport.h); 0: the links alone. */
 static double flow_rate(const sim_world *w, const hs_lower_group *g, int peer, int concurrent) {
   int a = g->members[g->me], b = g->members[peer], na = hs_sim_node_of(w, a), nb = hs_sim_node_of(w, b);
-  /* inside a node, whether NCCL joins the two GPUs peer to peer */
-  double cap = na == nb ? hs_net_pair_cap(&w->sc->cluster, a, b)
-                        : hs_net_flow_cap_concurrent(&w->sc->cluster, na, nb, w->channels, g->spread, concurrent);
+  double cap = hs_net_hop_cap(&w->sc->cluster, a, b, na, nb, w->channels, g->spread, concurrent);
   double rate = g->rate;
   if (na != nb && g->net_rate > 0 && (rate <= 0 || g->net_rate < rate)) rate = g->net_rate;
   if (!isfinite(cap)) return rate;

@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
     double capped_s = hs_emulator_post(emu, 2, 3, (size_t)bytes, now, rate, node, 1) - now, want = bytes / rate;
     /* without peer access two GPUs of a node meet in host memory, at
      * host.staging_bandwidth (net_transport.h), as the simulator has it */
-    double hop_cap = sc.cluster.gpus_per_node > 1 ? hs_net_pair_cap(&sc.cluster, 0, 1) : INFINITY;
+    double hop_cap = sc.cluster.gpus_per_node > 1 ? hs_net_hop_cap(&sc.cluster, 0, 1, 0, 0, 1, 1, 1) : INFINITY;
     double free_want = isfinite(hop_cap) ? bytes / hop_cap : 0;
     int ok = free_s >= free_want && free_s < free_want + 1e-3 && capped_s >= want && capped_s <= want + 1e-3;
     double shared_s = 0, shared_want = 0;
@@ -82,8 +82,8 @@ int main(int argc, char **argv) {
       ok = ok && counted == (g > 1 ? 3 : 4) && shared_s >= shared_want && shared_s <= shared_want + 1e-3;
     }
     if (rank == 0)
-      printf("%d one message of %g B: %.6g s free (%.6g: staged in host memory where the node's GPUs have no peer "
-             "access), %.6g s at most at %g B/s (bytes/rate = %.6g s; slack 1 ms); one of 4 across nodes over TCP "
+      printf("%d one message of %g B: %.6g s free (%.6g: staged in host memory where GPUs 0 and 1 are not peers: "
+             "intra.p2p, NCCL's P2P level), %.6g s at most at %g B/s (bytes/rate = %.6g s; slack 1 ms); one of 4 across nodes over TCP "
              "%.6g s (%.6g), flows across counted %d\n",
              ok, bytes, free_s, free_want, capped_s, rate, want, shared_s, shared_want, counted);
     hs_emulator_free(emu);

@@ -54,6 +54,13 @@ static double collective_at(const char *cluster, const char *what, int fast) {
 
 static int near(double got, double want, double tol) { return fabs(got - want) <= tol * fabs(want); }
 
+/* The bus bandwidth of a ring allreduce of 1 GiB over the cluster's
+ * `ranks` GPUs, as nccl-tests reports it: 2 (n - 1) / n x bytes / time. */
+static double ring_busbw(const char *cluster, int ranks, int fast) {
+  double t = collective_at(cluster, "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast);
+  return 2.0 * (ranks - 1) / ranks * 1073741824.0 / t;
+}
+
 /* Whether the way from b back to a takes a's way to b's links the other
  * way round, every id within hs_links_count. */
 static int route_mirrored(const hs_cluster_spec *c, int a, int b) {
@@ -317,8 +324,7 @@ int main(void) {
     for (int fast = 0; fast < 2; fast++) {
       char cl[600];
       snprintf(cl, sizeof cl, pcie_node, rings[i].cpu, rings[i].switches, rings[i].sockets, rings[i].extra);
-      double t = collective_at(cl, "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast);
-      double busbw = 2.0 * 7 / 8 * 1073741824.0 / t;
+      double busbw = ring_busbw(cl, 8, fast);
       /* 1%: the ring's latency and its pipeline's fill over 1 GiB */
       tap_ok(near(busbw, rings[i].busbw, 0.01), "%s: ring allreduce of 1 GiB on 8 PCIe GPUs, %s, %d switch(es) on %d "
              "socket(s)%s: busbw %.4g GB/s (%.4g)", fast ? "fast" : "step", rings[i].cpu, rings[i].switches,
@@ -384,8 +390,7 @@ int main(void) {
       hs_scenario_free(&sc);
     }
     for (int fast = 0; fast < 2; fast++) {
-      double t = collective_at(cl, "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast);
-      double busbw = 2.0 * 15 / 16 * 1073741824.0 / t;
+      double busbw = ring_busbw(cl, 16, fast);
       /* 1%: the ring's latency and its pipeline's fill over 1 GiB */
       tap_ok(near(busbw, gdr_rows[i].busbw, 0.01), "%s: ring allreduce of 1 GiB on 2 x 8 PCIe GPUs, NICs %s%s: busbw "
              "%.4g GB/s (%.4g)", fast ? "fast" : "step", gdr_rows[i].intra[0] ? "under every switch" : "on the CPU's root",
@@ -417,8 +422,7 @@ int main(void) {
       hs_scenario_free(&sc);
     }
     for (int fast = 0; fast < 2; fast++) {
-      double t = collective_at(file, "--op allreduce --bytes 1GiB --set sim.collectives=ring", fast);
-      double busbw = 2.0 * 7 / 8 * 1073741824.0 / t;
+      double busbw = ring_busbw(file, 8, fast);
       /* 1%: the ring's latency and its pipeline's fill over 1 GiB */
       tap_ok(near(busbw, levels[i].busbw, 0.01), "%s: ring allreduce of 1 GiB on 8 PCIe GPUs, %s, 2 switches on %d "
              "socket(s), NCCL %s: busbw %.4g GB/s (%.4g)", fast ? "fast" : "step", levels[i].cpu, levels[i].sockets,

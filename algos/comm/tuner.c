@@ -77,9 +77,7 @@ void hs_tuner_topo_of(const hs_scenario *sc, const int *members, int size, hs_tu
      * and a hop inside a node without peer access a staged one, which
      * this model sees as it sees the socket threads (NCCL's own search
      * rates the path through the CPU as its PCIe links) */
-    bw = dmin(bw, a / gpn == b / gpn ? hs_net_pair_cap(c, a, b)
-                                     : hs_net_flow_cap(c, a / gpn, b / gpn, channels,
-                                                       hs_lower_node_members(members, size, j, gpn)));
+    bw = dmin(bw, hs_net_hop_cap(c, a, b, a / gpn, b / gpn, channels, hs_lower_node_members(members, size, j, gpn), 1));
     t->ring_bw = dmin(t->ring_bw, bw);
     if (a / gpn == b / gpn) {
       t->ring_intra++;
