@@ -26,6 +26,20 @@
  * worker takes the SGD step itself after the pull: BytePS's summation
  * service, which leaves the optimizer to the GPUs.
  *
+ * With pcie_switch_size = k > 0 (aggregate, sync) the node's sum takes
+ * BytePS's host path (byteps/common/operations.cc, GetPushQueueList;
+ * BYTEPS_PCIE_SWITCH_SIZE): the workers reduce with NCCL inside groups of
+ * k consecutive GPUs (a PCIe switch's), each group's first copies its sum
+ * to host memory (COPYD2H: a transfer to the node's host aggregator, a CPU
+ * process on the node), which adds the groups' copies at the host's
+ * memory bandwidth (PCIE_REDUCE, when there are several), pushes and
+ * pulls from host memory, and copies the answer back to each group's first
+ * (COPYH2D), which broadcasts it in its group. A node of one group (k at
+ * least its GPUs: BytePS's default 8 on an 8-GPU node) still pays the two
+ * copies. With servers = 0 on the host path the aggregator returns the
+ * node's average itself (BytePS on one machine across PCIe switches,
+ * "non-distributed mode").
+ *
  *   mode = "sync":  a server waits for every worker's shard, averages them
  *                   (in worker order), takes one SGD step and sends the
  *                   weights to all: bulk-synchronous SGD through servers.
@@ -69,6 +83,14 @@ struct ps_state {
   hs_algo_ctx *ctx;
   int servers, workers, async, staleness;
   int ready;          /* init finished: a worker has its servers to say goodbye to */
+  int *server_rank;   /* world rank of server j */
+  int host;           /* sync, aggregate: BytePS's host path (pcie_switch_size > 0) */
+  int aggregator;     /* this rank is its node's host aggregator */
+  int group_root;     /* host path: this worker is its group's first, which copies to and from the host */
+  int n_roots;        /* aggregator: its node's group roots (ranks 1.. of d2h_c and h2d_c) */
+  hs_comm *d2h_c, *h2d_c; /* host path: the node's aggregator (rank 0) and its group roots, a copy each
+                             way (a communicator's operations run in order: the answers apart) */
+  int first_cpu, cpn; /* the world's first CPU process; CPU processes a node */
   int cpu;            /* this rank is a CPU server: its kernels run at host memory bandwidth */
   int overlap;        /* sync: per bucket on the communication stream */
   int units;          /* what is exchanged: the buckets (overlap) or the whole model */
@@ -95,7 +117,11 @@ struct ps_state {
   float *gsum;        /* sync: pushers x the largest slice */
 };
 
-static int my_server(const ps_state *s, const hs_worker *w) { return w->rank - s->workers; }
+static int my_server(const ps_state *s, const hs_worker *w) {
+  for (int j = 0; j < s->servers; j++)
+    if (s->server_rank[j] == w->rank) return j;
+  return -1;
+}
 static hs_buf fbuf(float *base, size_t offset, size_t count) {
   return base ? hs_buf_host(base + offset, count, HS_F32) : hs_buf_virtual(count, HS_F32);
 }
@@ -122,6 +148,14 @@ static int placement(const hs_options *o) {
   return PLACE_GPUS;
 }
 
+/* BytePS's host path: a sync, aggregated run with groups of PCIe switches. */
+static int host_path(const hs_options *o) {
+  return strcmp(hs_opt_str(o, "mode"), "sync") == 0 && hs_opt_bool(o, "aggregate") &&
+         hs_opt_int(o, "pcie_switch_size") > 0;
+}
+
+/* The CPU processes on a node: its server (colocated) first, then its
+ * host aggregator (host path), the last of the node's. */
 static void ps_layout(const hs_scenario *sc, hs_server_layout *out) {
   const hs_options *o = &sc->algorithm.options;
   int k = (int)hs_opt_int(o, "servers");
@@ -130,6 +164,7 @@ static void ps_layout(const hs_scenario *sc, hs_server_layout *out) {
   case PLACE_COLOCATED: out->cpu_per_node = 1; break;
   case PLACE_MACHINES: out->server_machines = k; break;
   }
+  if (host_path(o)) out->cpu_per_node++;
 }
 
 static const char *ps_validate(const hs_scenario *sc, char *msg, size_t len) {
@@ -138,6 +173,31 @@ static const char *ps_validate(const hs_scenario *sc, char *msg, size_t len) {
   int sync = strcmp(hs_opt_str(o, "mode"), "sync") == 0;
   if (where == PLACE_GPUS && servers >= n) {
     snprintf(msg, len, "%d servers leave no worker among the scenario's %d GPUs", servers, n);
+    return "servers";
+  }
+  if (hs_opt_int(o, "pcie_switch_size") > 0 && !hs_opt_bool(o, "aggregate")) {
+    snprintf(msg, len, "the host's sum of a node's PCIe switches is a step of the node's aggregation: it needs "
+             "aggregate = true");
+    return "pcie_switch_size";
+  }
+  if (servers == 0 && !host_path(o)) {
+    snprintf(msg, len, "no server to push to: servers = 0 is BytePS on one machine, its host summing the node's "
+             "PCIe switches, which needs aggregate = true and pcie_switch_size > 0");
+    return "servers";
+  }
+  if (servers == 0 && strcmp(hs_opt_str(o, "update"), "workers") != 0) {
+    snprintf(msg, len, "with no server the host returns the average gradient and every worker steps: servers = 0 "
+             "needs update = \"workers\"");
+    return "update";
+  }
+  if (servers == 0 && sc->cluster.nodes > 1) {
+    snprintf(msg, len, "with no server each of the %d nodes would average only its own GPUs: servers = 0 needs one "
+             "node", sc->cluster.nodes);
+    return "servers";
+  }
+  if (servers == 0 && where == PLACE_COLOCATED) {
+    snprintf(msg, len, "placement = \"colocated\" puts one server on every node: servers = 0 needs placement = "
+             "\"machines\" or \"gpus\"");
     return "servers";
   }
   if (where == PLACE_COLOCATED && servers != 1) {
@@ -167,24 +227,62 @@ static const char *ps_validate(const hs_scenario *sc, char *msg, size_t len) {
   return NULL;
 }
 
-/* The world ranks that push (sync): every worker, or with aggregate each
- * node's first, from every rank's node: the scenario's at the start, and
- * after a shrink re-numbered the world, what each survivor says (one
- * allgather). */
-static int find_pushers(ps_state *s, hs_worker *w, int aggregate) {
-  int *node = malloc((size_t)w->size * sizeof *node), mine = w->node, rc = 0;
-  s->pushers = malloc((size_t)w->size * sizeof *s->pushers);
+/* Every rank's node: the scenario's at the start, and after a shrink
+ * re-numbered the world, what each survivor says (one allgather). */
+static int rank_nodes(ps_state *s, hs_worker *w, int *node) {
   if (s->ctx->restarts == 0) { /* the world as the scenario numbers it */
     for (int v = 0; v < w->size; v++) node[v] = hs_cluster_rank_node(&s->ctx->sc->cluster, v);
-  } else {
-    hs_request *q = NULL;
-    rc = hs_allgather(w, w->world, hs_buf_host(&mine, 1, HS_I32), hs_buf_host(node, (size_t)w->size, HS_I32), &q);
-    rc = rc ? rc : hs_wait(w, &q);
+    return 0;
   }
-  for (int v = 0; !rc && v < s->workers; v++)
-    if (!aggregate || v == 0 || node[v] != node[v - 1]) s->pushers[s->n_pushers++] = v;
+  int mine = w->node;
+  hs_request *q = NULL;
+  int rc = hs_allgather(w, w->world, hs_buf_host(&mine, 1, HS_I32), hs_buf_host(node, (size_t)w->size, HS_I32), &q);
+  return rc ? rc : hs_wait(w, &q);
+}
+
+/* Who is who. Failures take GPUs only, so the CPU processes stay the
+ * world's last ranks in the scenario's order (scenario.h): each node's
+ * (its colocated server, then its host aggregator), then the server
+ * machines'. The GPU servers are the last GPUs. */
+static void find_roles(ps_state *s, hs_worker *w, const hs_server_layout *lay) {
+  const hs_cluster_spec *c = &s->ctx->sc->cluster;
+  int cpn = lay->cpu_per_node, first_cpu = w->size - (c->nodes * cpn + lay->server_machines);
+  s->cpn = cpn, s->first_cpu = first_cpu;
+  s->servers = lay->gpu_servers + (placement(s->ctx->opt) == PLACE_COLOCATED ? c->nodes : 0) + lay->server_machines;
+  s->workers = first_cpu - lay->gpu_servers;
+  s->server_rank = calloc((size_t)s->servers + 1, sizeof *s->server_rank);
+  for (int j = 0; j < s->servers; j++)
+    s->server_rank[j] = lay->gpu_servers ? s->workers + j
+                        : lay->server_machines ? first_cpu + c->nodes * cpn + j
+                                               : first_cpu + j * cpn;
+  s->cpu = w->rank >= first_cpu;
+  s->aggregator = s->host && s->cpu && w->rank < first_cpu + c->nodes * cpn && (w->rank - first_cpu) % cpn == cpn - 1;
+}
+
+/* The world ranks that push (sync): every worker, with aggregate each
+ * node's first, on the host path the aggregator of each node that has
+ * workers (left); on the host path also each worker's group (its node's
+ * workers cut in runs of pcie_switch_size), whether it leads it, and an
+ * aggregator's count of its node's groups. */
+static int find_pushers(ps_state *s, hs_worker *w, int aggregate, int *node, int *group) {
+  const hs_cluster_spec *c = &s->ctx->sc->cluster;
+  int rc = rank_nodes(s, w, node), k = (int)hs_opt_int(s->ctx->opt, "pcie_switch_size");
+  s->pushers = malloc((size_t)w->size * sizeof *s->pushers);
+  for (int v = 0; v < w->size; v++) group[v] = -1;
+  for (int v = 0, local = 0; !rc && v < s->workers; v++) {
+    local = v == 0 || node[v] != node[v - 1] ? 0 : local + 1;
+    if (s->host) group[v] = local / k;
+    int leads = local % (s->host ? k : 1 << 30) == 0;
+    if (s->host && leads && v == w->rank) s->group_root = 1;
+    if (s->host && leads && s->aggregator && node[v] == node[w->rank]) s->n_roots++;
+    if (!s->host && (!aggregate || local == 0)) s->pushers[s->n_pushers++] = v;
+  }
+  for (int n = 0; !rc && s->host && n < c->nodes; n++) {
+    int has_workers = 0;
+    for (int v = 0; v < s->workers; v++) has_workers |= node[v] == n;
+    if (has_workers) s->pushers[s->n_pushers++] = s->first_cpu + n * s->cpn + s->cpn - 1;
+  }
   for (int i = 0; i < s->n_pushers; i++) s->pusher |= s->pushers[i] == w->rank;
-  free(node);
   return rc;
 }
 
@@ -198,10 +296,8 @@ static int ps_init(hs_algo_ctx *ctx) {
   hs_model *m = ctx->model;
   hs_server_layout lay;
   hs_algorithm_layout(ctx->sc, &lay);
-  int cpu_servers = ctx->sc->cluster.nodes * lay.cpu_per_node + lay.server_machines;
-  s->servers = lay.gpu_servers + cpu_servers;
-  s->workers = w->size - s->servers;
-  s->cpu = w->rank >= w->size - cpu_servers;
+  s->host = host_path(ctx->opt);
+  find_roles(s, w, &lay);
   s->async = strcmp(hs_opt_str(ctx->opt, "mode"), "async") == 0;
   s->staleness = (int)hs_opt_int(ctx->opt, "staleness");
   s->overlap = hs_opt_bool(ctx->opt, "overlap");
@@ -216,9 +312,17 @@ static int ps_init(hs_algo_ctx *ctx) {
   if (w->role == HS_ROLE_WORKER && s->worker_update) s->momentum = hs_sgd_momentum_alloc(ctx);
   s->stopped_by = calloc((size_t)s->servers, sizeof *s->stopped_by);
   if (!s->async) {
-    int aggregate = hs_opt_bool(ctx->opt, "aggregate"), rc = find_pushers(s, w, aggregate);
-    if (!rc && aggregate)
-      rc = hs_comm_split(w, w->world, w->role == HS_ROLE_WORKER ? w->node : -1, w->rank, &s->node);
+    int *node = malloc((size_t)w->size * sizeof *node), *group = malloc((size_t)w->size * sizeof *group);
+    int aggregate = hs_opt_bool(ctx->opt, "aggregate"), rc = find_pushers(s, w, aggregate, node, group);
+    /* a node's workers, or on the host path a group of them (colors apart
+     * by node: a node has fewer groups than the world has ranks) */
+    int mine = w->role == HS_ROLE_WORKER ? node[w->rank] * w->size + (s->host ? group[w->rank] : 0) : -1;
+    if (!rc && aggregate) rc = hs_comm_split(w, w->world, mine, w->rank, &s->node);
+    /* the host path's copies: a node's aggregator first, then its groups' firsts */
+    int copies = s->aggregator || s->group_root ? node[w->rank] : -1, key = s->aggregator ? -1 : w->rank;
+    if (!rc && s->host) rc = hs_comm_split(w, w->world, copies, key, &s->d2h_c);
+    if (!rc && s->host) rc = hs_comm_split(w, w->world, copies, key, &s->h2d_c);
+    free(node), free(group);
     if (!rc) rc = hs_comm_split(w, w->world, 0, w->rank, &s->push_c);
     if (!rc) rc = hs_comm_split(w, w->world, 0, w->rank, &s->pull_c);
     s->pushed = calloc((size_t)s->units, sizeof *s->pushed);
@@ -279,13 +383,18 @@ static int unit_start(ps_state *s, hs_worker *w, int u) {
     rc = hs_reduce(w, s->node, g, g, HS_SUM, 0, &q);
     rc = rc ? rc : hs_wait(w, &q);
   }
+  if (!rc && s->group_root) { /* COPYD2H of the group's sum, and COPYH2D's answer posted first */
+    hs_p2p d2h = {HS_P2P_SEND, 0, fbuf(m->grads, uo, ul)}, h2d = {HS_P2P_RECV, 0, fbuf(back, uo, ul)};
+    rc = hs_group_p2p(w, s->h2d_c, &h2d, 1, &s->pulled[u]);
+    rc = rc ? rc : hs_group_p2p(w, s->d2h_c, &d2h, 1, &s->pushed[u]);
+  }
   if (!rc && s->pusher) {
     hs_p2p *push = calloc((size_t)s->servers, sizeof *push), *pull = calloc((size_t)s->servers, sizeof *pull);
     for (int j = 0; j < s->servers; j++) {
       size_t o, len;
       slice(s, u, j, &o, &len);
-      push[j] = (hs_p2p){HS_P2P_SEND, s->workers + j, fbuf(m->grads, o, len)};
-      pull[j] = (hs_p2p){HS_P2P_RECV, s->workers + j, fbuf(back, o, len)};
+      push[j] = (hs_p2p){HS_P2P_SEND, s->server_rank[j], fbuf(m->grads, o, len)};
+      pull[j] = (hs_p2p){HS_P2P_RECV, s->server_rank[j], fbuf(back, o, len)};
     }
     /* the answers are posted first: they can only come after the push */
     rc = hs_group_p2p(w, s->pull_c, pull, s->servers, &s->pulled[u]);
@@ -527,9 +636,108 @@ static void serve_async(ps_state *s, hs_worker *w) {
   hs_mutex_destroy(w, s->lock);
 }
 
+/* ---- a node's host aggregator (the host path) ---------------------------- */
+
+/* One unit on the host, in flight in its slot: what the servers return
+ * (or, with none, the node's average) goes back to the groups' firsts. */
+typedef struct {
+  int unit;                /* -1: free */
+  float *buf;              /* the unit's sum, then the answer (numeric runs) */
+  hs_request *push, *pull; /* to and from the servers */
+  hs_request *h2d;         /* the answer's copies to the groups */
+} host_slot;
+
+/* The answer of the slot's unit is in: COPYH2D to every group's first. */
+static int host_answer(ps_state *s, hs_worker *w, host_slot *h) {
+  size_t uo, ul;
+  unit(s, h->unit, &uo, &ul);
+  hs_p2p *ops = calloc((size_t)s->n_roots, sizeof *ops);
+  for (int r = 0; r < s->n_roots; r++) ops[r] = (hs_p2p){HS_P2P_SEND, 1 + r, fbuf(h->buf, 0, ul)};
+  int rc = hs_group_p2p(w, s->h2d_c, ops, s->n_roots, &h->h2d);
+  free(ops);
+  h->unit = -1;
+  return rc;
+}
+
+/* Waits for the servers' answer of the slot's unit and sends it on. */
+static int host_finish(ps_state *s, hs_worker *w, host_slot *h) {
+  int rc = h->push ? hs_wait(w, &h->push) : 0, prc = h->pull ? hs_wait(w, &h->pull) : 0;
+  rc = rc ? rc : prc;
+  return rc ? rc : host_answer(s, w, h);
+}
+
+/* Unit after unit: the groups' copies in (COPYD2H), their sum on the CPU
+ * (PCIE_REDUCE, with several groups), the unit's slices pushed to the
+ * servers and their answers pulled, as the node's first worker does
+ * without the host path, with up to IN_FLIGHT units out; each answer is
+ * copied back to the groups (COPYH2D) as it comes. */
+static void serve_host(ps_state *s, hs_worker *w) {
+  hs_model *m = s->ctx->model;
+  int R = s->n_roots;
+  size_t most = 0;
+  for (int u = 0; u < s->units; u++) {
+    size_t o, len;
+    unit(s, u, &o, &len);
+    if (len > most) most = len;
+  }
+  float *parts = m->params && R > 0 ? malloc((size_t)R * most * sizeof(float)) : NULL;
+  host_slot slot[IN_FLIGHT];
+  for (int i = 0; i < IN_FLIGHT; i++)
+    slot[i] = (host_slot){.unit = -1, .buf = m->params ? malloc(most * sizeof(float)) : NULL};
+  hs_p2p *ops = calloc((size_t)(R + 2 * s->servers) + 1, sizeof *ops);
+  int k = 0, oldest = 0; /* units taken in; the oldest still out */
+  for (int it = s->ctx->iteration; R > 0 && it < s->ctx->sc->run.iterations; it++) {
+    for (int u = 0; u < s->units; u++, k++) {
+      size_t uo, ul;
+      unit(s, u, &uo, &ul);
+      for (; k - oldest >= IN_FLIGHT; oldest++)
+        if (slot[oldest % IN_FLIGHT].unit >= 0 && host_finish(s, w, &slot[oldest % IN_FLIGHT])) goto out;
+      for (int r = 0; r < R; r++) ops[r] = (hs_p2p){HS_P2P_RECV, 1 + r, fbuf(parts, (size_t)r * ul, ul)};
+      if (hs_group_p2p_wait(w, s->d2h_c, ops, R)) goto out;
+      host_slot *h = &slot[k % IN_FLIGHT];
+      if (h->h2d && hs_wait(w, &h->h2d)) goto out; /* its buffer's last answer has left */
+      /* the groups' sums added on the CPU: read each, write one */
+      if (R > 1) server_kernel(s, w, 4.0 * (R + 1) * (double)ul, 1);
+      if (h->buf) {
+        memcpy(h->buf, parts, ul * sizeof(float));
+        for (int r = 1; r < R; r++) hs_k_axpy_f32(h->buf, parts + (size_t)r * ul, 1.0f, ul);
+      }
+      h->unit = u;
+      if (s->servers == 0) { /* one machine: the host's sum is the answer */
+        server_kernel(s, w, 8.0 * (double)ul, 1);
+        if (h->buf) hs_k_divide(HS_K_F32, h->buf, ul, s->workers);
+        if (host_answer(s, w, h)) goto out;
+        continue;
+      }
+      hs_p2p *push = ops + R, *pull = ops + R + s->servers;
+      for (int j = 0; j < s->servers; j++) {
+        size_t o, len;
+        slice(s, u, j, &o, &len);
+        push[j] = (hs_p2p){HS_P2P_SEND, s->server_rank[j], fbuf(h->buf, o - uo, len)};
+        pull[j] = (hs_p2p){HS_P2P_RECV, s->server_rank[j], fbuf(h->buf, o - uo, len)};
+      }
+      if (hs_group_p2p(w, s->pull_c, pull, s->servers, &h->pull) ||
+          hs_group_p2p(w, s->push_c, push, s->servers, &h->push))
+        goto out;
+    }
+    for (; oldest < k; oldest++) /* the iteration's last answers */
+      if (slot[oldest % IN_FLIGHT].unit >= 0 && host_finish(s, w, &slot[oldest % IN_FLIGHT])) goto out;
+  }
+out:
+  for (int i = 0; i < IN_FLIGHT; i++) {
+    host_slot *h = &slot[(k + i) % IN_FLIGHT]; /* oldest first */
+    if (h->push) hs_wait(w, &h->push);
+    if (h->pull) hs_wait(w, &h->pull);
+    if (h->h2d) hs_wait(w, &h->h2d);
+    free(h->buf);
+  }
+  free(ops), free(parts);
+}
+
 static void ps_serve(hs_algo_ctx *ctx) {
   ps_state *s = ctx->state;
-  if (s->async) serve_async(s, ctx->w);
+  if (s->aggregator) serve_host(s, ctx->w);
+  else if (s->async) serve_async(s, ctx->w);
   else serve_sync(s, ctx->w);
 }
 
@@ -539,6 +747,8 @@ static void ps_finish(hs_algo_ctx *ctx) {
   if (s->async && s->ready && w->role == HS_ROLE_WORKER) worker_bye(s, w);
   hs_comm_stream_stop(s->stream);
   if (s->node) hs_comm_free(w, s->node);
+  if (s->d2h_c) hs_comm_free(w, s->d2h_c);
+  if (s->h2d_c) hs_comm_free(w, s->h2d_c);
   if (s->push_c) hs_comm_free(w, s->push_c);
   if (s->pull_c) hs_comm_free(w, s->pull_c);
   free(s->pushed), free(s->pulled);
@@ -546,19 +756,24 @@ static void ps_finish(hs_algo_ctx *ctx) {
   if (s->pair)
     for (int v = 0; v < s->workers; v++)
       if (s->pair[v]) hs_comm_free(w, s->pair[v]);
-  free(s->pair), free(s->momentum), free(s->stopped_by), free(s->clock), free(s->links), free(s->gsum);
+  free(s->pair), free(s->server_rank), free(s->momentum), free(s->stopped_by), free(s->clock), free(s->links), free(s->gsum);
   free(s);
 }
 
 static const hs_option_spec ps_options[] = {
     {"placement", HS_OPT_STRING, "gpus", 0, "gpus|colocated|machines",
      "where servers run: the last GPUs, a CPU process on every node (BytePS), or CPU-only server machines"},
-    {"servers", HS_OPT_INT, "1", 1, NULL, "servers (one shard each): the last GPUs, or server machines"},
+    {"servers", HS_OPT_INT, "1", 0, NULL,
+     "servers (one shard each): the last GPUs, or server machines (0: none, one machine on the host path)"},
     {"aggregate", HS_OPT_BOOL, "false", 0, NULL,
      "sync: a node's workers sum onto its first, which alone pushes and pulls (BytePS, MXNet)"},
     {"update", HS_OPT_STRING, "server", 0, "server|workers",
      "sync: the servers take the SGD step and return weights, or only average and return the average gradient for "
      "every worker to step on (BytePS's summation service)"},
+    {"pcie_switch_size", HS_OPT_INT, "0", 0, NULL,
+     "sync, aggregate: BytePS's host path (BYTEPS_PCIE_SWITCH_SIZE): the node's GPUs reduce in groups of this many "
+     "(a PCIe switch's), each group's sum is copied to host memory, summed on the CPU, pushed and pulled from there "
+     "and copied back (0: the node's first GPU pushes its NCCL reduce)"},
     {"overlap", HS_OPT_BOOL, "false", 0, NULL,
      "sync: push and pull each bucket as soon as backward produced it, on the communication stream"},
     {"bucket_size", HS_OPT_BYTES, "4000KiB", 1, NULL,

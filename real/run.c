@@ -50,14 +50,16 @@ int hs_real_load(const hs_real_options *opt, int rank, hs_scenario *sc) {
 
 int hs_real_check_ranks(const hs_scenario *sc, int rank, int size) {
   int gpus = hs_scenario_gpus(sc);
-  /* CPU server processes (parameter_server's colocated and machines
-   * placements) are placed only by the simulator so far. */
+  /* CPU processes (parameter_server's colocated and machines placements,
+   * its host path's aggregators) are placed only by the simulator so far. */
   if (hs_scenario_ranks(sc) != gpus) {
     if (rank == 0) {
       char where[HS_PATH_MAX + 256];
-      hs_scenario_where(sc, "algorithm.placement", where, sizeof where);
-      fprintf(stderr, "%s: CPU server processes run only simulated so far (hearsay run); use placement = \"gpus\" "
-              "here\n", where);
+      const hs_option_value *k = hs_opt_find(&sc->algorithm.options, "pcie_switch_size");
+      int host = k && k->num > 0;
+      hs_scenario_where(sc, host ? "algorithm.pcie_switch_size" : "algorithm.placement", where, sizeof where);
+      fprintf(stderr, "%s: CPU processes run only simulated so far (hearsay run); use %s here\n", where,
+              host ? "pcie_switch_size = 0 and placement = \"gpus\"" : "placement = \"gpus\"");
     }
     return HS_SCENARIO_EBAD;
   }

@@ -232,10 +232,30 @@ double hs_net_rail_bandwidth(const hs_cluster_spec *c) {
   return c->inter.bandwidth * c->transport.efficiency * nics / gpn;
 }
 
+/* The I/O threads of a host library's sockets: ps-lite's ZeroMQ van,
+ * what BytePS pushes and pulls with over TCP, sets ZMQ_IO_THREADS to
+ * BYTEPS_ZMQ_NTHREADS, 4 by default (bytedance/ps-lite src/zmq_van.h,
+ * since a31ea9c, 2019-05-23), over which ZeroMQ spreads its connections. */
+#define HOST_IO_THREADS 4
+
+double hs_net_host_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int concurrent) {
+  double cap = INFINITY;
+  int n = concurrent > 1 ? concurrent : 1, threads = n < HOST_IO_THREADS ? n : HOST_IO_THREADS;
+  const int ends[2] = {node_a, node_b};
+  for (int i = 0; i < 2; i++) {
+    hs_net_transport t = hs_net_transport_of_node(c, ends[i]);
+    if (t.stream_bandwidth > 0) cap = fmin(cap, t.stream_bandwidth * threads / n);
+  }
+  return cap;
+}
+
 double hs_net_hop_cap(const hs_cluster_spec *c, int a, int b, int node_a, int node_b, int channels, int gpus,
                       int concurrent) {
-  if (node_a != node_b) return hs_net_flow_cap_concurrent(c, node_a, node_b, channels, gpus, concurrent);
-  int ranks = c->nodes * c->gpus_per_node;
+  int ranks = c->nodes * c->gpus_per_node, cpu_a = a >= ranks, cpu_b = b >= ranks;
+  if (node_a != node_b)
+    return cpu_a && cpu_b ? hs_net_host_flow_cap(c, node_a, node_b, concurrent)
+                          : hs_net_flow_cap_concurrent(c, node_a, node_b, channels, gpus, concurrent);
+  if (cpu_a || cpu_b) return INFINITY;
   int p2p = a >= 0 && b >= 0 && a < ranks && b < ranks ? hs_net_p2p(c, a, b) : c->intra_p2p;
   return p2p ? INFINITY : c->host_staging_bandwidth;
 }

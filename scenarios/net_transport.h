@@ -76,10 +76,23 @@ int hs_net_gpudirect(const hs_cluster_spec *c);
  * moves at most: across nodes hs_net_flow_cap_concurrent; inside a node
  * INFINITY where NCCL joins the two GPUs peer to peer (hs_net_p2p), else
  * host.staging_bandwidth (scenario.h's ranks: GPUs first, then CPU
- * processes; a hop of a CPU process, or of anything that is no rank, as
- * intra.p2p says). What every engine asks of a hop. */
+ * processes; a hop of anything that is no rank, as intra.p2p says). A
+ * CPU process's bytes are in host memory already: a copy between it and
+ * a GPU of its node is the GPU's copy engine over PCIe (cudaMemcpy, the
+ * links bound it: INFINITY), and between two CPU processes of two nodes
+ * nothing stages them (hs_net_host_flow_cap). What every engine asks of
+ * a hop. */
 double hs_net_hop_cap(const hs_cluster_spec *c, int a, int b, int node_a, int node_b, int channels, int gpus,
                       int concurrent);
+
+/* What a flow between CPU processes of nodes node_a and node_b moves at
+ * most, one of `concurrent` that its sender sends across nodes at once:
+ * a host library's connection (ps-lite's) needs no staging and no GPU's
+ * PCIe link, but over sockets its I/O threads, each a core through the
+ * kernel's stack as NCCL's are, move all of them: stream_bandwidth x
+ * min(concurrent, 4) / concurrent (ps-lite's 4 ZeroMQ I/O threads; the
+ * lower of the two nodes' transports); INFINITY over RDMA. */
+double hs_net_host_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int concurrent);
 
 /* hs_net_flow_cap for one of `concurrent` flows that a GPU of node_a
  * sends across nodes at once on its own (gpus = 1: an alltoall's blocks,

@@ -96,15 +96,20 @@ static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_z
     if (cluster_zone)
       fprintf(f, "    <host_link id=\"gpu%d\" up=\"gpu%d_link_UP\" down=\"gpu%d_link_DOWN\"/>\n", r, r, r);
   }
-  /* The node's CPU processes (parameter servers): host "cpu<r>" on a link
-   * of the host's PCIe bandwidth to the node's switch, which every byte
-   * between them and the GPUs or the NICs crosses. */
+  /* The node's CPU processes (parameter servers, host aggregators): host
+   * "cpu<r>" on a link to the node's switch, which every byte between
+   * them and the GPUs or the NICs crosses: the host's PCIe bandwidth
+   * where the node is a star, and where it is a PCIe tree (links.h) its
+   * memory's, the switches' uplinks and the socket link being PCIe's
+   * part already (two switches copy to host memory at once, each up its
+   * own uplink). */
+  double host_link = hs_links_pcie_tree(c) && !cluster_zone ? c->host_memory_bandwidth : c->host_bandwidth;
   for (int k = 0; k < c->cpu_ranks_per_node; k++) {
     int r = hs_cluster_rank_of_cpu(c, n, k);
     char id[64];
     fprintf(f, "    <host id=\"cpu%d\" speed=\"1f\"/>\n", r);
     snprintf(id, sizeof id, "cpu%d_link", r);
-    write_plain_link(f, id, c->host_bandwidth, intra.latency / 2);
+    write_plain_link(f, id, host_link, intra.latency / 2);
     if (cluster_zone)
       fprintf(f, "    <host_link id=\"cpu%d\" up=\"cpu%d_link_UP\" down=\"cpu%d_link_DOWN\"/>\n", r, r, r);
   }

@@ -26,7 +26,9 @@
  * the pushes and the SGD step), and the PCIe link to a colocated server
  * (cluster.host.bandwidth) slows colocated but not GPU servers. Last, the
  * NIC's place in a PCIe node (cluster.intra.nic_switch) in a run's time:
- * the pushing GPU's own link, or its switch's uplink. */
+ * the pushing GPU's own link, or its switch's uplink. BytePS's host path
+ * (pcie_switch_size): the same bytes through the NICs, its copies
+ * charged, and on a PCIe tree the crossing it avoids. */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -83,14 +85,14 @@ static void child(void *arg, FILE *report) {
 
 /* Runs the scenario with these algorithm options (and cluster extras);
  * NULL when it did not load or run. */
-static result *run_on(const char *what, const char *gpu, const char *workload, const char *options,
-                      const char *cluster_extra) {
+static result *run_nodes(const char *what, int nodes, const char *gpu, const char *workload, const char *options,
+                         const char *cluster_extra) {
   char lua[2048];
   snprintf(lua, sizeof lua,
            "cluster { nodes = %d, gpus_per_node = 4, gpu = { flops = '%s' }, inter = { bandwidth = '10Gbps' } %s }\n"
            "workload { %s }\nalgorithm { name = 'parameter_server' %s }\n"
            "run { iterations = %d, seed = 2 }\nsim { fidelity = 'step' }\n",
-           NODES, gpu, cluster_extra, workload, options, ITERS);
+           nodes, gpu, cluster_extra, workload, options, ITERS);
   hs_scenario sc;
   if (hs_test_load(lua, &sc)) {
     tap_ok(0, "%s: scenario loads", what);
@@ -107,6 +109,11 @@ static result *run_on(const char *what, const char *gpu, const char *workload, c
     return NULL;
   }
   return r;
+}
+
+static result *run_on(const char *what, const char *gpu, const char *workload, const char *options,
+                      const char *cluster_extra) {
+  return run_nodes(what, NODES, gpu, workload, options, cluster_extra);
 }
 
 static result *run(const char *what, const char *options, const char *cluster_extra) {
@@ -163,6 +170,106 @@ int main(void) {
   for (int a = 0; a < NODES; a++) want[a] = 4 * P;
   for (int k = 0; k < 2; k++) want[NODES + k] = 16 * slice(k, 2);
   check_nics("machines + aggregate", ", placement = 'machines', servers = 2, aggregate = true", want, NODES + 2, 18);
+
+  /* BytePS's host path (pcie_switch_size = 2: two groups a node): a CPU
+   * aggregator on every node pushes the node's sum, so the NICs carry the
+   * bytes of machines + aggregate (16 GPUs, 4
+   * aggregators, 2 machines: 22 ranks), and the weights are those of the
+   * node's first GPU pushing, to float rounding (the sum's order differs:
+   * two groups' NCCL reduces added on the CPU; 1e-5 of the largest). */
+  {
+    const char *plain = ", placement = 'machines', servers = 2, aggregate = true, update = 'workers'";
+    const char *host = ", placement = 'machines', servers = 2, aggregate = true, update = 'workers', "
+                       "pcie_switch_size = 2";
+    check_nics("machines + aggregate + host path", host, want, NODES + 2, 22);
+    result *a = run("machines + aggregate", plain, ""), *b = run("machines + aggregate + host path", host, "");
+    if (a && b) {
+      double most = 0, diff = 0;
+      for (int i = 0; i < (int)P; i++) {
+        most = fmax(most, fabs(a->params[i]));
+        diff = fmax(diff, fabs(a->params[i] - b->params[i]));
+      }
+      tap_ok(most > 0 && diff <= 1e-5 * most, "host path: the same final weights to rounding (largest difference "
+             "%.3g of %.3g)", diff, most);
+    }
+    /* One machine, no server (BytePS's non-distributed mode across PCIe
+     * switches): the host averages the node's two groups and answers; no
+     * byte leaves the node, and the weights are the server's. */
+    result *one = run_nodes("one node, no server", 1, "1GF", "model = 'softmax', dataset = { classes = 10, features = "
+                            "32, samples = 8000 }, batch = 16",
+                            ", servers = 0, aggregate = true, update = 'workers', pcie_switch_size = 2", "");
+    result *one_srv = run_nodes("one node, a server machine", 1, "1GF", "model = 'softmax', dataset = { classes = 10, "
+                                "features = 32, samples = 8000 }, batch = 16", plain, "");
+    if (one && one_srv) {
+      double most = 0, diff = 0, out = 0;
+      for (int i = 0; i < (int)P; i++) {
+        most = fmax(most, fabs(one_srv->params[i]));
+        diff = fmax(diff, fabs(one->params[i] - one_srv->params[i]));
+      }
+      for (int k = 0; k < HS_SIM_NIC_TRACKED; k++) out += one->nic[k];
+      tap_ok(one->ranks == 5 && out == 0 && most > 0 && diff <= 1e-5 * most,
+             "no server: 4 GPUs and the host (%d ranks), %.0f bytes out of the node, the weights of a server's "
+             "average to rounding (%.3g of %.3g)", one->ranks, out, diff, most);
+    }
+    result *all[] = {a, b, one, one_srv};
+    for (int i = 0; i < 4; i++)
+      if (all[i]) munmap(all[i], sizeof *all[i]);
+  }
+
+  /* The host path's copies cost what they move: ResNet-50 (timing only,
+   * M = 4 x 25 557 032 bytes) on 4 NVLink nodes, one group a node
+   * (pcie_switch_size = 4, BytePS's default on its node), push and pull
+   * one after the other (no overlap), 4 server machines on 400 Gb/s. The
+   * node's aggregator takes the group's sum in (COPYD2H), pushes it, pulls
+   * the answer and copies it back (COPYH2D), each of the four through its
+   * link to the node, host.bandwidth: 4M at 2 GB/s against 4 GB/s, an
+   * iteration longer by 4M (1/2 - 1/4) ns = 102.2 ms; free copies would
+   * leave 2M of it. 0.5%: the latencies of the steps. */
+  {
+    const char *opts = ", placement = 'machines', servers = 4, aggregate = true, overlap = false, update = 'workers', "
+                       "pcie_switch_size = 4";
+    result *slow = run_on("host path, host.bandwidth 2 GB/s", "1PF", "model = 'resnet50', batch = 16", opts,
+                          ", inter = { bandwidth = '400Gbps' }, host = { bandwidth = '2GBps' }");
+    result *fast = run_on("host path, host.bandwidth 4 GB/s", "1PF", "model = 'resnet50', batch = 16", opts,
+                          ", inter = { bandwidth = '400Gbps' }, host = { bandwidth = '4GBps' }");
+    if (slow && fast) {
+      double gap = (slow->time - fast->time) / ITERS, want_gap = 4 * 4 * 25557032.0 * (1 / 2e9 - 1 / 4e9);
+      tap_ok(fabs(gap - want_gap) <= 0.005 * want_gap,
+             "host path: the copies to and from host memory and the push and pull from there cross host.bandwidth: "
+             "%.4g ms an iteration more at 2 GB/s than at 4, want %.4g", gap * 1e3, want_gap * 1e3);
+    }
+    if (slow) munmap(slow, sizeof *slow);
+    if (fast) munmap(fast, sizeof *fast);
+  }
+
+  /* On a PCIe node of two switches whose GPUs NCCL joins only under one
+   * switch (p2p_level = 'pxb'), the node's NCCL reduce crosses between
+   * the switches through host memory at host.staging_bandwidth, 3.9 GB/s,
+   * where BytePS's groups of a switch reduce peer to peer and the host
+   * adds the two copies: ResNet-50 on 4 nodes of 4 GPUs, 2 switches, 2
+   * Intel sockets, 400 Gb/s NICs, 4 server machines. The node's reduce
+   * and broadcast of M at the staged rate take at least 2M / 3.9 GB/s =
+   * 52 ms an iteration; the host path's copies, each up its own switch's
+   * uplink, about 2M / 10 GB/s (20 ms). Its iteration is shorter by at
+   * least 20 ms. */
+  {
+    const char *tree = ", cpu = 'intel', inter = { bandwidth = '400Gbps' }, intra = { bandwidth = '15.754GBps', "
+                       "link = 'pcie', pcie_switches = 2, sockets = 2, p2p_level = 'pxb' }";
+    const char *opts = ", placement = 'machines', servers = 4, aggregate = true, overlap = false, update = 'workers', "
+                       "pcie_switch_size = %d";
+    char o0[300], o2[300];
+    snprintf(o0, sizeof o0, opts, 0), snprintf(o2, sizeof o2, opts, 2);
+    result *node = run_on("PCIe tree, the node's NCCL reduce", "1PF", "model = 'resnet50', batch = 16", o0, tree);
+    result *host = run_on("PCIe tree, a reduce a switch and the host's sum", "1PF", "model = 'resnet50', batch = 16",
+                          o2, tree);
+    if (node && host) {
+      double a = node->time / ITERS, b = host->time / ITERS;
+      tap_ok(a - b >= 0.020, "PCIe tree: the host path's iteration %.4g ms, the node's NCCL reduce across the "
+             "switches %.4g ms (at least 20 ms more)", b * 1e3, a * 1e3);
+    }
+    if (node) munmap(node, sizeof *node);
+    if (host) munmap(host, sizeof *host);
+  }
 
   /* update = "workers": the servers return the average gradient and every
    * worker steps on it (BytePS's summation service): the same bytes
@@ -295,5 +402,21 @@ int main(void) {
                       "algorithm { name = 'parameter_server', mode = 'async', update = 'workers' }\n"
                       "run { iterations = 1 }\n", &sc) != 0,
          "update = workers needs mode = sync");
+  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
+                      "workload { model = 'resnet50' }\n"
+                      "algorithm { name = 'parameter_server', pcie_switch_size = 4 }\n"
+                      "run { iterations = 1 }\n", &sc) != 0,
+         "pcie_switch_size needs aggregate");
+  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
+                      "workload { model = 'resnet50' }\n"
+                      "algorithm { name = 'parameter_server', servers = 0, aggregate = true }\n"
+                      "run { iterations = 1 }\n", &sc) != 0,
+         "servers = 0 needs the host path");
+  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
+                      "workload { model = 'resnet50' }\n"
+                      "algorithm { name = 'parameter_server', servers = 0, aggregate = true, pcie_switch_size = 4, "
+                      "update = 'workers' }\n"
+                      "run { iterations = 1 }\n", &sc) != 0,
+         "servers = 0 needs one node");
   return tap_done(0);
 }

@@ -348,6 +348,27 @@ int main(void) {
                hs_net_flow_cap(&sc.cluster, 0, 1, 1, 4) == 5e9 && hs_net_flow_cap(&sc.cluster, 0, 1, 2, 1) == 5e9,
            "staged: a hop in a node at host.staging_bandwidth; across nodes that at each GPU the channels cross at "
            "(2 channels, 2 NICs: 2 of them; 1 channel or one GPU's flow: 1)");
+    /* A CPU process's bytes are in host memory: rank 8 is node 0's first
+     * CPU process were there one (scenario.h numbers them after the 8
+     * GPUs), 9 node 1's. A copy from a GPU is its copy engine's (the links
+     * alone), and between two nodes' CPU processes nothing is staged (RDMA:
+     * no bound at all) */
+    tap_ok(isinf(hs_net_hop_cap(&sc.cluster, 1, 8, 0, 0, 2, 1, 1)) && isinf(hs_net_hop_cap(&sc.cluster, 8, 2, 0, 0, 2, 1, 1)) &&
+               isinf(hs_net_hop_cap(&sc.cluster, 8, 9, 0, 1, 2, 1, 4)) &&
+               hs_net_hop_cap(&sc.cluster, 0, 9, 0, 1, 1, 1, 1) == 5e9,
+           "a CPU process: its copies with a GPU of its node and its flows to another node's CPU process unstaged; a "
+           "GPU's flow to it still staged at the GPU");
+    hs_scenario_free(&sc);
+  }
+  /* Over sockets a host library's connections (ps-lite's) share its 4
+   * ZeroMQ I/O threads: each of n at once at 2.06 GB/s x min(n, 4) / n */
+  if (loaded("cluster { nodes = 2, gpus_per_node = 4, gpu = { flops = '1TF' },\n"
+             "  inter = { bandwidth = '100Gbps', transport = 'tcp' } }", &sc)) {
+    const hs_cluster_spec *c = &sc.cluster;
+    tap_ok(hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 1) == 2.06e9 && hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 2) == 2.06e9 &&
+               hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 4) == 2.06e9 && hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 8) == 1.03e9,
+           "TCP between CPU processes: 1, 2, 4 connections at a thread each, 8 at 4 threads' share (%.4g GB/s)",
+           hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 8) / 1e9);
     hs_scenario_free(&sc);
   }
   tap_ok(load("cluster { nodes = 1, gpu = { flops = '1TF' }, intra = { p2p = false }, inter = { bandwidth = '100Gbps' } }",
