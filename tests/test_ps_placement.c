@@ -386,37 +386,22 @@ int main(void) {
   }
 
   /* Bad placements: file, line, key, exit 2 as every scenario error. */
-  hs_scenario sc;
-  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
-                      "workload { model = 'resnet50' }\n"
-                      "algorithm { name = 'parameter_server', placement = 'colocated', servers = 2 }\n"
-                      "run { iterations = 1 }\n", &sc) != 0,
-         "colocated with a server count is refused");
-  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
-                      "workload { model = 'resnet50' }\n"
-                      "algorithm { name = 'parameter_server', mode = 'async', aggregate = true }\n"
-                      "run { iterations = 1 }\n", &sc) != 0,
-         "aggregate needs mode = sync");
-  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
-                      "workload { model = 'resnet50' }\n"
-                      "algorithm { name = 'parameter_server', mode = 'async', update = 'workers' }\n"
-                      "run { iterations = 1 }\n", &sc) != 0,
-         "update = workers needs mode = sync");
-  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
-                      "workload { model = 'resnet50' }\n"
-                      "algorithm { name = 'parameter_server', pcie_switch_size = 4 }\n"
-                      "run { iterations = 1 }\n", &sc) != 0,
-         "pcie_switch_size needs aggregate");
-  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
-                      "workload { model = 'resnet50' }\n"
-                      "algorithm { name = 'parameter_server', servers = 0, aggregate = true }\n"
-                      "run { iterations = 1 }\n", &sc) != 0,
-         "servers = 0 needs the host path");
-  tap_ok(hs_test_load("cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
-                      "workload { model = 'resnet50' }\n"
-                      "algorithm { name = 'parameter_server', servers = 0, aggregate = true, pcie_switch_size = 4, "
-                      "update = 'workers' }\n"
-                      "run { iterations = 1 }\n", &sc) != 0,
-         "servers = 0 needs one node");
+  static const char *const refused[][2] = {
+      {"placement = 'colocated', servers = 2", "colocated with a server count is refused"},
+      {"mode = 'async', aggregate = true", "aggregate needs mode = sync"},
+      {"mode = 'async', update = 'workers'", "update = workers needs mode = sync"},
+      {"pcie_switch_size = 4", "pcie_switch_size needs aggregate"},
+      {"servers = 0, aggregate = true", "servers = 0 needs the host path"},
+      {"servers = 0, aggregate = true, pcie_switch_size = 4, update = 'workers'", "servers = 0 needs one node"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    char lua[512];
+    snprintf(lua, sizeof lua,
+             "cluster { nodes = 2, gpu = { flops = '1GF' }, inter = { bandwidth = '1Gbps' } }\n"
+             "workload { model = 'resnet50' }\nalgorithm { name = 'parameter_server', %s }\nrun { iterations = 1 }\n",
+             refused[i][0]);
+    hs_scenario sc;
+    tap_ok(hs_test_load(lua, &sc) != 0, "%s", refused[i][1]);
+  }
   return tap_done(0);
 }
