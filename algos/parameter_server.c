@@ -98,6 +98,8 @@ struct ps_state {
   int *pushers, n_pushers; /* world ranks that push: every worker, or each node's first */
   int pusher;          /* this worker pushes */
   hs_comm *node;       /* aggregate: this node's workers (NULL elsewhere) */
+  hs_comm *node_bc;    /* aggregate: the same, for the broadcasts back */
+  hs_request **bcast;  /* per unit: its broadcast back, out until the step */
   hs_comm *push_c, *pull_c; /* world's copies: pushes, and the pulls that answer them */
   hs_request **pushed, **pulled; /* per unit: the pusher's posted push and pull */
   int first_out, next;  /* units [first_out, next) are started and not finished */
@@ -318,6 +320,7 @@ static int ps_init(hs_algo_ctx *ctx) {
      * by node: a node has fewer groups than the world has ranks) */
     int mine = w->role == HS_ROLE_WORKER ? node[w->rank] * w->size + (s->host ? group[w->rank] : 0) : -1;
     if (!rc && aggregate) rc = hs_comm_split(w, w->world, mine, w->rank, &s->node);
+    if (!rc && aggregate) rc = hs_comm_split(w, w->world, mine, w->rank, &s->node_bc);
     /* the host path's copies: a node's aggregator first, then its groups' firsts */
     int copies = s->aggregator || s->group_root ? node[w->rank] : -1, key = s->aggregator ? -1 : w->rank;
     if (!rc && s->host) rc = hs_comm_split(w, w->world, copies, key, &s->d2h_c);
@@ -327,6 +330,7 @@ static int ps_init(hs_algo_ctx *ctx) {
     if (!rc) rc = hs_comm_split(w, w->world, 0, w->rank, &s->pull_c);
     s->pushed = calloc((size_t)s->units, sizeof *s->pushed);
     s->pulled = calloc((size_t)s->units, sizeof *s->pulled);
+    s->bcast = calloc((size_t)s->units, sizeof *s->bcast);
     if (!rc && s->overlap && w->role == HS_ROLE_WORKER &&
         !(s->stream = hs_comm_stream_start(w, m->n_buckets + 1))) /* the buckets and the drain */
       rc = HS_ENOMEM;
@@ -364,7 +368,8 @@ static int ps_keep_going(hs_algo_ctx *ctx) {
  * workers sum their gradients onto its first,) posts the pusher's slices
  * to the servers on push_c and the receives of their answers on pull_c,
  * and returns; unit_finish waits for the answers (and the node's first
- * broadcasts them back). The stream starts unit u and then finishes unit
+ * posts their broadcast back, on a communicator of its own so that it
+ * runs beside the later units' reduces). The stream starts unit u and then finishes unit
  * u - IN_FLIGHT, so later pushes share the NIC with earlier pulls, one
  * each way, and the node's reduce of u runs while both are on the wire.
  * BytePS bounds what is in flight by its scheduling credit (and ps-lite's
@@ -415,12 +420,19 @@ static int unit_finish(ps_state *s, hs_worker *w, int u) {
   if (!rc && !s->failed && s->node) {
     size_t uo, ul;
     unit(s, u, &uo, &ul);
-    hs_request *q = NULL;
     hs_buf p = fbuf(s->worker_update ? m->grads : m->params, uo, ul);
-    rc = hs_broadcast(w, s->node, p, p, 0, &q);
-    rc = rc ? rc : hs_wait(w, &q);
+    rc = hs_broadcast(w, s->node_bc, p, p, 0, &s->bcast[u]);
   }
   return rc;
+}
+
+/* The units' broadcasts, which run on a communicator of their own beside
+ * the next units' reduces (BytePS's REDUCE and BROADCAST queues each have
+ * their NCCL communicators, byteps/common/nccl_manager.cc), are waited for
+ * when the step needs the weights. */
+static void wait_broadcasts(ps_state *s, hs_worker *w) {
+  for (int u = 0; u < s->units; u++)
+    if (s->bcast[u] && hs_wait(w, &s->bcast[u])) s->failed = 1;
 }
 
 /* Finishes the units out until at most `keep` are. */
@@ -443,6 +455,7 @@ static void stream_drain(void *arg, int u) {
   (void)u;
   ps_state *s = arg;
   drain(s, s->ctx->w, 0);
+  wait_broadcasts(s, s->ctx->w);
 }
 
 static void ps_bucket_ready(hs_algo_ctx *ctx, int b) {
@@ -466,6 +479,7 @@ static void ps_step(hs_algo_ctx *ctx) {
       s->next = 1;
     }
     drain(s, w, 0);
+    wait_broadcasts(s, w);
     s->first_out = s->next = 0;
     s->failed = 0;
     if (s->worker_update) hs_sgd_step(ctx, m->grads, s->momentum); /* on the average the servers returned */
@@ -747,11 +761,12 @@ static void ps_finish(hs_algo_ctx *ctx) {
   if (s->async && s->ready && w->role == HS_ROLE_WORKER) worker_bye(s, w);
   hs_comm_stream_stop(s->stream);
   if (s->node) hs_comm_free(w, s->node);
+  if (s->node_bc) hs_comm_free(w, s->node_bc);
   if (s->d2h_c) hs_comm_free(w, s->d2h_c);
   if (s->h2d_c) hs_comm_free(w, s->h2d_c);
   if (s->push_c) hs_comm_free(w, s->push_c);
   if (s->pull_c) hs_comm_free(w, s->pull_c);
-  free(s->pushed), free(s->pulled);
+  free(s->pushed), free(s->pulled), free(s->bcast);
   free(s->pushers);
   if (s->pair)
     for (int v = 0; v < s->workers; v++)

@@ -1,5 +1,6 @@
 /* test_determinism.c — the same scenario and seed give byte-identical
- * metrics.csv, for a numeric and a timing-only run; another seed does not. */
+ * metrics.csv, for a numeric and two timing-only runs (one with CPU
+ * processes beside the GPUs); another seed does not. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,5 +59,6 @@ static void same_twice(const char *scenario, const char *extra) {
 int main(void) {
   same_twice("quickstart.lua", "--set cluster.nodes=2");
   same_twice("resnet50-16x8.lua", "--set cluster.nodes=4 --set run.trace=2");
+  same_twice("byteps-pcie.lua", ""); /* CPU processes: server machines and host aggregators */
   return tap_done(0);
 }

@@ -338,10 +338,11 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
   hs_format_bytes(s.bytes_per_iter / (info->ranks ? info->ranks : 1), b1, sizeof b1);
   hs_format_bandwidth(c->inter.bandwidth, bw, sizeof bw);
   fprintf(out, "hearsay: %s (%s, %s backend, %s collectives)\n", sc->name, info->mode, info->backend, info->fidelity);
-  /* CPU processes (parameter servers on the nodes' CPUs or on server machines) are ranks too */
+  /* CPU processes (parameter servers on the nodes' CPUs or on server
+   * machines, a parameter server's host aggregators) are ranks too */
   char cpus[64] = "";
   int n_cpu = c->nodes * c->cpu_ranks_per_node + c->server_machines;
-  if (n_cpu > 0) snprintf(cpus, sizeof cpus, " + %d CPU server%s", n_cpu, n_cpu == 1 ? "" : "s");
+  if (n_cpu > 0) snprintf(cpus, sizeof cpus, " + %d CPU process%s", n_cpu, n_cpu == 1 ? "" : "es");
   /* identical GPUs that differ (scenarios/gpu_spread.h): the slowest paces a synchronous job */
   char spread[96] = "";
   if (hs_gpu_spread_slowest(c) < 1)
