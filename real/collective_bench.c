@@ -113,6 +113,9 @@ int hs_real_collective(const hs_real_collective_options *o) {
   hs_scenario sc;
   int rc = hs_real_load(&o->run, rank, &sc);
   if (rc) return rc;
+  /* collectives run among the GPUs alone, as `hearsay collective` times
+   * them: an algorithm's CPU processes (a parameter server's) take no part */
+  sc.cluster.cpu_ranks_per_node = 0, sc.cluster.server_machines = 0;
   rc = hs_real_agree(hs_real_check_ranks(&sc, rank, size));
   hs_transport t = HS_TRANSPORT_MPI;
   if (!rc) rc = hs_real_choose_transport(&sc, rank, &t);

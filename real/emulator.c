@@ -91,9 +91,10 @@ void hs_emulator_free(hs_emulator *e) {
 }
 
 int hs_emulator_concurrent(const hs_emulator *e, int src, const int *dst, int ns, const int *from, int nr) {
-  int gpn = e->cluster->gpus_per_node, node = src / gpn, out = 0, in = 0;
-  for (int i = 0; i < ns; i++) out += dst[i] / gpn != node;
-  for (int i = 0; i < nr; i++) in += from[i] / gpn != node;
+  const hs_cluster_spec *c = e->cluster;
+  int node = hs_cluster_rank_node(c, src), out = 0, in = 0;
+  for (int i = 0; i < ns; i++) out += hs_cluster_rank_node(c, dst[i]) != node;
+  for (int i = 0; i < nr; i++) in += hs_cluster_rank_node(c, from[i]) != node;
   return out > in ? out : in;
 }
 
@@ -117,7 +118,8 @@ double hs_emulator_post(hs_emulator *e, int src, int dst, size_t bytes, double d
   pthread_mutex_unlock(&e->table->lock);
   double flow = narrowest * e->bandwidth_factor;
   if (rate > 0 && rate < flow) flow = rate;
-  int gpn = e->cluster->gpus_per_node;
-  flow = fmin(flow, hs_net_hop_cap(e->cluster, src, dst, src / gpn, dst / gpn, e->channels, gpus, concurrent));
+  const hs_cluster_spec *c = e->cluster;
+  flow = fmin(flow, hs_net_hop_cap(c, src, dst, hs_cluster_rank_node(c, src), hs_cluster_rank_node(c, dst), e->channels,
+                                   gpus, concurrent));
   return start + latency + b / flow;
 }

@@ -49,26 +49,18 @@ int hs_real_load(const hs_real_options *opt, int rank, hs_scenario *sc) {
 }
 
 int hs_real_check_ranks(const hs_scenario *sc, int rank, int size) {
-  int gpus = hs_scenario_gpus(sc);
-  /* CPU processes (parameter_server's colocated and machines placements,
-   * its host path's aggregators) are placed only by the simulator so far. */
-  if (hs_scenario_ranks(sc) != gpus) {
-    if (rank == 0) {
-      char where[HS_PATH_MAX + 256];
-      const hs_option_value *k = hs_opt_find(&sc->algorithm.options, "pcie_switch_size");
-      int host = k && k->num > 0;
-      hs_scenario_where(sc, host ? "algorithm.pcie_switch_size" : "algorithm.placement", where, sizeof where);
-      fprintf(stderr, "%s: CPU processes run only simulated so far (hearsay run); use %s here\n", where,
-              host ? "pcie_switch_size = 0 and placement = \"gpus\"" : "placement = \"gpus\"");
-    }
-    return HS_SCENARIO_EBAD;
-  }
-  if (gpus == size) return 0;
-  if (rank == 0)
+  int gpus = hs_scenario_gpus(sc), ranks = hs_scenario_ranks(sc);
+  if (ranks == size) return 0;
+  if (rank == 0 && ranks == gpus)
     fprintf(stderr,
             "%s: cluster has %d GPUs (nodes = %d x gpus_per_node = %d) but %d ranks were started; "
             "start %d ranks (mpirun -np %d) or change the cluster (--set cluster.nodes=...)\n",
             sc->path, gpus, sc->cluster.nodes, sc->cluster.gpus_per_node, size, gpus, gpus);
+  else if (rank == 0) /* CPU processes: a parameter server's (scenario.h numbers them after the GPUs) */
+    fprintf(stderr,
+            "%s: cluster has %d GPUs (nodes = %d x gpus_per_node = %d) and the algorithm %d CPU processes "
+            "(its servers or host aggregators), but %d ranks were started; start %d ranks (mpirun -np %d)\n",
+            sc->path, gpus, sc->cluster.nodes, sc->cluster.gpus_per_node, ranks - gpus, size, ranks, ranks);
   return HS_SCENARIO_EBAD;
 }
 
@@ -93,9 +85,14 @@ int hs_real_choose_transport(const hs_scenario *sc, int rank, hs_transport *out)
   *out = sc->real.transport;
   /* Decided together: machines that differ (one with GPUs for its ranks,
    * one without) must not start different transports. */
+  /* A CPU process has no GPU to join a NCCL communicator with. */
+  int cpus = hs_scenario_ranks(sc) > hs_scenario_gpus(sc);
   if (*out == HS_TRANSPORT_AUTO)
-    *out = hs_real_agree(!nccl_ok || sc->real.emulate) ? HS_TRANSPORT_MPI : HS_TRANSPORT_NCCL;
-  if (*out == HS_TRANSPORT_NCCL && sc->real.emulate)
+    *out = hs_real_agree(!nccl_ok || sc->real.emulate || cpus) ? HS_TRANSPORT_MPI : HS_TRANSPORT_NCCL;
+  if (*out == HS_TRANSPORT_NCCL && cpus)
+    snprintf(why, sizeof why, "real.transport = \"nccl\" but the algorithm runs CPU processes (its servers or host "
+                              "aggregators), which have no GPU for NCCL; use real.transport = \"mpi\"");
+  else if (*out == HS_TRANSPORT_NCCL && sc->real.emulate)
     snprintf(why, sizeof why, "real.emulate delays messages of the MPI transport; NCCL's links are the GPUs' own "
                               "(use real.transport = \"mpi\" to emulate)");
   else if (*out == HS_TRANSPORT_NCCL && !hs_nccl_built())

@@ -127,9 +127,15 @@ static int tree_base(const hs_cluster_spec *c) {
   return 2 * (c->nodes * c->gpus_per_node + c->nodes + racks_of(c) + (hs_links_nic_apart(c) ? c->nodes : 0));
 }
 
-int hs_links_count(const hs_cluster_spec *c) {
+/* The first id past the PCIe trees' links: where the CPU processes'
+ * begin, node n's k-th at 2 (n cpn + k), then the server machines'. */
+static int cpu_base(const hs_cluster_spec *c) {
   int tree = hs_links_pcie_tree(c) ? 2 * c->nodes * c->pcie_switches + (c->sockets > 1 ? 2 * c->nodes : 0) : 0;
   return tree_base(c) + tree;
+}
+
+int hs_links_count(const hs_cluster_spec *c) {
+  return cpu_base(c) + 2 * (c->nodes * c->cpu_ranks_per_node + c->server_machines);
 }
 
 /* From GPU g of node n (its links `intra`) up to the root of socket `to`
@@ -161,8 +167,20 @@ static int climb(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int
  *    for the others the climb to s's socket and s's uplink down to the
  *    NIC, which their bytes cross whether staged in host memory or not;
  *  - on socket 0's root: g's climb there;
- *  - without a tree, nothing: the GPU link is the whole way. */
+ *  - without a tree, nothing: the GPU link is the whole way.
+ * Without peer access a NIC under g's own switch is reached through host
+ * memory, up and down the switch's uplink. */
 static int to_nic(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int g, int up, hs_hop *out) {
+  /* Without peer access (intra.p2p) the bytes meet in host memory first,
+   * also a NIC's under g's own switch: up its uplink to the socket's root
+   * and down again, whichever way they go */
+  int own = hs_links_switch_of(c, g);
+  if (hs_links_pcie_tree(c) && !c->intra_p2p && (c->nic_per_switch || own == c->nic_switch)) {
+    int uplink = tree_base(c) + 2 * (n * c->pcie_switches + own);
+    out[0] = (hs_hop){uplink, uplink_of(c, intra), 0};
+    out[1] = (hs_hop){uplink + 1, uplink_of(c, intra), 0};
+    return 2;
+  }
   if (!hs_links_pcie_tree(c) || c->nic_per_switch) return 0;
   if (c->nic_switch < 0) return climb(c, n, intra, g, 0, up, out);
   int s = c->nic_switch, k = 0;
@@ -176,8 +194,121 @@ static int to_nic(const hs_cluster_spec *c, int n, const hs_link_spec *intra, in
   return k;
 }
 
+/* ---- CPU processes (scenario.h's ranks after the GPUs; sim/platform.c) ---- */
+
+/* A CPU process of a node: its link to the node's switch (socket 0's
+ * root), up = 1 the way out of it; on a PCIe tree of the memory's
+ * bandwidth, the switches' uplinks being PCIe's part. */
+static hs_hop node_cpu_hop(const hs_cluster_spec *c, int r, int up) {
+  int n = hs_cluster_rank_node(c, r), i = r - hs_cluster_rank_of_cpu(c, n, 0) + n * c->cpu_ranks_per_node;
+  hs_link_spec intra, inter;
+  hs_links_of_node(c, n, &intra, &inter);
+  double bw = hs_links_pcie_tree(c) ? c->host_memory_bandwidth : c->host_bandwidth;
+  return (hs_hop){cpu_base(c) + 2 * i + !up, bw, intra.latency / 2};
+}
+
+/* A server machine's NICs to the fabric's top: a GPU node's NICs at the
+ * cluster's transport, and its message cost. */
+static hs_hop machine_hop(const hs_cluster_spec *c, int r, int up) {
+  int k = r - hs_cluster_rank_of_machine(c, 0);
+  double bw = c->inter.bandwidth * c->nics_per_node * c->transport.efficiency;
+  double lat = (c->inter.latency + c->transport.message_cost) / 2;
+  return (hs_hop){cpu_base(c) + 2 * (c->nodes * c->cpu_ranks_per_node + k) + !up, bw, lat};
+}
+
+/* Between node n's switch (socket 0's root, where its CPU processes
+ * hang) and its NIC, up = 1 toward the NIC: nothing where the NIC is on
+ * that root; where it is under switch s (nic_switch, or the first of
+ * nic_per_switch's, the nearest) down s's uplink, across the socket link
+ * first if s is on socket 1. */
+static int root_to_nic(const hs_cluster_spec *c, int n, const hs_link_spec *intra, int up, hs_hop *out) {
+  if (!hs_links_pcie_tree(c) || (c->nic_switch < 0 && !c->nic_per_switch)) return 0;
+  int s = c->nic_per_switch ? 0 : c->nic_switch, k = 0;
+  hs_hop uplink = {tree_base(c) + 2 * (n * c->pcie_switches + s) + up, uplink_of(c, intra), 0};
+  if (!up) out[k++] = uplink;
+  if (hs_links_socket_of(c, s) == 1) /* the socket link's up way is toward socket 0 */
+    out[k++] = (hs_hop){tree_base(c) + 2 * c->nodes * c->pcie_switches + 2 * n + up, c->socket_bandwidth, 0};
+  if (up) out[k++] = uplink;
+  return k;
+}
+
+/* Endpoint r (a GPU or a node's CPU process) of node n to its NIC
+ * (up = 1) or from it (up = 0), the NIC's own link left out. */
+static int endpoint_nic(const hs_cluster_spec *c, int r, int n, const hs_link_spec *intra, int up, hs_hop *out) {
+  int G = c->nodes * c->gpus_per_node, k = 0, pcie = 2 * G + 2 * c->nodes + 2 * racks_of(c);
+  int apart = hs_links_nic_apart(c);
+  if (r < G) {
+    hs_hop own = apart ? (hs_hop){pcie + 2 * n + !up, INFINITY, intra->latency / 2}
+                       : (hs_hop){2 * r + !up, intra->bandwidth, intra->latency / 2};
+    if (up) out[k++] = own;
+    k += to_nic(c, n, intra, r, up, out + k);
+    if (!up) out[k++] = own;
+    return k;
+  }
+  /* a CPU process: its link, then from the root as the NIC hangs (an
+   * NVLink node's PCIe side, which holds the GPU link's latency) */
+  if (up) out[k++] = node_cpu_hop(c, r, 1);
+  if (apart && up) out[k++] = (hs_hop){pcie + 2 * n, INFINITY, intra->latency / 2};
+  k += root_to_nic(c, n, intra, up, out + k);
+  if (apart && !up) out[k++] = (hs_hop){pcie + 2 * n + 1, INFINITY, intra->latency / 2};
+  if (!up) out[k++] = node_cpu_hop(c, r, 0);
+  return k;
+}
+
+/* Routes with a CPU process at an end: inside a node through its switch,
+ * across nodes and to server machines through the NICs and the fabric. */
+static int route_cpu(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
+  int G = c->nodes * c->gpus_per_node, N = c->nodes, k = 0;
+  int ma = a >= hs_cluster_rank_of_machine(c, 0), mb = b >= hs_cluster_rank_of_machine(c, 0);
+  int na = ma ? -1 : hs_cluster_rank_node(c, a), nb = mb ? -1 : hs_cluster_rank_node(c, b);
+  hs_link_spec intra_a, inter_a, intra_b, inter_b;
+  if (!ma) hs_links_of_node(c, na, &intra_a, &inter_a);
+  if (!mb) hs_links_of_node(c, nb, &intra_b, &inter_b);
+  if (!ma && na == nb) { /* one node: through its switch (socket 0's root) */
+    if (a < G) {
+      out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
+      k += climb(c, na, &intra_a, a, 0, 1, out + k);
+    } else {
+      out[k++] = node_cpu_hop(c, a, 1);
+    }
+    if (b < G) {
+      k += climb(c, nb, &intra_b, b, 0, 0, out + k);
+      out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};
+    } else {
+      out[k++] = node_cpu_hop(c, b, 0);
+    }
+    return k;
+  }
+  if (ma) {
+    out[k++] = machine_hop(c, a, 1);
+  } else {
+    k += endpoint_nic(c, a, na, &intra_a, 1, out + k);
+    out[k++] = (hs_hop){2 * G + 2 * na, inter_a.bandwidth, inter_a.latency / 2};
+  }
+  /* the fat tree's leaf uplinks: a server machine is at the spine */
+  if (c->topology == HS_TOPO_FAT_TREE) {
+    int ra = ma ? -1 : na / c->rack_size, rb = mb ? -1 : nb / c->rack_size;
+    if (ra != rb && ra >= 0) {
+      hs_link_spec ua = hs_links_uplink(c, ra);
+      out[k++] = (hs_hop){2 * G + 2 * N + 2 * ra, ua.bandwidth, ua.latency};
+    }
+    if (ra != rb && rb >= 0) {
+      hs_link_spec ub = hs_links_uplink(c, rb);
+      out[k++] = (hs_hop){2 * G + 2 * N + 2 * rb + 1, ub.bandwidth, ub.latency};
+    }
+  }
+  if (mb) {
+    out[k++] = machine_hop(c, b, 0);
+  } else {
+    out[k++] = (hs_hop){2 * G + 2 * nb + 1, inter_b.bandwidth, inter_b.latency / 2};
+    k += endpoint_nic(c, b, nb, &intra_b, 0, out + k);
+  }
+  return k;
+}
+
 int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
   if (a == b) return 0;
+  if (hs_cluster_rank_is_cpu(c, a) || hs_cluster_rank_is_cpu(c, b)) return route_cpu(c, a, b, out);
   int G = c->nodes * c->gpus_per_node, N = c->nodes;
   int na = a / c->gpus_per_node, nb = b / c->gpus_per_node;
   hs_link_spec intra_a, inter_a, intra_b, inter_b;

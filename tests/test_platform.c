@@ -32,6 +32,7 @@ static void close_to(FILE *r, double got, double want, const char *what) {
 }
 
 static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, int n);
+static void run_probe(const char *text, void (*fn)(hs_worker *, void *), FILE *report);
 
 /* The names of the links of SimGrid's route from a to b, space-separated,
  * against want. */
@@ -241,6 +242,50 @@ static void emulator_routes(FILE *r, const hs_cluster_spec *cl, sg_host_t *g, in
   hs_report(r, bad == 0, "emulator routes match SimGrid's for all %d ordered pairs (latency, bottleneck)%s", pairs, first);
 }
 
+/* CPU processes (a parameter server's: its colocated servers, host
+ * aggregators and server machines) in the emulator's routes too: every
+ * ordered pair of the run's ranks, GPUs and CPU processes, as SimGrid
+ * routes them. Three clusters: NVLink nodes on a fat tree of one node a
+ * rack with a colocated server and an aggregator a node; PCIe trees with
+ * the NIC under switch 1 and without peer access, with server machines;
+ * PCIe trees with NICs under every switch on a fat tree, with server
+ * machines. The first two narrow host.bandwidth, host.memory_bandwidth
+ * and the socket link so that the CPU processes' own links and the
+ * socket link bind where their routes cross them. */
+static const char *cpu_luas[] = {
+    "cluster { nodes = 2, gpus_per_node = 4, gpu = { flops = \"10TF\" }, host = { bandwidth = \"1GBps\" },\n"
+    "  inter = { bandwidth = \"100Gbps\", topology = \"fat_tree\", rack_size = 1 } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"parameter_server\", placement = \"colocated\",\n"
+    "  aggregate = true, update = \"workers\", pcie_switch_size = 2 }\nrun { iterations = 1 }\n",
+    "cluster { nodes = 2, gpus_per_node = 4, cpu = \"intel\", gpu = { flops = \"10TF\" },\n"
+    "  intra = { bandwidth = \"15.754GBps\", link = \"pcie\", pcie_switches = 2, sockets = 2, nic_switch = 1, p2p = false,\n"
+    "            socket_bandwidth = \"3GBps\" },\n"
+    "  host = { bandwidth = \"1GBps\", memory_bandwidth = \"5GBps\" }, inter = { bandwidth = \"100Gbps\" } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"parameter_server\", placement = \"machines\", servers = 2,\n"
+    "  aggregate = true, update = \"workers\", pcie_switch_size = 2 }\nrun { iterations = 1 }\n",
+    "cluster { nodes = 4, gpus_per_node = 4, cpu = \"amd\", gpu = { flops = \"10TF\" },\n"
+    "  intra = { bandwidth = \"15.754GBps\", link = \"pcie\", pcie_switches = 2, sockets = 2, nic_per_switch = true },\n"
+    "  inter = { bandwidth = \"100Gbps\", nics_per_node = 2, topology = \"fat_tree\", rack_size = 2,\n"
+    "            oversubscription = 2 } }\n"
+    "workload { model = \"resnet50\" }\nalgorithm { name = \"parameter_server\", placement = \"machines\", servers = 3,\n"
+    "  aggregate = true, update = \"workers\", pcie_switch_size = 2 }\nrun { iterations = 1 }\n",
+};
+
+static void probe_cpus(hs_worker *w, void *arg) {
+  if (w->rank != 0) return;
+  const hs_cluster_spec *c = &((ctx *)arg)->sc->cluster;
+  int n = hs_cluster_ranks(c), gpus = c->nodes * c->gpus_per_node;
+  sg_host_t h[64];
+  for (int i = 0; i < n && i < 64; i++) {
+    char name[16];
+    snprintf(name, sizeof name, i < gpus ? "gpu%d" : "cpu%d", i);
+    h[i] = sg_host_by_name(name);
+  }
+  emulator_routes(((ctx *)arg)->report, c, h, n < 64 ? n : 64);
+}
+
+static void child_cpus(void *arg, FILE *report) { run_probe(cpu_luas[*(int *)arg], probe_cpus, report); }
+
 static void run_probe(const char *text, void (*fn)(hs_worker *, void *), FILE *report) {
   hs_scenario sc;
   if (hs_test_load(text, &sc)) {
@@ -288,5 +333,6 @@ int main(void) {
   hs_test_in_child("platform, a PCIe tree with NICs under every switch", child_nics_tree, NULL, 60);
   hs_test_in_child("platform, a PCIe tree without peer access", child_staged_tree, NULL, 60);
   hs_test_in_child("platform, racks split into zones", child_split, NULL, 60);
+  for (int i = 0; i < 3; i++) hs_test_in_child("platform, CPU processes", child_cpus, &i, 60);
   return tap_done(0);
 }

@@ -8,9 +8,12 @@
  * sim_vs_real.h). Asynchronous ones depend on real timing by nature: they
  * must run to the end (exit 0, a metrics row per iteration of the mean
  * worker) and still train (accuracy >= 90%). 4 ranks (2 nodes x 2 GPUs);
- * the parameter server gets a fifth rank for its server. Decentralized SGD
- * also runs with two peer schemes written in Lua. */
+ * the parameter server gets a fifth rank for its server, and runs with its
+ * servers on CPU processes (colocated; BytePS's host path with a server
+ * machine). Decentralized SGD also runs with two peer schemes written in
+ * Lua. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algos/algorithm.h"
@@ -77,6 +80,21 @@ int main(void) {
     hs_test_sim_vs_real(lua_schemes[i][0], path, "", 4, 1);
   }
   char path[700];
+  /* Parameter servers on CPU processes: 2 nodes x 2 GPUs with a server
+   * on each node's CPU (6 processes), and BytePS's host path, groups of
+   * one GPU, a host aggregator a node and a server machine (7 processes). */
+  static const char *const cpu_cases[][3] = {
+      {"parameter_server-colocated", ", placement = \"colocated\", aggregate = true", "6"},
+      {"parameter_server-host-path",
+       ", placement = \"machines\", aggregate = true, update = \"workers\", pcie_switch_size = 1", "7"},
+  };
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/%s.lua", hs_test_tmpdir(), cpu_cases[i][0]);
+    FILE *f = fopen(path, "w");
+    fprintf(f, scenario_fmt, 2, 2, "parameter_server", cpu_cases[i][1]);
+    fclose(f);
+    hs_test_sim_vs_real(cpu_cases[i][0], path, "", atoi(cpu_cases[i][2]), 1);
+  }
   snprintf(path, sizeof path, "%s/ps-async.lua", hs_test_tmpdir());
   write_scenario(path, "parameter_server", ", mode = \"async\"", 1);
   run_async("parameter_server", ", mode = \"async\"", path, 5);
