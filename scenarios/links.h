@@ -115,8 +115,11 @@ double hs_links_switch_uplink(const hs_cluster_spec *c, int node);
 /* Number of directed link ids (the size of a per-link table). */
 int hs_links_count(const hs_cluster_spec *c);
 
-/* Writes the hops from GPU a to GPU b into out (HS_ROUTE_MAX entries) and
- * returns how many; 0 when a == b. */
+/* Writes the hops from rank a to rank b into out (HS_ROUTE_MAX entries)
+ * and returns how many; 0 when a == b. Ranks are scenario.h's: the GPUs,
+ * then the CPU processes (a node's on a link of their own to its switch,
+ * socket 0's root; a server machine's NICs to the fabric's top), as
+ * sim/platform.c lays them out. */
 int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out);
 
 #endif

@@ -348,11 +348,12 @@ int main(void) {
                hs_net_flow_cap(&sc.cluster, 0, 1, 1, 4) == 5e9 && hs_net_flow_cap(&sc.cluster, 0, 1, 2, 1) == 5e9,
            "staged: a hop in a node at host.staging_bandwidth; across nodes that at each GPU the channels cross at "
            "(2 channels, 2 NICs: 2 of them; 1 channel or one GPU's flow: 1)");
-    /* A CPU process's bytes are in host memory: rank 8 is node 0's first
-     * CPU process were there one (scenario.h numbers them after the 8
-     * GPUs), 9 node 1's. A copy from a GPU is its copy engine's (the links
-     * alone), and between two nodes' CPU processes nothing is staged (RDMA:
-     * no bound at all) */
+    /* A CPU process's bytes are in host memory: with one a node (as a
+     * colocated parameter server places them), rank 8 is node 0's
+     * (scenario.h numbers them after the 8 GPUs), 9 node 1's. A copy from
+     * a GPU is its copy engine's (the links alone), and between two nodes'
+     * CPU processes nothing is staged (RDMA: no bound at all) */
+    sc.cluster.cpu_ranks_per_node = 1;
     tap_ok(isinf(hs_net_hop_cap(&sc.cluster, 1, 8, 0, 0, 2, 1, 1)) && isinf(hs_net_hop_cap(&sc.cluster, 8, 2, 0, 0, 2, 1, 1)) &&
                isinf(hs_net_hop_cap(&sc.cluster, 8, 9, 0, 1, 2, 1, 4)) &&
                hs_net_hop_cap(&sc.cluster, 0, 9, 0, 1, 1, 1, 1) == 5e9,
@@ -364,6 +365,7 @@ int main(void) {
    * ZeroMQ I/O threads: each of n at once at 2.06 GB/s x min(n, 4) / n */
   if (loaded("cluster { nodes = 2, gpus_per_node = 4, gpu = { flops = '1TF' },\n"
              "  inter = { bandwidth = '100Gbps', transport = 'tcp' } }", &sc)) {
+    sc.cluster.cpu_ranks_per_node = 1; /* ranks 8 and 9, as above */
     const hs_cluster_spec *c = &sc.cluster;
     tap_ok(hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 1) == 2.06e9 && hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 2) == 2.06e9 &&
                hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 4) == 2.06e9 && hs_net_hop_cap(c, 8, 9, 0, 1, 2, 1, 8) == 1.03e9,
