@@ -92,8 +92,9 @@ struct ps_state {
                              way (a communicator's operations run in order: the answers apart) */
   int first_cpu, cpn; /* the world's first CPU process; CPU processes a node */
   int cpu;            /* this rank is a CPU server: its kernels run at host memory bandwidth */
-  int overlap;        /* sync: per bucket on the communication stream */
-  int units;          /* what is exchanged: the buckets (overlap) or the whole model */
+  int overlap;        /* sync: per bucket on the communication stream, as backward produces them */
+  int by_bucket;      /* sync: per bucket (overlap, or pipeline: all of them after backward) */
+  int units;          /* what is exchanged: the buckets (by_bucket) or the whole model */
   /* sync */
   int *pushers, n_pushers; /* world ranks that push: every worker, or each node's first */
   int pusher;          /* this worker pushes */
@@ -132,7 +133,7 @@ static hs_buf fbuf(float *base, size_t offset, size_t count) {
  * with overlap, else the whole model (u = 0; always so in async mode). */
 static void unit(const ps_state *s, int u, size_t *o, size_t *len) {
   const hs_model *m = s->ctx->model;
-  *o = s->overlap ? m->buckets[u].offset : 0, *len = s->overlap ? m->buckets[u].count : m->n_params;
+  *o = s->by_bucket ? m->buckets[u].offset : 0, *len = s->by_bucket ? m->buckets[u].count : m->n_params;
 }
 
 /* Server j's slice of unit u: its j-th of `servers` equal parts. */
@@ -221,6 +222,12 @@ static const char *ps_validate(const hs_scenario *sc, char *msg, size_t len) {
              "\"sync\"");
     return "update";
   }
+  if (hs_opt_bool(o, "pipeline") && (!sync || hs_opt_bool(o, "overlap"))) {
+    snprintf(msg, len, "pipeline sends a synchronous step's buckets after backward; %s",
+             sync ? "overlap already sends them as backward produces them: set one of the two"
+                  : "it needs mode = \"sync\"");
+    return "pipeline";
+  }
   if (!sync && hs_opt_bool(o, "overlap")) {
     snprintf(msg, len, "an asynchronous worker exchanges its whole model after backward: overlap needs mode = "
              "\"sync\"");
@@ -303,8 +310,9 @@ static int ps_init(hs_algo_ctx *ctx) {
   s->async = strcmp(hs_opt_str(ctx->opt, "mode"), "async") == 0;
   s->staleness = (int)hs_opt_int(ctx->opt, "staleness");
   s->overlap = hs_opt_bool(ctx->opt, "overlap");
+  s->by_bucket = s->overlap || hs_opt_bool(ctx->opt, "pipeline");
   s->worker_update = !s->async && strcmp(hs_opt_str(ctx->opt, "update"), "workers") == 0;
-  s->units = s->overlap ? m->n_buckets : 1;
+  s->units = s->by_bucket ? m->n_buckets : 1;
   /* Everyone starts from the same weights: the servers' truth. After a
    * shrink they are the ones the survivors agreed on (algorithm.h), which
    * the servers' shards take over. */
@@ -331,7 +339,7 @@ static int ps_init(hs_algo_ctx *ctx) {
     s->pushed = calloc((size_t)s->units, sizeof *s->pushed);
     s->pulled = calloc((size_t)s->units, sizeof *s->pulled);
     s->bcast = calloc((size_t)s->units, sizeof *s->bcast);
-    if (!rc && s->overlap && w->role == HS_ROLE_WORKER &&
+    if (!rc && s->by_bucket && w->role == HS_ROLE_WORKER &&
         !(s->stream = hs_comm_stream_start(w, m->n_buckets + 1))) /* the buckets and the drain */
       rc = HS_ENOMEM;
     s->ready = !rc;
@@ -460,7 +468,7 @@ static void stream_drain(void *arg, int u) {
 
 static void ps_bucket_ready(hs_algo_ctx *ctx, int b) {
   ps_state *s = ctx->state;
-  if (s->stream) hs_comm_stream_enqueue(s->stream, stream_unit, s, b);
+  if (s->stream && s->overlap) hs_comm_stream_enqueue(s->stream, stream_unit, s, b);
 }
 
 /* Push every gradient shard, pull every weight shard. Asynchronously, a
@@ -472,6 +480,9 @@ static void ps_step(hs_algo_ctx *ctx) {
   hs_model *m = ctx->model;
   if (!s->async) {
     if (s->stream) {
+      /* pipeline: the buckets go now, in backward's order, through the
+       * same stages as with overlap */
+      for (int u = 0; !s->overlap && u < s->units; u++) hs_comm_stream_enqueue(s->stream, stream_unit, s, u);
       hs_comm_stream_enqueue(s->stream, stream_drain, s, 0);
       hs_comm_stream_sync(s->stream);
     } else {
@@ -791,8 +802,11 @@ static const hs_option_spec ps_options[] = {
      "and copied back (0: the node's first GPU pushes its NCCL reduce)"},
     {"overlap", HS_OPT_BOOL, "false", 0, NULL,
      "sync: push and pull each bucket as soon as backward produced it, on the communication stream"},
+    {"pipeline", HS_OPT_BOOL, "false", 0, NULL,
+     "sync, without overlap: push and pull the buckets once backward is done, one after another through the "
+     "same stages (BytePS's partitions when nothing overlaps backward); false: the whole model as one unit"},
     {"bucket_size", HS_OPT_BYTES, "4000KiB", 1, NULL,
-     "overlap: the buckets pushed (BytePS's BYTEPS_PARTITION_BYTES, 4096000)"},
+     "overlap or pipeline: the buckets pushed (BytePS's BYTEPS_PARTITION_BYTES, 4096000)"},
     {"mode", HS_OPT_STRING, "sync", 0, "sync|async", "servers wait for every worker, or serve each as it comes"},
     {"staleness", HS_OPT_INT, "0", 0, NULL, "async: most iterations a worker may lead the slowest (0: unbounded)"},
     {NULL, 0, NULL, 0, NULL, NULL},
