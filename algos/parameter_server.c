@@ -54,95 +54,20 @@
  * Bytes per pusher (a worker, or a node's first worker with aggregate) per
  * step: one model size up and, from the servers, one down (4 control bytes
  * per server and direction in async mode). The busiest link is the
- * servers': pushers x model / servers each way per step. */
+ * servers': pushers x model / servers each way per step.
+ *
+ * This file is the workers' side, the roles and the options; the servers'
+ * loops are in ps_server.c, the host aggregators' in ps_host.c, the state
+ * they share in ps_state.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/algorithm.h"
-#include "algos/comm_stream.h"
-#include "algos/train/gpu_kernel.h"
+#include "algos/ps_state.h"
 #include "algos/train/sgd.h"
 
-#define STALENESS_POLL 50e-6 /* s between two checks of the staleness bound */
-
-enum { CTL_UPDATE = 0, CTL_BYE = 1 };
 enum { PLACE_GPUS, PLACE_COLOCATED, PLACE_MACHINES };
 static const char *const placements[] = {"gpus", "colocated", "machines", NULL};
-
-typedef struct ps_state ps_state;
-
-typedef struct { /* one worker as seen by an asynchronous server */
-  ps_state *s;
-  int worker;
-  hs_thread *thread;
-  float *grad, *out; /* shard-sized buffers */
-} ps_link;
-
-struct ps_state {
-  hs_algo_ctx *ctx;
-  int servers, workers, async, staleness;
-  int ready;          /* init finished: a worker has its servers to say goodbye to */
-  int *server_rank;   /* world rank of server j */
-  int host;           /* sync, aggregate: BytePS's host path (pcie_switch_size > 0) */
-  int aggregator;     /* this rank is its node's host aggregator */
-  int group_root;     /* host path: this worker is its group's first, which copies to and from the host */
-  int n_roots;        /* aggregator: its node's group roots (ranks 1.. of d2h_c and h2d_c) */
-  hs_comm *d2h_c, *h2d_c; /* host path: the node's aggregator (rank 0) and its group roots, a copy each
-                             way (a communicator's operations run in order: the answers apart) */
-  int first_cpu, cpn; /* the world's first CPU process; CPU processes a node */
-  int cpu;            /* this rank is a CPU server: its kernels run at host memory bandwidth */
-  int overlap;        /* sync: per bucket on the communication stream, as backward produces them */
-  int by_bucket;      /* sync: per bucket (overlap, or pipeline: all of them after backward) */
-  int units;          /* what is exchanged: the buckets (by_bucket) or the whole model */
-  /* sync */
-  int *pushers, n_pushers; /* world ranks that push: every worker, or each node's first */
-  int pusher;          /* this worker pushes */
-  hs_comm *node;       /* aggregate: this node's workers (NULL elsewhere) */
-  hs_comm *node_bc;    /* aggregate: the same, for the broadcasts back */
-  hs_request **bcast;  /* per unit: its broadcast back, out until the step */
-  hs_comm *push_c, *pull_c; /* world's copies: pushes, and the pulls that answer them */
-  hs_request **pushed, **pulled; /* per unit: the pusher's posted push and pull */
-  int first_out, next;  /* units [first_out, next) are started and not finished */
-  hs_comm_stream *stream;
-  int failed;          /* a failure struck an exchange of this iteration */
-  int worker_update;   /* sync: servers return the average gradient, workers take the step */
-  hs_comm **pair;     /* async: per worker, {worker, servers}; a worker keeps its own */
-  float *momentum;    /* servers: model-sized, their slices' entries used; workers: unused */
-  /* worker side */
-  int *stopped_by;    /* async: which servers said stop */
-  int stop;
-  /* server side */
-  hs_mutex *lock;
-  long applied;
-  long *clock;        /* async: pushes applied per worker */
-  ps_link *links;
-  float *gsum;        /* sync: pushers x the largest slice */
-};
-
-static int my_server(const ps_state *s, const hs_worker *w) {
-  for (int j = 0; j < s->servers; j++)
-    if (s->server_rank[j] == w->rank) return j;
-  return -1;
-}
-static hs_buf fbuf(float *base, size_t offset, size_t count) {
-  return base ? hs_buf_host(base + offset, count, HS_F32) : hs_buf_virtual(count, HS_F32);
-}
-
-/* Unit u of what is exchanged, [*o, *o + *len) of the model: bucket u
- * with overlap, else the whole model (u = 0; always so in async mode). */
-static void unit(const ps_state *s, int u, size_t *o, size_t *len) {
-  const hs_model *m = s->ctx->model;
-  *o = s->by_bucket ? m->buckets[u].offset : 0, *len = s->by_bucket ? m->buckets[u].count : m->n_params;
-}
-
-/* Server j's slice of unit u: its j-th of `servers` equal parts. */
-static void slice(const ps_state *s, int u, int j, size_t *o, size_t *len) {
-  size_t uo, ul;
-  unit(s, u, &uo, &ul);
-  size_t a = ul * (size_t)j / (size_t)s->servers, b = ul * (size_t)(j + 1) / (size_t)s->servers;
-  *o = uo + a, *len = b - a;
-}
 
 static int placement(const hs_options *o) {
   const char *p = hs_opt_str(o, "placement");
@@ -355,14 +280,6 @@ static int ps_init(hs_algo_ctx *ctx) {
   return 0;
 }
 
-/* What a server's memory-bound kernel touching `bytes` costs on it: a CPU
- * server's at the host's memory bandwidth (its summation threads stream
- * through CPU memory), a GPU server's as any GPU kernel. */
-static void server_kernel(ps_state *s, hs_worker *w, double bytes, int launches) {
-  const hs_cluster_spec *c = &s->ctx->sc->cluster;
-  hs_gpu_busy(w, s->cpu ? bytes / c->host_memory_bandwidth : hs_gpu_kernel_seconds(c, bytes, launches));
-}
-
 /* ---- worker side ----------------------------------------------------------- */
 
 static int ps_keep_going(hs_algo_ctx *ctx) {
@@ -383,7 +300,6 @@ static int ps_keep_going(hs_algo_ctx *ctx) {
  * BytePS bounds what is in flight by its scheduling credit (and ps-lite's
  * queues); IN_FLIGHT is ours: units of unequal size (a model's layers)
  * need a few out at once for the two ways to stay busy together. */
-enum { IN_FLIGHT = 4 };
 static int unit_start(ps_state *s, hs_worker *w, int u) {
   hs_model *m = s->ctx->model;
   size_t uo, ul;
@@ -529,241 +445,11 @@ static void worker_bye(ps_state *s, hs_worker *w) {
   }
 }
 
-/* ---- server side ----------------------------------------------------------- */
-
-/* The optimizer on the server's slice [o, o + len) of the model: 12 or 20
- * bytes a parameter (sgd.h), grad being the slice's gradient. */
-static void apply(ps_state *s, hs_worker *w, size_t o, size_t len, const float *grad, float lr) {
-  hs_model *m = s->ctx->model;
-  const hs_workload_spec *wl = &s->ctx->sc->workload;
-  server_kernel(s, w, (double)len * (wl->momentum > 0 ? 20 : 12), 1);
-  if (!m->params) return;
-  hs_k_sgd_momentum_f32(m->params + o, grad, s->momentum ? s->momentum + o : NULL, len, lr, (float)wl->momentum,
-                        (float)wl->weight_decay);
-}
-
-/* Unit after unit, the pushes of u on push_c, then their answer on pull_c,
- * which is left on the wire while the pushes of u + 1 come in (one each
- * way on the server's NIC, as BytePS's server answers a partition while
- * the next arrives): up to IN_FLIGHT answers are out, each from a buffer
- * of its own. */
-static void serve_sync(ps_state *s, hs_worker *w) {
-  hs_model *m = s->ctx->model;
-  int me = my_server(s, w), P = s->n_pushers;
-  size_t most = 0;
-  for (int u = 0; u < s->units; u++) {
-    size_t o, len;
-    slice(s, u, me, &o, &len);
-    if (len > most) most = len;
-  }
-  hs_p2p *ops = calloc((size_t)P, sizeof *ops);
-  if (m->params) s->gsum = malloc((size_t)P * most * sizeof(float));
-  float *avg[IN_FLIGHT] = {NULL};
-  for (int i = 0; i < IN_FLIGHT && m->params; i++) avg[i] = malloc(most * sizeof(float));
-  hs_request *answering[IN_FLIGHT] = {NULL}; /* the answers out, one a buffer */
-  int k = 0;                                  /* units served, for the buffers */
-  /* After a failure the survivors resume at ctx->iteration. */
-  for (int it = s->ctx->iteration; it < s->ctx->sc->run.iterations; it++) {
-    for (int u = 0; u < s->units; u++, k++) {
-      size_t o, len;
-      slice(s, u, me, &o, &len);
-      for (int p = 0; p < P; p++) ops[p] = (hs_p2p){HS_P2P_RECV, s->pushers[p], fbuf(s->gsum, (size_t)p * len, len)};
-      if (hs_group_p2p_wait(w, s->push_c, ops, P)) goto out;
-      /* the average of every worker's gradient from the P pushes (a node's
-       * sum when aggregated): read each, write the average */
-      server_kernel(s, w, 4.0 * (P + 1) * (double)len, 2);
-      if (answering[k % IN_FLIGHT] && hs_wait(w, &answering[k % IN_FLIGHT])) goto out;
-      float *mine = avg[k % IN_FLIGHT];
-      if (mine) {
-        memcpy(mine, s->gsum, len * sizeof(float));
-        for (int p = 1; p < P; p++) hs_k_axpy_f32(mine, s->gsum + (size_t)p * len, 1.0f, len);
-        hs_k_divide(HS_K_F32, mine, len, s->workers);
-      }
-      if (!s->worker_update) apply(s, w, o, len, mine, (float)s->ctx->sc->workload.lr);
-      for (int p = 0; p < P; p++)
-        ops[p] = (hs_p2p){HS_P2P_SEND, s->pushers[p], s->worker_update ? fbuf(mine, 0, len) : fbuf(m->params, o, len)};
-      if (hs_group_p2p(w, s->pull_c, ops, P, &answering[k % IN_FLIGHT])) goto out;
-    }
-  }
-out:
-  for (int i = 0; i < IN_FLIGHT; i++) {
-    if (answering[(k + i) % IN_FLIGHT]) hs_wait(w, &answering[(k + i) % IN_FLIGHT]); /* oldest first */
-    free(avg[i]);
-  }
-  free(ops);
-}
-
-static long slowest_clock(ps_state *s) {
-  long min = -1;
-  for (int v = 0; v < s->workers; v++)
-    if (s->clock[v] >= 0 && (min < 0 || s->clock[v] < min)) min = s->clock[v];
-  return min;
-}
-
-static void serve_worker(void *arg) {
-  ps_link *l = arg;
-  ps_state *s = l->s;
-  hs_worker *w = s->ctx->w;
-  hs_model *m = s->ctx->model;
-  hs_comm *c = s->pair[l->worker];
-  int me = my_server(s, w);
-  size_t o, len;
-  slice(s, 0, me, &o, &len);
-  long budget = (long)(s->ctx->sc->run.iterations - s->ctx->iteration) * s->workers;
-  float lr = (float)(s->ctx->sc->workload.lr / s->workers);
-  for (;;) {
-    float ctl = 0;
-    hs_p2p op = {HS_P2P_RECV, 0, hs_buf_host(&ctl, 1, HS_F32)};
-    /* A failure: this worker is dropped (the job re-forms over survivors). */
-    if (hs_group_p2p_wait(w, c, &op, 1) || ctl == CTL_BYE) break;
-    op = (hs_p2p){HS_P2P_RECV, 0, fbuf(l->grad, 0, len)};
-    if (hs_group_p2p_wait(w, c, &op, 1)) break;
-    hs_mutex_lock(w, s->lock);
-    apply(s, w, o, len, l->grad, lr);
-    s->clock[l->worker]++;
-    float stop = ++s->applied >= budget;
-    if (m->params) memcpy(l->out, m->params + o, len * sizeof(float));
-    hs_mutex_unlock(w, s->lock);
-    /* Stale-synchronous: hold the reply while this worker leads too far. */
-    while (s->staleness > 0 && !stop) {
-      hs_mutex_lock(w, s->lock);
-      long lead = s->clock[l->worker] - slowest_clock(s);
-      hs_mutex_unlock(w, s->lock);
-      if (lead <= s->staleness) break;
-      hs_sleep(w, STALENESS_POLL);
-    }
-    hs_p2p back[2] = {{HS_P2P_SEND, 0, fbuf(l->out, 0, len)}, {HS_P2P_SEND, 0, hs_buf_host(&stop, 1, HS_F32)}};
-    if (hs_group_p2p_wait(w, c, back, 1) || hs_group_p2p_wait(w, c, back + 1, 1) || stop) break;
-  }
-  /* Gone: it no longer holds anyone back. */
-  hs_mutex_lock(w, s->lock);
-  s->clock[l->worker] = -1;
-  hs_mutex_unlock(w, s->lock);
-}
-
-static void serve_async(ps_state *s, hs_worker *w) {
-  hs_model *m = s->ctx->model;
-  size_t o, len;
-  slice(s, 0, my_server(s, w), &o, &len);
-  s->lock = hs_mutex_create(w);
-  s->clock = calloc((size_t)s->workers, sizeof *s->clock);
-  s->links = calloc((size_t)s->workers, sizeof *s->links);
-  for (int v = 0; v < s->workers; v++) {
-    ps_link *l = &s->links[v];
-    *l = (ps_link){.s = s, .worker = v};
-    if (m->params) l->grad = malloc(len * sizeof(float)), l->out = malloc(len * sizeof(float));
-    hs_thread_spawn(w, serve_worker, l, &l->thread);
-  }
-  for (int v = 0; v < s->workers; v++) {
-    hs_thread_join(w, s->links[v].thread);
-    free(s->links[v].grad), free(s->links[v].out);
-  }
-  hs_mutex_destroy(w, s->lock);
-}
-
-/* ---- a node's host aggregator (the host path) ---------------------------- */
-
-/* One unit on the host, in flight in its slot: what the servers return
- * (or, with none, the node's average) goes back to the groups' firsts. */
-typedef struct {
-  int unit;                /* -1: free */
-  float *buf;              /* the unit's sum, then the answer (numeric runs) */
-  hs_request *push, *pull; /* to and from the servers */
-  hs_request *h2d;         /* the answer's copies to the groups */
-} host_slot;
-
-/* The answer of the slot's unit is in: COPYH2D to every group's first. */
-static int host_answer(ps_state *s, hs_worker *w, host_slot *h) {
-  size_t uo, ul;
-  unit(s, h->unit, &uo, &ul);
-  hs_p2p *ops = calloc((size_t)s->n_roots, sizeof *ops);
-  for (int r = 0; r < s->n_roots; r++) ops[r] = (hs_p2p){HS_P2P_SEND, 1 + r, fbuf(h->buf, 0, ul)};
-  int rc = hs_group_p2p(w, s->h2d_c, ops, s->n_roots, &h->h2d);
-  free(ops);
-  h->unit = -1;
-  return rc;
-}
-
-/* Waits for the servers' answer of the slot's unit and sends it on. */
-static int host_finish(ps_state *s, hs_worker *w, host_slot *h) {
-  int rc = h->push ? hs_wait(w, &h->push) : 0, prc = h->pull ? hs_wait(w, &h->pull) : 0;
-  rc = rc ? rc : prc;
-  return rc ? rc : host_answer(s, w, h);
-}
-
-/* Unit after unit: the groups' copies in (COPYD2H), their sum on the CPU
- * (PCIE_REDUCE, with several groups), the unit's slices pushed to the
- * servers and their answers pulled, as the node's first worker does
- * without the host path, with up to IN_FLIGHT units out; each answer is
- * copied back to the groups (COPYH2D) as it comes. */
-static void serve_host(ps_state *s, hs_worker *w) {
-  hs_model *m = s->ctx->model;
-  int R = s->n_roots;
-  size_t most = 0;
-  for (int u = 0; u < s->units; u++) {
-    size_t o, len;
-    unit(s, u, &o, &len);
-    if (len > most) most = len;
-  }
-  float *parts = m->params && R > 0 ? malloc((size_t)R * most * sizeof(float)) : NULL;
-  host_slot slot[IN_FLIGHT];
-  for (int i = 0; i < IN_FLIGHT; i++)
-    slot[i] = (host_slot){.unit = -1, .buf = m->params ? malloc(most * sizeof(float)) : NULL};
-  hs_p2p *ops = calloc((size_t)(R + 2 * s->servers) + 1, sizeof *ops);
-  int k = 0, oldest = 0; /* units taken in; the oldest still out */
-  for (int it = s->ctx->iteration; R > 0 && it < s->ctx->sc->run.iterations; it++) {
-    for (int u = 0; u < s->units; u++, k++) {
-      size_t uo, ul;
-      unit(s, u, &uo, &ul);
-      for (; k - oldest >= IN_FLIGHT; oldest++)
-        if (slot[oldest % IN_FLIGHT].unit >= 0 && host_finish(s, w, &slot[oldest % IN_FLIGHT])) goto out;
-      for (int r = 0; r < R; r++) ops[r] = (hs_p2p){HS_P2P_RECV, 1 + r, fbuf(parts, (size_t)r * ul, ul)};
-      if (hs_group_p2p_wait(w, s->d2h_c, ops, R)) goto out;
-      host_slot *h = &slot[k % IN_FLIGHT];
-      if (h->h2d && hs_wait(w, &h->h2d)) goto out; /* its buffer's last answer has left */
-      /* the groups' sums added on the CPU: read each, write one */
-      if (R > 1) server_kernel(s, w, 4.0 * (R + 1) * (double)ul, 1);
-      if (h->buf) {
-        memcpy(h->buf, parts, ul * sizeof(float));
-        for (int r = 1; r < R; r++) hs_k_axpy_f32(h->buf, parts + (size_t)r * ul, 1.0f, ul);
-      }
-      h->unit = u;
-      if (s->servers == 0) { /* one machine: the host's sum is the answer */
-        server_kernel(s, w, 8.0 * (double)ul, 1);
-        if (h->buf) hs_k_divide(HS_K_F32, h->buf, ul, s->workers);
-        if (host_answer(s, w, h)) goto out;
-        continue;
-      }
-      hs_p2p *push = ops + R, *pull = ops + R + s->servers;
-      for (int j = 0; j < s->servers; j++) {
-        size_t o, len;
-        slice(s, u, j, &o, &len);
-        push[j] = (hs_p2p){HS_P2P_SEND, s->server_rank[j], fbuf(h->buf, o - uo, len)};
-        pull[j] = (hs_p2p){HS_P2P_RECV, s->server_rank[j], fbuf(h->buf, o - uo, len)};
-      }
-      if (hs_group_p2p(w, s->pull_c, pull, s->servers, &h->pull) ||
-          hs_group_p2p(w, s->push_c, push, s->servers, &h->push))
-        goto out;
-    }
-    for (; oldest < k; oldest++) /* the iteration's last answers */
-      if (slot[oldest % IN_FLIGHT].unit >= 0 && host_finish(s, w, &slot[oldest % IN_FLIGHT])) goto out;
-  }
-out:
-  for (int i = 0; i < IN_FLIGHT; i++) {
-    host_slot *h = &slot[(k + i) % IN_FLIGHT]; /* oldest first */
-    if (h->push) hs_wait(w, &h->push);
-    if (h->pull) hs_wait(w, &h->pull);
-    if (h->h2d) hs_wait(w, &h->h2d);
-    free(h->buf);
-  }
-  free(ops), free(parts);
-}
-
 static void ps_serve(hs_algo_ctx *ctx) {
   ps_state *s = ctx->state;
-  if (s->aggregator) serve_host(s, ctx->w);
-  else if (s->async) serve_async(s, ctx->w);
-  else serve_sync(s, ctx->w);
+  if (s->aggregator) hs_ps_serve_host(s, ctx->w);
+  else if (s->async) hs_ps_serve_async(s, ctx->w);
+  else hs_ps_serve_sync(s, ctx->w);
 }
 
 static void ps_finish(hs_algo_ctx *ctx) {

@@ -1,5 +1,5 @@
 /* test_ps_placement.c — where parameter servers run, and the bytes each
- * placement sends through each node's NIC (algos/parameter_server.c).
+ * placement sends through each node's NIC (algos/parameter_server.c, ps_server.c, ps_host.c).
  *
  * 4 nodes x 4 GPUs, softmax with P = 330 parameters (M = 4P bytes), 5
  * synchronous iterations, message by message (sim.fidelity = "step", so
