@@ -174,6 +174,9 @@ static int rank_nodes(ps_state *s, hs_worker *w, int *node) {
   return rc ? rc : hs_wait(w, &q);
 }
 
+/* The host aggregator of node n: the last of the node's CPU processes. */
+static int aggregator_rank(const ps_state *s, int n) { return s->first_cpu + n * s->cpn + s->cpn - 1; }
+
 /* Who is who. Failures take GPUs only, so the CPU processes stay the
  * world's last ranks in the scenario's order (scenario.h): each node's
  * (its colocated server, then its host aggregator), then the server
@@ -190,31 +193,33 @@ static void find_roles(ps_state *s, hs_worker *w, const hs_server_layout *lay) {
                         : lay->server_machines ? first_cpu + c->nodes * cpn + j
                                                : first_cpu + j * cpn;
   s->cpu = w->rank >= first_cpu;
-  s->aggregator = s->host && s->cpu && w->rank < first_cpu + c->nodes * cpn && (w->rank - first_cpu) % cpn == cpn - 1;
+  s->aggregator = s->host && s->cpu && w->rank < first_cpu + c->nodes * cpn &&
+                  w->rank == aggregator_rank(s, (w->rank - first_cpu) / cpn);
 }
 
 /* The world ranks that push (sync): every worker, with aggregate each
  * node's first, on the host path the aggregator of each node that has
- * workers (left); on the host path also each worker's group (its node's
- * workers cut in runs of pcie_switch_size), whether it leads it, and an
- * aggregator's count of its node's groups. */
+ * workers (left). On the host path also this worker's group (its node's
+ * workers cut in runs of pcie_switch_size, in *group) and whether it leads
+ * it, and an aggregator's count of its node's groups. */
 static int find_pushers(ps_state *s, hs_worker *w, int aggregate, int *node, int *group) {
   const hs_cluster_spec *c = &s->ctx->sc->cluster;
   int rc = rank_nodes(s, w, node), k = (int)hs_opt_int(s->ctx->opt, "pcie_switch_size");
   s->pushers = malloc((size_t)w->size * sizeof *s->pushers);
-  for (int v = 0; v < w->size; v++) group[v] = -1;
+  *group = 0;
   for (int v = 0, local = 0; !rc && v < s->workers; v++) {
     local = v == 0 || node[v] != node[v - 1] ? 0 : local + 1;
-    if (s->host) group[v] = local / k;
-    int leads = local % (s->host ? k : 1 << 30) == 0;
-    if (s->host && leads && v == w->rank) s->group_root = 1;
-    if (s->host && leads && s->aggregator && node[v] == node[w->rank]) s->n_roots++;
-    if (!s->host && (!aggregate || local == 0)) s->pushers[s->n_pushers++] = v;
+    if (!s->host) {
+      if (!aggregate || local == 0) s->pushers[s->n_pushers++] = v;
+      continue;
+    }
+    if (v == w->rank) *group = local / k, s->group_root = local % k == 0;
+    if (local % k == 0 && s->aggregator && node[v] == node[w->rank]) s->n_roots++;
   }
   for (int n = 0; !rc && s->host && n < c->nodes; n++) {
     int has_workers = 0;
     for (int v = 0; v < s->workers; v++) has_workers |= node[v] == n;
-    if (has_workers) s->pushers[s->n_pushers++] = s->first_cpu + n * s->cpn + s->cpn - 1;
+    if (has_workers) s->pushers[s->n_pushers++] = aggregator_rank(s, n);
   }
   for (int i = 0; i < s->n_pushers; i++) s->pusher |= s->pushers[i] == w->rank;
   return rc;
@@ -242,23 +247,24 @@ static int ps_init(hs_algo_ctx *ctx) {
    * shrink they are the ones the survivors agreed on (algorithm.h), which
    * the servers' shards take over. */
   if (ctx->restarts == 0) hs_model_init_params(m, &ctx->sc->workload, ctx->sc->run.seed, 0);
-  if (w->role == HS_ROLE_SERVER && !s->worker_update && m->params && ctx->sc->workload.momentum > 0)
+  if (w->role == HS_ROLE_SERVER && !s->aggregator && !s->worker_update && m->params &&
+      ctx->sc->workload.momentum > 0)
     s->momentum = calloc(m->n_params, sizeof(float)); /* its slices' entries are the ones used */
   if (w->role == HS_ROLE_WORKER && s->worker_update) s->momentum = hs_sgd_momentum_alloc(ctx);
   s->stopped_by = calloc((size_t)s->servers, sizeof *s->stopped_by);
   if (!s->async) {
-    int *node = malloc((size_t)w->size * sizeof *node), *group = malloc((size_t)w->size * sizeof *group);
-    int aggregate = hs_opt_bool(ctx->opt, "aggregate"), rc = find_pushers(s, w, aggregate, node, group);
+    int *node = malloc((size_t)w->size * sizeof *node), group;
+    int aggregate = hs_opt_bool(ctx->opt, "aggregate"), rc = find_pushers(s, w, aggregate, node, &group);
     /* a node's workers, or on the host path a group of them (colors apart
      * by node: a node has fewer groups than the world has ranks) */
-    int mine = w->role == HS_ROLE_WORKER ? node[w->rank] * w->size + (s->host ? group[w->rank] : 0) : -1;
+    int mine = w->role == HS_ROLE_WORKER ? node[w->rank] * w->size + group : -1;
     if (!rc && aggregate) rc = hs_comm_split(w, w->world, mine, w->rank, &s->node);
     if (!rc && aggregate) rc = hs_comm_split(w, w->world, mine, w->rank, &s->node_bc);
     /* the host path's copies: a node's aggregator first, then its groups' firsts */
     int copies = s->aggregator || s->group_root ? node[w->rank] : -1, key = s->aggregator ? -1 : w->rank;
     if (!rc && s->host) rc = hs_comm_split(w, w->world, copies, key, &s->d2h_c);
     if (!rc && s->host) rc = hs_comm_split(w, w->world, copies, key, &s->h2d_c);
-    free(node), free(group);
+    free(node);
     if (!rc) rc = hs_comm_split(w, w->world, 0, w->rank, &s->push_c);
     if (!rc) rc = hs_comm_split(w, w->world, 0, w->rank, &s->pull_c);
     s->pushed = calloc((size_t)s->units, sizeof *s->pushed);
@@ -468,7 +474,8 @@ static void ps_finish(hs_algo_ctx *ctx) {
   if (s->pair)
     for (int v = 0; v < s->workers; v++)
       if (s->pair[v]) hs_comm_free(w, s->pair[v]);
-  free(s->pair), free(s->server_rank), free(s->momentum), free(s->stopped_by), free(s->clock), free(s->links), free(s->gsum);
+  free(s->pair), free(s->server_rank), free(s->momentum), free(s->stopped_by), free(s->clock), free(s->links);
+  free(s->gsum);
   free(s);
 }
 

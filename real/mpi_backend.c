@@ -269,12 +269,12 @@ hs_worker *hs_mpi_worker_create(const hs_scenario *sc, hs_emulator *emu, int emu
   w->gpus_per_node = sc->cluster.gpus_per_node;
   /* a CPU process (after the GPUs, scenario.h) on its node or server
    * machine, its local rank after the node's GPUs */
-  w->node = hs_cluster_rank_node(&sc->cluster, rank);
-  w->local_rank = hs_cluster_rank_is_cpu(&sc->cluster, rank)
-                      ? w->gpus_per_node + rank - (rank < hs_cluster_rank_of_machine(&sc->cluster, 0)
-                                                       ? hs_cluster_rank_of_cpu(&sc->cluster, w->node, 0)
-                                                       : hs_cluster_rank_of_machine(&sc->cluster, 0))
-                      : rank % w->gpus_per_node;
+  const hs_cluster_spec *c = &sc->cluster;
+  w->node = hs_cluster_rank_node(c, rank);
+  if (!hs_cluster_rank_is_cpu(c, rank)) w->local_rank = rank % w->gpus_per_node;
+  else if (rank < hs_cluster_rank_of_machine(c, 0))
+    w->local_rank = w->gpus_per_node + rank - hs_cluster_rank_of_cpu(c, w->node, 0);
+  else w->local_rank = w->gpus_per_node; /* a server machine's one process */
   MPI_Comm world;
   MPI_Comm_dup(MPI_COMM_WORLD, &world);
   w->world = comm_wrap(self, world);

@@ -197,14 +197,16 @@ static int to_nic(const hs_cluster_spec *c, int n, const hs_link_spec *intra, in
 /* ---- CPU processes (scenario.h's ranks after the GPUs; sim/platform.c) ---- */
 
 /* A CPU process of a node: its link to the node's switch (socket 0's
- * root), up = 1 the way out of it; on a PCIe tree of the memory's
- * bandwidth, the switches' uplinks being PCIe's part. */
+ * root, hs_links_cpu_bandwidth), up = 1 the way out of it. */
 static hs_hop node_cpu_hop(const hs_cluster_spec *c, int r, int up) {
   int n = hs_cluster_rank_node(c, r), i = r - hs_cluster_rank_of_cpu(c, n, 0) + n * c->cpu_ranks_per_node;
   hs_link_spec intra, inter;
   hs_links_of_node(c, n, &intra, &inter);
-  double bw = hs_links_pcie_tree(c) ? c->host_memory_bandwidth : c->host_bandwidth;
-  return (hs_hop){cpu_base(c) + 2 * i + !up, bw, intra.latency / 2};
+  return (hs_hop){cpu_base(c) + 2 * i + !up, hs_links_cpu_bandwidth(c), intra.latency / 2};
+}
+
+double hs_links_cpu_bandwidth(const hs_cluster_spec *c) {
+  return hs_links_pcie_tree(c) ? c->host_memory_bandwidth : c->host_bandwidth;
 }
 
 /* A server machine's NICs to the fabric's top: a GPU node's NICs at the
@@ -255,39 +257,48 @@ static int endpoint_nic(const hs_cluster_spec *c, int r, int n, const hs_link_sp
   return k;
 }
 
-/* Routes with a CPU process at an end: inside a node through its switch,
- * across nodes and to server machines through the NICs and the fabric. */
-static int route_cpu(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
-  int G = c->nodes * c->gpus_per_node, N = c->nodes, k = 0;
-  int ma = a >= hs_cluster_rank_of_machine(c, 0), mb = b >= hs_cluster_rank_of_machine(c, 0);
-  int na = ma ? -1 : hs_cluster_rank_node(c, a), nb = mb ? -1 : hs_cluster_rank_node(c, b);
-  hs_link_spec intra_a, inter_a, intra_b, inter_b;
-  if (!ma) hs_links_of_node(c, na, &intra_a, &inter_a);
-  if (!mb) hs_links_of_node(c, nb, &intra_b, &inter_b);
-  if (!ma && na == nb) { /* one node: through its switch (socket 0's root) */
-    if (a < G) {
-      out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
-      k += climb(c, na, &intra_a, a, 0, 1, out + k);
-    } else {
-      out[k++] = node_cpu_hop(c, a, 1);
-    }
-    if (b < G) {
-      k += climb(c, nb, &intra_b, b, 0, 0, out + k);
-      out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};
-    } else {
-      out[k++] = node_cpu_hop(c, b, 0);
-    }
-    return k;
-  }
-  if (ma) {
-    out[k++] = machine_hop(c, a, 1);
+/* a to b, two ranks of node n. Between GPUs: up a's switch to where the
+ * route turns, b's socket (nothing under one switch with peer access;
+ * without it even a switch's own GPUs meet in host memory, at the CPU),
+ * and down to b (the socket link was crossed going up). A CPU process
+ * sits at socket 0's root, where a route to or from it turns. */
+static int route_in_node(const hs_cluster_spec *c, int a, int b, int n, hs_hop *out) {
+  int G = c->nodes * c->gpus_per_node, k = 0;
+  hs_link_spec intra, inter;
+  hs_links_of_node(c, n, &intra, &inter);
+  int gpus = a < G && b < G;
+  int same_switch = gpus && c->intra_p2p && hs_links_switch_of(c, a) == hs_links_switch_of(c, b);
+  int turn = gpus ? hs_links_socket_of(c, hs_links_switch_of(c, b)) : 0;
+  if (a < G) {
+    out[k++] = (hs_hop){2 * a, intra.bandwidth, intra.latency / 2};
+    if (!same_switch) k += climb(c, n, &intra, a, turn, 1, out + k);
   } else {
+    out[k++] = node_cpu_hop(c, a, 1);
+  }
+  if (b < G) {
+    if (!same_switch) k += climb(c, n, &intra, b, turn, 0, out + k);
+    out[k++] = (hs_hop){2 * b + 1, intra.bandwidth, intra.latency / 2};
+  } else {
+    out[k++] = node_cpu_hop(c, b, 0);
+  }
+  return k;
+}
+
+/* a (of node na, or a server machine: na < 0) to b across the fabric:
+ * each end to its NIC, the NICs, and a fat tree's leaf uplinks between
+ * racks (a server machine hangs at the top, the spine). */
+static int route_across(const hs_cluster_spec *c, int a, int na, int b, int nb, hs_hop *out) {
+  int G = c->nodes * c->gpus_per_node, N = c->nodes, k = 0;
+  hs_link_spec intra_a, inter_a, intra_b, inter_b;
+  if (na >= 0) {
+    hs_links_of_node(c, na, &intra_a, &inter_a);
     k += endpoint_nic(c, a, na, &intra_a, 1, out + k);
     out[k++] = (hs_hop){2 * G + 2 * na, inter_a.bandwidth, inter_a.latency / 2};
+  } else {
+    out[k++] = machine_hop(c, a, 1);
   }
-  /* the fat tree's leaf uplinks: a server machine is at the spine */
   if (c->topology == HS_TOPO_FAT_TREE) {
-    int ra = ma ? -1 : na / c->rack_size, rb = mb ? -1 : nb / c->rack_size;
+    int ra = na < 0 ? -1 : na / c->rack_size, rb = nb < 0 ? -1 : nb / c->rack_size;
     if (ra != rb && ra >= 0) {
       hs_link_spec ua = hs_links_uplink(c, ra);
       out[k++] = (hs_hop){2 * G + 2 * N + 2 * ra, ua.bandwidth, ua.latency};
@@ -297,51 +308,20 @@ static int route_cpu(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
       out[k++] = (hs_hop){2 * G + 2 * N + 2 * rb + 1, ub.bandwidth, ub.latency};
     }
   }
-  if (mb) {
-    out[k++] = machine_hop(c, b, 0);
-  } else {
+  if (nb >= 0) {
+    hs_links_of_node(c, nb, &intra_b, &inter_b);
     out[k++] = (hs_hop){2 * G + 2 * nb + 1, inter_b.bandwidth, inter_b.latency / 2};
     k += endpoint_nic(c, b, nb, &intra_b, 0, out + k);
+  } else {
+    out[k++] = machine_hop(c, b, 0);
   }
   return k;
 }
 
 int hs_links_route(const hs_cluster_spec *c, int a, int b, hs_hop *out) {
   if (a == b) return 0;
-  if (hs_cluster_rank_is_cpu(c, a) || hs_cluster_rank_is_cpu(c, b)) return route_cpu(c, a, b, out);
-  int G = c->nodes * c->gpus_per_node, N = c->nodes;
-  int na = a / c->gpus_per_node, nb = b / c->gpus_per_node;
-  hs_link_spec intra_a, inter_a, intra_b, inter_b;
-  hs_links_of_node(c, na, &intra_a, &inter_a);
-  hs_links_of_node(c, nb, &intra_b, &inter_b);
-  int k = 0, apart = na != nb && hs_links_nic_apart(c);
-  int pcie = 2 * G + 2 * N + 2 * racks_of(c); /* the PCIe sides' ids */
-  if (apart) out[k++] = (hs_hop){pcie + 2 * na, INFINITY, intra_a.latency / 2};
-  else out[k++] = (hs_hop){2 * a, intra_a.bandwidth, intra_a.latency / 2};
-  /* up the PCIe tree to where the route turns: inside a node b's socket
-   * (nothing under one switch); across nodes to the NIC */
-  /* without peer access (intra.p2p) even a switch's own GPUs meet in
-   * host memory, at the CPU */
-  int same_switch = na == nb && c->intra_p2p && hs_links_switch_of(c, a) == hs_links_switch_of(c, b);
-  int turn = hs_links_socket_of(c, hs_links_switch_of(c, b));
-  if (na != nb) k += to_nic(c, na, &intra_a, a, 1, out + k);
-  else if (!same_switch) k += climb(c, na, &intra_a, a, turn, 1, out + k);
-  if (na != nb) {
-    out[k++] = (hs_hop){2 * G + 2 * na, inter_a.bandwidth, inter_a.latency / 2};
-    int ra = na / c->rack_size, rb = nb / c->rack_size;
-    if (c->topology == HS_TOPO_FAT_TREE && ra != rb) {
-      hs_link_spec ua = hs_links_uplink(c, ra), ub = hs_links_uplink(c, rb);
-      out[k++] = (hs_hop){2 * G + 2 * N + 2 * ra, ua.bandwidth, ua.latency};
-      out[k++] = (hs_hop){2 * G + 2 * N + 2 * rb + 1, ub.bandwidth, ub.latency};
-    }
-    out[k++] = (hs_hop){2 * G + 2 * nb + 1, inter_b.bandwidth, inter_b.latency / 2};
-  }
-  /* and down to b: from the NIC across nodes; inside a node from the
-   * turn, b's own socket, so only b's switch's uplink (the socket link
-   * was crossed going up) */
-  if (na != nb) k += to_nic(c, nb, &intra_b, b, 0, out + k);
-  else if (!same_switch) k += climb(c, nb, &intra_b, b, turn, 0, out + k);
-  if (apart) out[k++] = (hs_hop){pcie + 2 * nb + 1, INFINITY, intra_b.latency / 2};
-  else out[k++] = (hs_hop){2 * b + 1, intra_b.bandwidth, intra_b.latency / 2};
-  return k;
+  int machines = hs_cluster_rank_of_machine(c, 0);
+  int na = a < machines ? hs_cluster_rank_node(c, a) : -1, nb = b < machines ? hs_cluster_rank_node(c, b) : -1;
+  if (na >= 0 && na == nb) return route_in_node(c, a, b, na, out);
+  return route_across(c, a, na, b, nb, out);
 }

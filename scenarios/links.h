@@ -112,6 +112,13 @@ int hs_links_pcie_path(const hs_cluster_spec *c, int gpu_a, int gpu_b);
  * CPU: src/graph/topo.h, search.cc followPath). */
 double hs_links_switch_uplink(const hs_cluster_spec *c, int node);
 
+/* B/s of a node's CPU process's own link to the node's switch (socket
+ * 0's root), which its bytes to the GPUs and NICs cross: host.bandwidth
+ * (PCIe to CPU memory) on a node without a PCIe tree; on a tree the
+ * switches' uplinks and the socket link are PCIe's part, and the link
+ * stands for the memory, host.memory_bandwidth. */
+double hs_links_cpu_bandwidth(const hs_cluster_spec *c);
+
 /* Number of directed link ids (the size of a per-link table). */
 int hs_links_count(const hs_cluster_spec *c);
 

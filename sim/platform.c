@@ -98,12 +98,10 @@ static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_z
   }
   /* The node's CPU processes (parameter servers, host aggregators): host
    * "cpu<r>" on a link to the node's switch, which every byte between
-   * them and the GPUs or the NICs crosses: the host's PCIe bandwidth
-   * where the node is a star, and where it is a PCIe tree (links.h) its
-   * memory's, the switches' uplinks and the socket link being PCIe's
-   * part already (two switches copy to host memory at once, each up its
-   * own uplink). */
-  double host_link = hs_links_pcie_tree(c) && !cluster_zone ? c->host_memory_bandwidth : c->host_bandwidth;
+   * them and the GPUs or the NICs crosses (links.h,
+   * hs_links_cpu_bandwidth: on a PCIe tree two switches copy to host
+   * memory at once, each up its own uplink). */
+  double host_link = hs_links_cpu_bandwidth(c);
   for (int k = 0; k < c->cpu_ranks_per_node; k++) {
     int r = hs_cluster_rank_of_cpu(c, n, k);
     char id[64];
