@@ -499,7 +499,9 @@ static const hs_option_spec ps_options[] = {
      "sync, without overlap: push and pull the buckets once backward is done, one after another through the "
      "same stages (BytePS's partitions when nothing overlaps backward); false: the whole model as one unit"},
     {"bucket_size", HS_OPT_BYTES, "4000KiB", 1, NULL,
-     "overlap or pipeline: the buckets pushed (BytePS's BYTEPS_PARTITION_BYTES, 4096000)"},
+     "overlap or pipeline: the buckets pushed, layers merged until one holds at least this much, each sliced over "
+     "every server (the size of BytePS's BYTEPS_PARTITION_BYTES, 4096000; BytePS cuts each tensor into partitions "
+     "of it and merges none: docs/algorithms.md)"},
     {"mode", HS_OPT_STRING, "sync", 0, "sync|async", "servers wait for every worker, or serve each as it comes"},
     {"staleness", HS_OPT_INT, "0", 0, NULL, "async: most iterations a worker may lead the slowest (0: unbounded)"},
     {NULL, 0, NULL, 0, NULL, NULL},
