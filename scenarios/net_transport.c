@@ -254,7 +254,7 @@ double hs_net_hop_cap(const hs_cluster_spec *c, int a, int b, int node_a, int no
   /* CPU processes: ranks after the GPUs (a switch that reduces has an id
    * past every rank, and is no CPU process) */
   int ranks = c->nodes * c->gpus_per_node, all = hs_cluster_ranks(c);
-  int cpu_a = a >= ranks && a < all, cpu_b = b >= ranks && b < all;
+  int cpu_a = hs_cluster_rank_is_cpu(c, a) && a < all, cpu_b = hs_cluster_rank_is_cpu(c, b) && b < all;
   if (node_a != node_b)
     return cpu_a && cpu_b ? hs_net_host_flow_cap(c, node_a, node_b, concurrent)
                           : hs_net_flow_cap_concurrent(c, node_a, node_b, channels, gpus, concurrent);
