@@ -46,6 +46,7 @@ typedef enum { REQ_STREAM, REQ_FAST, REQ_P2P } req_kind;
 /* An actor blocked until a request is done, on a semaphore of its own. */
 typedef struct waiter {
   sg_sem_t sem;
+  int retry; /* woken before the request was done: look again */
   struct waiter *next;
 } waiter;
 
@@ -103,26 +104,31 @@ static void sem_give(sim_world *w, sg_sem_t s) {
   w->spare_sems[w->n_spare_sems++] = s;
 }
 
-/* Blocks the calling actor until r is done. Its owner may free r as soon
- * as it is: only the owner may read r after this returns. */
-static void block_on(sim_world *w, hs_request *r) {
-  waiter me = {sem_take(w), r->waiters};
+/* Blocks the calling actor until r is done, or until wake_retry: returns
+ * 1 for the latter. Once r is done its owner may free it as soon as it
+ * is: only the owner may read r after this returns 0. */
+static int block_on(sim_world *w, hs_request *r) {
+  waiter me = {sem_take(w), 0, r->waiters};
   r->waiters = &me;
   sg_sem_acquire(me.sem);
   sem_give(w, me.sem);
+  return me.retry;
 }
 
-/* Releases whoever blocked on r: the last thing done with r, since a woken
+/* Releases whoever blocked on r, telling them to look at r again (retry)
+ * or that it is done: then the last thing done with r, since a woken
  * owner frees it. */
-static void wake_all(hs_request *r) {
+static void wake(hs_request *r, int retry) {
   waiter *l = r->waiters;
   r->waiters = NULL;
   while (l) {
     waiter *next = l->next; /* l lives on a woken actor's stack */
+    l->retry = retry;
     sg_sem_release(l->sem);
     l = next;
   }
 }
+static void wake_all(hs_request *r) { wake(r, 0); }
 
 static void trace_op(hs_comm *c, const hs_op *o, double t0, double t1) {
   char what[40], size[16];
@@ -279,10 +285,10 @@ static void post_p2p(sim_stream *st, hs_comm *c, const hs_op *op, const hs_exec 
 
 /* Waits for r's comms, or for whoever is already waiting for them. */
 static void complete_p2p(sim_world *w, hs_request *r) {
-  if (r->done) return;
-  if (r->claimed) {
-    block_on(w, r);
-    return;
+  for (;;) {
+    if (r->done) return;
+    if (!r->claimed) break;
+    if (!block_on(w, r)) return; /* done: r may be gone */
   }
   r->claimed = 1;
   hs_sim_wait_posted(&r->io);
@@ -448,7 +454,19 @@ int hs_sim_test(hs_request **q) {
   case REQ_FAST: if (!r->done || r->finish > simgrid_get_clock()) return 0; break;
   case REQ_P2P:
     if (r->claimed && !r->done) return 0;
-    if (!r->done && (!hs_sim_test_posted(&r->io) || r->io.ended + r->cost > simgrid_get_clock())) return 0;
+    if (!r->done) {
+      /* SimGrid's test of a comm is a simcall, which lets other actors
+       * run: the stream's actor, draining, must not wait on the comms
+       * while this test may release them. It waits for the test, then
+       * looks again (complete_p2p). */
+      r->claimed = 1;
+      int ended = hs_sim_test_posted(&r->io);
+      r->claimed = 0;
+      if (!ended || r->io.ended + r->cost > simgrid_get_clock()) {
+        wake(r, 1);
+        return 0;
+      }
+    }
     break;
   }
   int rc = hs_sim_wait(q); /* a failed peer is reported, not dropped */
