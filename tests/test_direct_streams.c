@@ -18,7 +18,8 @@
  * actors must have started.
  *
  * Then, in process, hs_test on direct requests: a fast allreduce and a
- * gossip exchange are pending while a peer has not posted, done after. */
+ * gossip exchange are pending while a peer has not posted, done after; a
+ * test of a direct send that the stream's actor is draining ends well. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,32 @@ static void test_rank(hs_worker *w, void *arg) {
     report_rank0(w, early == 0 && late == 1 && q == NULL && theirs == 2.0f,
                  "gossip: test pending until the peer posts, then done with its data", early, late, hs_now(w));
   }
+  /* A direct send whose message has arrived, a second send posted behind
+   * it on the same communicator (so the stream's actor starts and drains
+   * the first), and a test of the first at that same moment: SimGrid's test
+   * of a comm lets other actors run, and the actor once waited on a comm
+   * the test then released (a crash). */
+  if (w->rank < 2) {
+    float a = 3, b = 4, got[2] = {0, 0};
+    hs_request *first = NULL, *second = NULL;
+    if (w->rank == 0) {
+      hs_p2p sa = {HS_P2P_SEND, 1, hs_buf_host(&a, 1, HS_F32)}, sb = {HS_P2P_SEND, 1, hs_buf_host(&b, 1, HS_F32)};
+      hs_group_p2p(w, w->world, &sa, 1, &first);
+      hs_compute(w, 1e12); /* 10 ms: the message is long in */
+      hs_group_p2p(w, w->world, &sb, 1, &second);
+      int t = hs_test(w, &first);
+      if (first) hs_wait(w, &first);
+      hs_wait(w, &second);
+      report_rank0(w, t >= 0 && !first && !second, "a test of a direct send while the stream's actor drains it",
+                   t, 1, hs_now(w));
+    } else {
+      hs_p2p ra = {HS_P2P_RECV, 0, hs_buf_host(&got[0], 1, HS_F32)}, rb = {HS_P2P_RECV, 0, hs_buf_host(&got[1], 1, HS_F32)};
+      hs_group_p2p(w, w->world, &ra, 1, &first);
+      hs_group_p2p(w, w->world, &rb, 1, &second);
+      hs_wait(w, &first), hs_wait(w, &second);
+      if (got[0] != 3.0f || got[1] != 4.0f) fprintf(stderr, "rank 1 received %g, %g\n", got[0], got[1]);
+    }
+  }
 }
 
 static void test_child(void *arg, FILE *report) {
@@ -77,9 +104,11 @@ static void test_child(void *arg, FILE *report) {
   }
   hs_sim_stats st;
   hs_test_simulate(&sc, 0, test_rank, NULL, &st, NULL);
-  hs_report(report, st.fast_collectives == 1 && st.actors == 4,
-            "the allreduce was timed by fast and no stream actor started (%ld fast, %ld actors)", st.fast_collectives,
-            st.actors);
+  /* the four ranks, and the streams of ranks 0 and 1 that the last part
+   * starts (its second operations go behind the first) */
+  hs_report(report, st.fast_collectives == 1 && st.actors == 6,
+            "the allreduce was timed by fast and no stream actor started before the last part (%ld fast, %ld actors, "
+            "6 expected)", st.fast_collectives, st.actors);
 }
 
 /* ---- metrics both ways ------------------------------------------------------------ */
