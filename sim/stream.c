@@ -104,7 +104,7 @@ static void sem_give(sim_world *w, sg_sem_t s) {
   w->spare_sems[w->n_spare_sems++] = s;
 }
 
-/* Blocks the calling actor until r is done, or until wake_retry: returns
+/* Blocks the calling actor until r is done, or until wake(r, 1): returns
  * 1 for the latter. Once r is done its owner may free it as soon as it
  * is: only the owner may read r after this returns 0. */
 static int block_on(sim_world *w, hs_request *r) {
