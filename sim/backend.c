@@ -27,13 +27,18 @@ static int sim_waitall(hs_request **q, int n) {
 /* ---- communicators ----------------------------------------------------------- */
 
 /* Every member of the parent registers (color, key); the last to arrive
- * lets all through a SimGrid barrier, then each computes its own group from
- * the complete table. Costs no simulated time. */
+ * sorts the complete table into groups (group_ranks) and lets all through a
+ * SimGrid barrier, then each takes its own group. Costs no simulated time. */
 struct sim_rendezvous {
   int ctx, seq;
   int size, left;
   int arrived, revoked; /* revoked: the parent was, when its last member arrived */
   int *color, *key;
+  int *by_color; /* parent ranks sorted by (color, rank): each color's run together */
+  int *first;    /* per parent rank: its color's first rank, where the group's run and members are kept */
+  int *group;    /* per parent rank: its color's index among the colors in order of first appearance */
+  int *run_at;   /* per first rank: where its run starts in by_color */
+  int *run_len;  /* per first rank: the run's length */
   int ctx_base;
   sim_members **groups; /* one per parent rank, shared per color */
   sg_bar_t barrier;
@@ -49,6 +54,11 @@ static sim_rendezvous *rendezvous_get(sim_world *w, hs_comm *c) {
   r->size = r->left = c->g.size;
   r->color = malloc(r->size * sizeof(int));
   r->key = malloc(r->size * sizeof(int));
+  r->by_color = malloc(r->size * sizeof(int));
+  r->first = malloc(r->size * sizeof(int));
+  r->group = malloc(r->size * sizeof(int));
+  r->run_at = malloc(r->size * sizeof(int));
+  r->run_len = malloc(r->size * sizeof(int));
   r->groups = calloc(r->size, sizeof *r->groups);
   r->ctx_base = w->next_ctx;
   w->next_ctx += r->size;
@@ -68,6 +78,7 @@ static void rendezvous_done(sim_world *w, sim_rendezvous *r) {
   sg_barrier_destroy(r->barrier);
   free(r->color);
   free(r->key);
+  free(r->by_color), free(r->first), free(r->group), free(r->run_at), free(r->run_len);
   free(r->groups);
   free(r);
 }
@@ -134,6 +145,45 @@ static void sim_comm_free(hs_comm *c);
 
 /* Splits c; host_side: the new communicators are a host-side controller's
  * (comm_split_host), their plans made without sim.nccl_version's narrowing. */
+/* qsort's comparators for group_ranks and split (their table: qsort has
+ * no argument for it, and the simulation runs one actor at a time). */
+static const int *sort_by;
+static int by_value_then_rank(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  if (sort_by[x] != sort_by[y]) return sort_by[x] < sort_by[y] ? -1 : 1;
+  return (x > y) - (x < y);
+}
+static int by_rank(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The groups of a complete table, once for all its members: sorted by
+ * (color, rank), each color's run gives its first rank and its members,
+ * and the runs' first ranks in order give the colors' indices. O(n log n)
+ * for the split; each member searching the table for its own group made
+ * it O(n^3), most of the time of a hierarchical algorithm's start at
+ * 4096 GPUs (docs/performance.md). */
+static void group_ranks(sim_rendezvous *r) {
+  int n = r->size, runs = 0;
+  for (int i = 0; i < n; i++) r->by_color[i] = i;
+  sort_by = r->color;
+  qsort(r->by_color, (size_t)n, sizeof(int), by_value_then_rank);
+  int *firsts = malloc((size_t)n * sizeof(int));
+  for (int k = 0; k < n;) {
+    int head = r->by_color[k], len = 1;
+    while (k + len < n && r->color[r->by_color[k + len]] == r->color[head]) len++;
+    for (int j = k; j < k + len; j++) r->first[r->by_color[j]] = head;
+    r->run_at[head] = k, r->run_len[head] = len;
+    if (r->color[head] >= 0) firsts[runs++] = head;
+    k += len;
+  }
+  qsort(firsts, (size_t)runs, sizeof(int), by_rank);
+  for (int g = 0; g < runs; g++) r->group[firsts[g]] = g;
+  for (int i = 0; i < n; i++) r->group[i] = r->group[r->first[i]];
+  free(firsts);
+}
+
 static int split(hs_comm *c, int color, int key, hs_comm **out, int host_side) {
   sim_world *w = c->self->world;
   sim_rendezvous *r = rendezvous_get(w, c);
@@ -144,23 +194,19 @@ static int split(hs_comm *c, int color, int key, hs_comm **out, int host_side) {
    * arrive, for all: decided by each as it leaves, a failure striking
    * between two of them sent one on to its next split while the other
    * returned, and the first waited there for ever. */
-  if (++r->arrived == r->size) r->revoked = c->ctx < w->revoke_floor;
+  if (++r->arrived == r->size) {
+    r->revoked = c->ctx < w->revoke_floor;
+    group_ranks(r);
+  }
   sg_barrier_wait(r->barrier);
   int revoked = r->revoked;
   *out = NULL;
   if (color >= 0) {
     /* Group index: order of first appearance of the color among parent ranks. */
-    int group_idx = 0, first = -1;
-    for (int i = 0; i < r->size && first < 0; i++)
-      if (r->color[i] == color) first = i;
-    for (int i = 0; i < first; i++) {
-      int seen = 0;
-      for (int j = 0; j < i && !seen; j++) seen = r->color[j] == r->color[i];
-      if (!seen && r->color[i] >= 0) group_idx++;
-    }
+    int first = r->first[c->g.me], group_idx = r->group[c->g.me];
     if (!r->groups[first]) {
-      int n = 0;
-      for (int i = 0; i < r->size; i++) n += r->color[i] == color;
+      int n = r->run_len[first];
+      const int *run = r->by_color + r->run_at[first];
       sim_members *m = malloc(sizeof *m + n * sizeof(int));
       m->plan = NULL;
       m->host_side = host_side;
@@ -170,14 +216,12 @@ static int split(hs_comm *c, int color, int key, hs_comm **out, int host_side) {
        * once must not free it under one that has not read it yet. */
       m->refs = 1;
       m->n = 0;
-      /* Members sorted by (key, parent rank): insertion sort, stable. */
+      /* Members sorted by (key, parent rank). */
       int *order = malloc(n * sizeof(int));
-      for (int i = 0; i < r->size; i++) {
-        if (r->color[i] != color) continue;
-        int k = m->n++;
-        while (k > 0 && r->key[order[k - 1]] > r->key[i]) order[k] = order[k - 1], k--;
-        order[k] = i;
-      }
+      memcpy(order, run, (size_t)n * sizeof(int));
+      sort_by = r->key;
+      qsort(order, (size_t)n, sizeof(int), by_value_then_rank);
+      m->n = n;
       for (int k = 0; k < n; k++) m->ranks[k] = c->g.members[order[k]];
       free(order);
       r->groups[first] = m;

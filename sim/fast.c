@@ -122,7 +122,8 @@ typedef struct fast_sched {
   char *group_broken; /* evaluate(): its rings were not all ready together; each runs alone */
   int chain;      /* a chain its calls release member by member (fast_chain.h): -1 not known yet, 0, 1 */
   int *chain_pos; /* then: participant -> its position in the chain's tree run */
-  struct fast_sched *next;
+  struct fast_sched *next;  /* every schedule */
+  struct fast_sched *hnext; /* its bucket's next (sim_fast.sched_index) */
 } fast_sched;
 
 /* One call of a collective: its members' arrivals, then their finishes. */
@@ -133,7 +134,7 @@ struct fast_call {
   const int *world_of; /* member index -> world rank */
   double *arrival, *finish;
   void **token; /* what stands for each member (stream.c) */
-  struct fast_call *next;
+  struct fast_call *next; /* its bucket's next while open (sim_fast.call_index), then the ready queue's */
   /* A chain released member by member (fast_chain.h): its timing, how
    * far down the chain the finishes are known and told (the members at
    * depths below told_upto), and its place in the queue of calls with
@@ -188,9 +189,17 @@ struct sim_fast {
   int *own_up, *own_down, nodes, splice;
   int route_check; /* HS_FAST_ROUTE_CHECK=1: each spliced route checked against SimGrid's */
   link_table links;
+  /* Schedules and open calls by their keys, chained hash tables: every
+   * member's every collective looks its own up, and a list scanned at
+   * each of them made a hierarchical start at 4096 GPUs quadratic in its
+   * communicators (docs/performance.md). Sizes are powers of 2. */
   fast_sched *scheds;
-  fast_call *calls; /* open: some arrival unknown */
-  fast_call *ready; /* every arrival known, to be timed */
+  fast_sched **sched_index;
+  size_t sched_cap, n_scheds;
+  fast_call **call_index; /* open: some arrival unknown */
+  size_t call_cap, n_calls;
+  fast_call *ready;        /* every arrival known, to be timed, in order */
+  fast_call **ready_tail;  /* where the next ready call goes */
   fast_call *telling; /* open chains with members whose part is known (fast_chain.h) */
   int settling;
   double lat_factor, bw_factor, tcp_gamma;
@@ -498,7 +507,12 @@ static int link_id(struct sim_fast *f, sg_link_t l) {
 
 /* The slot holding key, or the empty one where it goes. */
 static route_entry *route_slot(const route_cache *rc, long key) {
-  long j = (long)((unsigned long)key * 0x9E3779B97F4A7C15ull % (unsigned long)rc->cap);
+  /* mixed before the low bits are taken: the keys of one destination
+   * differ by multiples of the ranks, a power of 2 on most clusters, and
+   * a product alone kept their low bits alike (one long run of probes) */
+  uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29;
+  long j = (long)(h & (uint64_t)(rc->cap - 1));
   while (rc->slot[j].key && rc->slot[j].key != key) j = (j + 1) % rc->cap;
   return &rc->slot[j];
 }
@@ -1443,6 +1457,7 @@ static void timed(fast_sched *s, const double *arrival, double *finish) {
 
 static sim_fast *fast_create(sim_world *w) {
   sim_fast *f = calloc(1, sizeof *f);
+  f->ready_tail = &f->ready;
   const hs_sim_spec *sp = &w->sc->sim;
   /* CM02 (the only model fast runs under): factors 1 unless the scenario sets them. */
   f->lat_factor = sp->latency_factor > 0 ? sp->latency_factor : 1;
@@ -1482,13 +1497,52 @@ static sim_fast *fast_create(sim_world *w) {
   return f;
 }
 
+/* A key's bucket in a table of cap (a power of 2) buckets. */
+static size_t bucket_of(uint64_t h, size_t cap) {
+  h ^= h >> 33, h *= 0xff51afd7ed558ccdULL, h ^= h >> 33;
+  return (size_t)(h & (cap - 1));
+}
+static uint64_t sched_hash(int ctx, hs_op_kind kind, size_t send_count, size_t recv_count) {
+  return (uint64_t)(unsigned)ctx * 0x9e3779b97f4a7c15ULL ^ (uint64_t)kind << 56 ^ (uint64_t)send_count * 31 ^
+         (uint64_t)recv_count;
+}
+static uint64_t call_hash(int ctx, int seq) { return (uint64_t)(unsigned)ctx << 32 | (unsigned)seq; }
+
+/* Doubles a table once it holds as many entries as buckets. */
+static void sched_index_grow(sim_fast *f) {
+  size_t cap = f->sched_cap ? 2 * f->sched_cap : 64;
+  fast_sched **t = calloc(cap, sizeof *t);
+  for (fast_sched *s = f->scheds; s; s = s->next) {
+    size_t b = bucket_of(sched_hash(s->ctx, s->kind, s->send_count, s->recv_count), cap);
+    s->hnext = t[b], t[b] = s;
+  }
+  free(f->sched_index);
+  f->sched_index = t, f->sched_cap = cap;
+}
+static void call_index_grow(sim_fast *f) {
+  size_t cap = f->call_cap ? 2 * f->call_cap : 64;
+  fast_call **t = calloc(cap, sizeof *t);
+  for (size_t i = 0; i < f->call_cap; i++)
+    for (fast_call *k = f->call_index[i], *next; k; k = next) {
+      next = k->next;
+      size_t b = bucket_of(call_hash(k->ctx, k->seq), cap);
+      k->next = t[b], t[b] = k;
+    }
+  free(f->call_index);
+  f->call_index = t, f->call_cap = cap;
+}
+
 static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_exec *how) {
   hs_coll_algo algo = how->algo;
   sim_fast *f = w->fast;
-  for (fast_sched *s = f->scheds; s; s = s->next)
-    if (s->ctx == c->ctx && s->kind == o->kind && s->send_count == o->send.count && s->recv_count == o->recv.count &&
-        s->dtype == o->send.dtype && s->root == o->root && s->algo == algo && s->how.proto == how->proto)
-      return s;
+  if (f->sched_cap)
+    for (fast_sched *s = f->sched_index[bucket_of(sched_hash(c->ctx, o->kind, o->send.count, o->recv.count),
+                                                  f->sched_cap)];
+         s; s = s->hnext)
+      if (s->ctx == c->ctx && s->kind == o->kind && s->send_count == o->send.count &&
+          s->recv_count == o->recv.count && s->dtype == o->send.dtype && s->root == o->root && s->algo == algo &&
+          s->how.proto == how->proto)
+        return s;
   fast_sched *s = calloc(1, sizeof *s);
   s->ctx = c->ctx;
   s->kind = o->kind;
@@ -1537,6 +1591,11 @@ static fast_sched *sched_get(sim_world *w, hs_comm *c, const hs_op *o, const hs_
   s->sent = calloc((size_t)s->n, sizeof(double));
   s->next = f->scheds;
   f->scheds = s;
+  if (++f->n_scheds > f->sched_cap) sched_index_grow(f); /* which files s too */
+  else {
+    size_t b = bucket_of(sched_hash(s->ctx, s->kind, s->send_count, s->recv_count), f->sched_cap);
+    s->hnext = f->sched_index[b], f->sched_index[b] = s;
+  }
   return s;
 }
 
@@ -1574,8 +1633,9 @@ static void record(hs_comm *c, const hs_op *o, fast_sched *s) {
  * numbers are reduced once, at the last arrival). */
 static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s, int numbers) {
   int seq = c->fast_seq++;
-  for (fast_call *k = f->calls; k; k = k->next)
-    if (k->ctx == c->ctx && k->seq == seq) return k;
+  if (f->call_cap)
+    for (fast_call *k = f->call_index[bucket_of(call_hash(c->ctx, seq), f->call_cap)]; k; k = k->next)
+      if (k->ctx == c->ctx && k->seq == seq) return k;
   fast_call *k = calloc(1, sizeof *k);
   k->ctx = c->ctx;
   k->seq = seq;
@@ -1587,8 +1647,9 @@ static fast_call *call_get(sim_fast *f, hs_comm *c, fast_sched *s, int numbers) 
   k->token = malloc((size_t)k->n * sizeof(void *));
   if (s->chain == 1 && !f->chain_whole && !numbers)
     k->chain = hs_fast_chain_new(s->trees[0], s->how.cost.wire > 1 ? s->how.cost.wire : 1);
-  k->next = f->calls;
-  f->calls = k;
+  if (++f->n_calls > f->call_cap) call_index_grow(f);
+  size_t b = bucket_of(call_hash(k->ctx, k->seq), f->call_cap);
+  k->next = f->call_index[b], f->call_index[b] = k;
   return k;
 }
 
@@ -1656,6 +1717,7 @@ static void settle(sim_world *w, sim_fast *f) {
     }
     fast_call *k = f->ready;
     f->ready = k->next;
+    if (!f->ready) f->ready_tail = &f->ready;
     fast_sched *s = k->sched;
     if (!s->compiled) compile(w, f, s);
     if (s->chain < 0) chain_check(s);
@@ -1698,13 +1760,13 @@ static int arrived(sim_fast *f, fast_call *k, int me, double arrival) {
     *t = k->next_telling;
     k->telling = 0;
   }
-  fast_call **p = &f->calls;
+  fast_call **p = &f->call_index[bucket_of(call_hash(k->ctx, k->seq), f->call_cap)];
   while (*p != k) p = &(*p)->next;
   *p = k->next;
+  f->n_calls--;
   k->next = NULL;
-  fast_call **q = &f->ready;
-  while (*q) q = &(*q)->next;
-  *q = k;
+  *f->ready_tail = k;
+  f->ready_tail = &k->next;
   return 1;
 }
 

@@ -275,6 +275,28 @@ void hs_check_rank_main(hs_worker *w) {
          "rank %d got size %d rank %d, want %d %d", w->rank, sub ? hs_comm_size(w, sub) : -1,
          sub ? hs_comm_rank(w, sub) : -1, want_size, want_rank);
   if (sub) exercise(w, sub, "sub");
+  /* Colors whose first members come in another order than the colors
+   * (2, 0, 1, 2, ...), one key for all: each communicator holds exactly
+   * its color's ranks, in parent order. */
+  {
+    hs_comm *mix = NULL;
+    int color = (w->rank * 2 + 2) % 3, n = 0, bad = 0;
+    hs_comm_split(w, w->world, color, 0, &mix);
+    int *got = calloc((size_t)w->size, sizeof(int));
+    if (mix) {
+      hs_request *q;
+      hs_allgather(w, mix, hs_buf_host(&w->rank, 1, HS_I32), hs_buf_host(got, (size_t)hs_comm_size(w, mix), HS_I32),
+                   &q);
+      hs_wait(w, &q);
+      for (int r = 0; r < w->size; r++)
+        if ((r * 2 + 2) % 3 == color) bad |= n >= hs_comm_size(w, mix) || got[n++] != r;
+      bad |= n != hs_comm_size(w, mix);
+      hs_comm_free(w, mix);
+    }
+    hs_check_record("split: colors out of order, each its own ranks in order", mix && !bad,
+                    "rank %d (color %d) got %d members", w->rank, color, mix ? hs_comm_size(w, mix) : -1);
+    free(got);
+  }
   hs_comm *none = (hs_comm *)1;
   hs_comm_split(w, w->world, w->rank == 0 ? -1 : 0, 0, &none);
   hs_check_record("split: color < 0 gets no communicator", w->rank != 0 || none == NULL, "rank 0 got one");
