@@ -138,6 +138,14 @@ int hs_links_count(const hs_cluster_spec *c) {
   return cpu_base(c) + 2 * (c->nodes * c->cpu_ranks_per_node + c->server_machines);
 }
 
+/* GPU r's own link on node n: the GPU link's rate, or where every byte
+ * it moves goes through host memory the budget of both ways together
+ * (net_transport.h), which SimGrid's platform shares between them and
+ * the emulator charges each way apart. */
+static double own_link(const hs_cluster_spec *c, int n, const hs_link_spec *intra) {
+  return hs_net_gpu_link_staged(c, n) ? hs_net_gpu_link_budget(c, intra->bandwidth) : intra->bandwidth;
+}
+
 /* From GPU g of node n (its links `intra`) up to the root of socket `to`
  * (up = 1: g sends) or down from it (up = 0: g receives): its switch's
  * uplink and, from the other socket, the socket link. Nothing without a
@@ -241,7 +249,7 @@ static int endpoint_nic(const hs_cluster_spec *c, int r, int n, const hs_link_sp
   int apart = hs_links_nic_apart(c);
   if (r < G) {
     hs_hop own = apart ? (hs_hop){pcie + 2 * n + !up, INFINITY, intra->latency / 2}
-                       : (hs_hop){2 * r + !up, intra->bandwidth, intra->latency / 2};
+                       : (hs_hop){2 * r + !up, own_link(c, n, intra), intra->latency / 2};
     if (up) out[k++] = own;
     k += to_nic(c, n, intra, r, up, out + k);
     if (!up) out[k++] = own;
@@ -270,14 +278,14 @@ static int route_in_node(const hs_cluster_spec *c, int a, int b, int n, hs_hop *
   int same_switch = gpus && c->intra_p2p && hs_links_switch_of(c, a) == hs_links_switch_of(c, b);
   int turn = gpus ? hs_links_socket_of(c, hs_links_switch_of(c, b)) : 0;
   if (a < G) {
-    out[k++] = (hs_hop){2 * a, intra.bandwidth, intra.latency / 2};
+    out[k++] = (hs_hop){2 * a, own_link(c, n, &intra), intra.latency / 2};
     if (!same_switch) k += climb(c, n, &intra, a, turn, 1, out + k);
   } else {
     out[k++] = node_cpu_hop(c, a, 1);
   }
   if (b < G) {
     if (!same_switch) k += climb(c, n, &intra, b, turn, 0, out + k);
-    out[k++] = (hs_hop){2 * b + 1, intra.bandwidth, intra.latency / 2};
+    out[k++] = (hs_hop){2 * b + 1, own_link(c, n, &intra), intra.latency / 2};
   } else {
     out[k++] = node_cpu_hop(c, b, 0);
   }

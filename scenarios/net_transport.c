@@ -174,6 +174,16 @@ int hs_net_gpudirect(const hs_cluster_spec *c) {
   return c->gpudirect && !(hs_links_pcie_tree(c) && c->nic_switch < 0 && !c->nic_per_switch);
 }
 
+int hs_net_gpu_link_staged(const hs_cluster_spec *c, int node) {
+  if (c->intra_link != HS_INTRA_PCIE || c->intra_p2p) return 0;
+  return !hs_net_gpudirect(c) || hs_net_transport_of_node(c, node).kind == HS_NET_TCP;
+}
+
+double hs_net_gpu_link_budget(const hs_cluster_spec *c, double link_bw) {
+  double budget = 2 * c->host_staging_bandwidth;
+  return budget < link_bw ? budget : link_bw;
+}
+
 double hs_net_flow_cap(const hs_cluster_spec *c, int node_a, int node_b, int channels, int gpus) {
   /* A hop between GPUs without peer access is NCCL's SHM connection: the
    * sender's kernel stores into host memory, the receiver's loads from it

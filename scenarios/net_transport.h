@@ -72,6 +72,20 @@ int hs_net_node_staged(const hs_cluster_spec *c);
  * across nodes is staged in host memory at host.staging_bandwidth. */
 int hs_net_gpudirect(const hs_cluster_spec *c);
 
+/* Whether every byte a GPU of node n moves goes through host memory: a
+ * PCIe node without peer access (intra.p2p = false), whose connections
+ * across nodes are staged too (no GPUDirect RDMA, or NCCL's socket
+ * transport, which stages anyway), and whose copies to a CPU process are
+ * host memory by definition. Then what the GPU's link moves both ways
+ * comes out of one budget (hs_net_gpu_link_budget), which sim/platform.c
+ * writes as the GPU's link, shared by its two directions. */
+int hs_net_gpu_link_staged(const hs_cluster_spec *c, int node);
+/* That budget, both ways together: twice host.staging_bandwidth, what
+ * each way of two GPUs' allreduce through host memory moved while both
+ * flowed (NVIDIA/nccl#384: "some CPUs do not handle bidirectional traffic
+ * well"), and at most the link's own rate link_bw (B/s). */
+double hs_net_gpu_link_budget(const hs_cluster_spec *c, double link_bw);
+
 /* What a flow between world ranks a and b, of nodes node_a and node_b,
  * moves at most: across nodes hs_net_flow_cap_concurrent; inside a node
  * INFINITY where NCCL joins the two GPUs peer to peer (hs_net_p2p), else

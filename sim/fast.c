@@ -1484,6 +1484,10 @@ static sim_fast *fast_create(sim_world *w) {
   /* Splicing takes one route for every pair of ranks of two nodes (or of
    * one): under a PCIe tree a pair's route depends on their switches. */
   if (hs_links_pcie_tree(&w->sc->cluster)) f->splice = 0;
+  /* nor where a GPU's link is one, shared both ways (net_transport.h):
+   * splicing finds a rank's own link by its way up and down */
+  for (int n = 0; n < f->nodes; n++)
+    if (hs_net_gpu_link_staged(&w->sc->cluster, n)) f->splice = 0;
   /* every rank's own links, by name, in one pass over the platform's */
   sg_link_t *all = sg_link_list();
   for (size_t i = 0, nl = sg_link_count(); f->splice && i < nl; i++) {

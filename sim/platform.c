@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "scenarios/links.h"
+#include "scenarios/net_transport.h"
 #include "sim/link_profiles.h"
 
 typedef struct {
@@ -15,12 +16,17 @@ typedef struct {
   int failed;
 } writer;
 
-/* A split-duplex link, with the profiles of its network { } events. */
-static void write_link(writer *w, hs_netlink_kind kind, int index, const char *id, double bw, double lat) {
+/* A link, with the profiles of its network { } events: split-duplex (a
+ * direction each way), or shared (both ways out of one rate). */
+static void write_link_as(writer *w, hs_netlink_kind kind, int index, const char *id, double bw, double lat,
+                          int shared) {
   char attrs[9000] = "";
   if (w->net && hs_link_profile_attrs(w->net, kind, index, bw, lat, w->dir, attrs, sizeof attrs)) w->failed = 1;
-  fprintf(w->f, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"%s/>\n",
-          id, bw, lat, attrs);
+  fprintf(w->f, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"%s/>\n", id, bw, lat,
+          shared ? "SHARED" : "SPLITDUPLEX", attrs);
+}
+static void write_link(writer *w, hs_netlink_kind kind, int index, const char *id, double bw, double lat) {
+  write_link_as(w, kind, index, id, bw, lat, 0);
 }
 
 /* A split-duplex link no network { } event names (a CPU process's). */
@@ -87,11 +93,17 @@ static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_z
   double speed = c->gpu_flops * c->gpu_efficiency;
   hs_link_spec intra, inter;
   hs_links_of_node(c, n, &intra, &inter);
+  int staged = hs_net_gpu_link_staged(c, n);
   for (int l = 0; l < g; l++) {
     int r = n * g + l;
     char id[64];
     write_gpu_host(f, c, r, speed * hs_links_speed_factor(c, r));
     snprintf(id, sizeof id, "gpu%d_link", r);
+    if (staged) { /* every byte through host memory: both ways out of one budget (net_transport.h) */
+      write_link_as(w, HS_NETLINK_GPU, r, id, hs_net_gpu_link_budget(c, intra.bandwidth), intra.latency / 2, 1);
+      if (cluster_zone) fprintf(f, "    <host_link id=\"gpu%d\" up=\"%s\" down=\"%s\"/>\n", r, id, id);
+      continue;
+    }
     write_link(w, HS_NETLINK_GPU, r, id, intra.bandwidth, intra.latency / 2);
     if (cluster_zone)
       fprintf(f, "    <host_link id=\"gpu%d\" up=\"gpu%d_link_UP\" down=\"gpu%d_link_DOWN\"/>\n", r, r, r);
@@ -150,10 +162,15 @@ static void node_hosts(writer *w, const hs_cluster_spec *c, int n, int cluster_z
   }
 }
 
-static void hop(FILE *f, const char *src, const char *dst, const char *link) {
-  fprintf(f, "    <route src=\"%s\" dst=\"%s\" symmetrical=\"YES\"><link_ctn id=\"%s\" direction=\"UP\"/></route>\n",
-          src, dst, link);
+/* A link's place in a route: a split-duplex link's way up (SimGrid takes
+ * the way down for the symmetrical route back), or a shared link. */
+static const char *way(int shared) { return shared ? "NONE" : "UP"; }
+
+static void hop_as(FILE *f, const char *src, const char *dst, const char *link, int shared) {
+  fprintf(f, "    <route src=\"%s\" dst=\"%s\" symmetrical=\"YES\"><link_ctn id=\"%s\" direction=\"%s\"/></route>\n",
+          src, dst, link, way(shared));
 }
+static void hop(FILE *f, const char *src, const char *dst, const char *link) { hop_as(f, src, dst, link, 0); }
 
 /* src to the pod's gateway through node n's PCIe side and its NIC. */
 static void network_hop(FILE *f, const char *src, int n, const char *gw) {
@@ -171,7 +188,7 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
   char src[64], dst[64], link[64];
   int apart = hs_links_nic_apart(c);
   snprintf(dst, sizeof dst, "node%d_sw", n);
-  int tree = hs_links_pcie_tree(c);
+  int tree = hs_links_pcie_tree(c), staged = hs_net_gpu_link_staged(c, n);
   for (int l = 0; l < c->gpus_per_node; l++) {
     int r = n * c->gpus_per_node + l;
     char sw[64];
@@ -188,11 +205,11 @@ static void node_routes(const writer *w, const hs_cluster_spec *c, int n, const 
       if (hs_links_socket_of(c, s) == 1) snprintf(root, sizeof root, "node%d_cpu1", n);
       else snprintf(root, sizeof root, "%s", dst);
       fprintf(f,
-              "    <route src=\"%s\" dst=\"%s\" symmetrical=\"YES\"><link_ctn id=\"%s\" direction=\"UP\"/>"
+              "    <route src=\"%s\" dst=\"%s\" symmetrical=\"YES\"><link_ctn id=\"%s\" direction=\"%s\"/>"
               "<link_ctn id=\"node%d_psw%d_up\" direction=\"UP\"/></route>\n",
-              src, root, link, n, s);
+              src, root, link, way(staged), n, s);
     } else {
-      hop(f, src, tree ? sw : dst, link);
+      hop_as(f, src, tree ? sw : dst, link, staged);
     }
     if (apart) network_hop(f, src, n, gw);
   }

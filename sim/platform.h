@@ -3,7 +3,10 @@
  * Shape (docs/scenarios.md has the picture):
  *  - each GPU is a host with a private split-duplex link (intra.bandwidth,
  *    intra.latency/2) to its node's NVSwitch (a router), which is
- *    non-blocking;
+ *    non-blocking; where every byte the GPU moves goes through host
+ *    memory (no peer access and staged connections across nodes), a
+ *    shared link instead, one budget for both ways
+ *    (hs_net_gpu_link_staged, scenarios/net_transport.h);
  *  - zones: one node alone is a "Cluster" zone; several nodes are grouped
  *    into pods of up to 16 nodes (never across a rack), each a
  *    "DijkstraCache" zone whose gateway reaches the leaf switch (or the

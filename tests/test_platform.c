@@ -194,7 +194,10 @@ static void probe_nics_tree(hs_worker *w, void *arg) {
 
 /* GPUs without peer access (intra.p2p = false): every route from a GPU
  * turns at its socket's root, where host memory is, so two GPUs of one
- * switch cross its uplink both ways (scenarios/links.h). */
+ * switch cross its uplink both ways (scenarios/links.h). With no
+ * GPUDirect RDMA either, every byte a GPU moves goes through host memory,
+ * and its link is one budget for both ways, 2 x host.staging_bandwidth
+ * (scenarios/net_transport.h): a shared link, crossed whichever way. */
 static const char *staged_tree_lua =
     "cluster { nodes = 2, gpus_per_node = 4, cpu = \"intel\",\n"
     "  gpu = { flops = \"10TF\" },\n"
@@ -208,12 +211,18 @@ static void probe_staged_tree(hs_worker *w, void *arg) {
   sg_host_t g[8];
   gpu_hosts(g, 8);
   /* (SimGrid lists a route of two links, a GPU's here, last first, as above) */
-  route_names(r, g[0], g[1], "node0_psw0_up_UP gpu0_link_UP gpu1_link_DOWN node0_psw0_up_DOWN",
+  route_names(r, g[0], g[1], "node0_psw0_up_UP gpu0_link gpu1_link node0_psw0_up_DOWN",
               "without peer access: under one switch, up its uplink to host memory and down again");
-  route_names(r, g[2], g[3], "node0_psw1_up_UP gpu2_link_UP gpu3_link_DOWN node0_psw1_up_DOWN",
+  route_names(r, g[2], g[3], "node0_psw1_up_UP gpu2_link gpu3_link node0_psw1_up_DOWN",
               "without peer access: the same on socket 1's switch, turning at socket 1's root");
-  route_names(r, g[0], g[3], "node0_psw0_up_UP gpu0_link_UP node0_qpi_DOWN gpu3_link_DOWN node0_psw1_up_DOWN",
+  route_names(r, g[0], g[3], "node0_psw0_up_UP gpu0_link node0_qpi_DOWN gpu3_link node0_psw1_up_DOWN",
               "without peer access: between switches the tree as before");
+  route_names(r, g[1], g[0], "node0_psw0_up_UP gpu1_link gpu0_link node0_psw0_up_DOWN",
+              "without peer access: the way back crosses the same GPU links, each shared by its two ways");
+  sg_link_t own = sg_link_by_name("gpu0_link");
+  hs_report(r, own && sg_link_get_bandwidth(own) == 7.8e9 && sg_link_is_shared(own),
+            "no peer access nor GPUDirect RDMA: GPU 0's link one shared budget of 2 x 3.9 GB/s (%g B/s)",
+            own ? sg_link_get_bandwidth(own) : -1);
   emulator_routes(r, &((ctx *)arg)->sc->cluster, g, 8);
 }
 
