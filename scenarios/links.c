@@ -145,6 +145,10 @@ int hs_links_count(const hs_cluster_spec *c) {
 static double own_link(const hs_cluster_spec *c, int n, const hs_link_spec *intra) {
   return hs_net_gpu_link_staged(c, n) ? hs_net_gpu_link_budget(c, intra->bandwidth) : intra->bandwidth;
 }
+/* Its id: 2r up and 2r + 1 down, or 2r both ways where it is one budget. */
+static int own_id(const hs_cluster_spec *c, int n, int r, int up) {
+  return 2 * r + (up || hs_net_gpu_link_staged(c, n) ? 0 : 1);
+}
 
 /* From GPU g of node n (its links `intra`) up to the root of socket `to`
  * (up = 1: g sends) or down from it (up = 0: g receives): its switch's
@@ -249,7 +253,7 @@ static int endpoint_nic(const hs_cluster_spec *c, int r, int n, const hs_link_sp
   int apart = hs_links_nic_apart(c);
   if (r < G) {
     hs_hop own = apart ? (hs_hop){pcie + 2 * n + !up, INFINITY, intra->latency / 2}
-                       : (hs_hop){2 * r + !up, own_link(c, n, intra), intra->latency / 2};
+                       : (hs_hop){own_id(c, n, r, up), own_link(c, n, intra), intra->latency / 2};
     if (up) out[k++] = own;
     k += to_nic(c, n, intra, r, up, out + k);
     if (!up) out[k++] = own;
@@ -285,7 +289,7 @@ static int route_in_node(const hs_cluster_spec *c, int a, int b, int n, hs_hop *
   }
   if (b < G) {
     if (!same_switch) k += climb(c, n, &intra, b, turn, 0, out + k);
-    out[k++] = (hs_hop){2 * b + 1, own_link(c, n, &intra), intra.latency / 2};
+    out[k++] = (hs_hop){own_id(c, n, b, 0), own_link(c, n, &intra), intra.latency / 2};
   } else {
     out[k++] = node_cpu_hop(c, b, 0);
   }

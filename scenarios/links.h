@@ -8,9 +8,9 @@
  * Every link is split-duplex: each direction is its own resource with its
  * own id. (One exception in SimGrid's platform alone: where every byte a
  * GPU moves goes through host memory, its link is one budget for both
- * ways, hs_net_gpu_link_staged, which sim/platform.c writes shared; here
- * each way keeps its id, at the budget's rate, and the emulator charges
- * them apart.) Ids, for G GPUs, N nodes and R racks:
+ * ways, hs_net_gpu_link_staged, which sim/platform.c writes shared: here
+ * both ways take id 2r, at the budget's rate.) Ids, for G GPUs, N nodes
+ * and R racks:
  *   GPU r's link to its node switch      up 2r,          down 2r+1
  *   node n's NIC(s) to the fabric        up 2G+2n,       down 2G+2n+1
  *   rack k's leaf uplink to the spine    up 2G+2N+2k,    down 2G+2N+2k+1

@@ -176,6 +176,7 @@ int hs_net_gpudirect(const hs_cluster_spec *c) {
 
 int hs_net_gpu_link_staged(const hs_cluster_spec *c, int node) {
   if (c->intra_link != HS_INTRA_PCIE || c->intra_p2p) return 0;
+  if (c->nodes == 1 && c->server_machines == 0) return 1; /* no connection across nodes at all */
   return !hs_net_gpudirect(c) || hs_net_transport_of_node(c, node).kind == HS_NET_TCP;
 }
 

@@ -75,8 +75,9 @@ int hs_net_gpudirect(const hs_cluster_spec *c);
 /* Whether every byte a GPU of node n moves goes through host memory: a
  * PCIe node without peer access (intra.p2p = false), whose connections
  * across nodes are staged too (no GPUDirect RDMA, or NCCL's socket
- * transport, which stages anyway), and whose copies to a CPU process are
- * host memory by definition. Then what the GPU's link moves both ways
+ * transport, which stages anyway) or which has none (one node, no server
+ * machines), and whose copies to a CPU process are host memory by
+ * definition. Then what the GPU's link moves both ways
  * comes out of one budget (hs_net_gpu_link_budget), which sim/platform.c
  * writes as the GPU's link, shared by its two directions. */
 int hs_net_gpu_link_staged(const hs_cluster_spec *c, int node);

@@ -56,7 +56,7 @@ static sim_rendezvous *rendezvous_get(sim_world *w, hs_comm *c) {
   r->key = malloc(r->size * sizeof(int));
   r->by_color = malloc(r->size * sizeof(int));
   r->first = malloc(r->size * sizeof(int));
-  r->group = malloc(r->size * sizeof(int));
+  r->group = calloc((size_t)r->size, sizeof(int)); /* a rank of no color keeps 0, never read */
   r->run_at = malloc(r->size * sizeof(int));
   r->run_len = malloc(r->size * sizeof(int));
   r->groups = calloc(r->size, sizeof *r->groups);

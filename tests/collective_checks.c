@@ -276,7 +276,7 @@ void hs_check_rank_main(hs_worker *w) {
          sub ? hs_comm_rank(w, sub) : -1, want_size, want_rank);
   if (sub) exercise(w, sub, "sub");
   /* Colors whose first members come in another order than the colors
-   * (2, 0, 1, 2, ...), one key for all: each communicator holds exactly
+   * (2, 1, 0, 2, ...), one key for all: each communicator holds exactly
    * its color's ranks, in parent order. */
   {
     hs_comm *mix = NULL;
