@@ -92,6 +92,8 @@ static int run_staged(void *arg, const char *stage, const char *target) {
                       .auto_fast = sc->sim.auto_fast && n <= HS_FIDELITY_AUTO_STEP_MAX && strcmp(fidelity, "step")
                                        ? hs_fidelity_step_messages(sc)
                                        : 0,
+                      .fast_collectives = stats.fast_collectives,
+                      .fast_beside = stats.fast_collectives > 0 ? stats.messages : 0,
                       .actors = stats.actors, .collectives = stats.collectives, .protocols = stats.protocols,
                       .nccl_unmodelled = stats.unmodelled,
                       .n_failures = stats.n_failures,

@@ -84,11 +84,34 @@ static void run(const char *what, int iterations, const char *fidelity, const ch
   int said = hs_test_count(text, "fidelity    fast: step would have simulated") > 0;
   /* a simulated run's summary has its "simulation" line, never a real
    * run's "run N processes" */
-  int lines = hs_test_count(text, "\n  simulation  ") == 1 && hs_test_count(text, "\n  run  ") == 0;
+  int lines = hs_test_count(text, "\n  simulation  ") == 1 && hs_test_count(text, "\n  run  ") == 0 &&
+              hs_test_count(text, "\n  beside  ") == 0; /* an allreduce alone: no messages beside fast's */
   tap_ok(rc == 0 && strstr(json, field) && said == says_why && lines,
          "%s: exit %d, summary.json's fidelity %s%s, %s, %s", what, rc, want, strstr(json, field) ? "" : " (not so)",
          said ? "the summary says why" : "no word of the budget",
          lines ? "one simulation line" : "not one simulation line and no run line");
+}
+
+/* A parameter server's pushes and pulls are SimGrid's messages under fast
+ * too, beside the node's reduce and broadcast that fast times: the
+ * summary says they did not contend (docs/fidelity.md, "Not modelled by
+ * fast"), and step says nothing of it. */
+static void beside(void) {
+  const char *fmt = "cluster { nodes = 2, gpus_per_node = 2, gpu = { flops = '10TF' }, inter = { bandwidth = '100Gbps' } }\n"
+                    "workload { model = '%s', batch = 1 }\n"
+                    "algorithm { name = 'parameter_server', placement = 'machines', servers = 2, aggregate = true,\n"
+                    "  update = 'workers' }\n"
+                    "run { iterations = 2 }\nsim { fidelity = '%s' }\n";
+  const char *fids[] = {"fast", "step"};
+  for (int i = 0; i < 2; i++) {
+    char lua[1024], out[800], text[8192];
+    snprintf(lua, sizeof lua, fmt, profile, fids[i]);
+    int rc = hs_test_run_text(fids[i], lua, out, sizeof out, text, sizeof text);
+    int said = hs_test_count(text, "\n  beside      ") == 1 &&
+               hs_test_count(text, "messages ran in SimGrid beside") == 1;
+    tap_ok(rc == 0 && said == (i == 0), "parameter server at %s: exit %d, %s", fids[i], rc,
+           said ? "the summary says its messages did not contend with fast's collectives" : "no word of it");
+  }
 }
 
 int main(void) {
@@ -100,5 +123,7 @@ int main(void) {
   run("over", 31, "auto", "fast", 1);
   run("under", 2, "auto", "step", 0);
   run("fast-asked", 2, "fast", "fast", 0);
+  write_profile(1 << 20);
+  beside();
   return tap_done(0);
 }

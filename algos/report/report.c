@@ -467,6 +467,10 @@ void hs_report_print(FILE *out, const hs_scenario *sc, const hs_metrics *m, cons
     fprintf(out, "  fidelity    fast: step would have simulated some %.2g million messages (auto runs step up to "
                  "%.2g million); --set sim.fidelity=step runs them\n",
             info->auto_fast / 1e6, HS_FIDELITY_AUTO_STEP_MESSAGES / 1e6);
+  if (simulated && info->fast_beside > 0)
+    fprintf(out, "  beside      %ld messages ran in SimGrid beside %ld collectives timed by fast, and did not contend "
+                 "with them for links (docs/fidelity.md, \"Not modelled by fast\"); --set sim.fidelity=step lets them\n",
+            info->fast_beside, info->fast_collectives);
   const hs_peer_scheme *ps = sc->algorithm.peers;
   if (ps && ps->select_calls)
     fprintf(out, "  peers       %s: %ld calls, %.3f s (%.1f%% of the wall time)\n", ps->name, ps->select_calls,
