@@ -36,7 +36,7 @@ struct sim_rendezvous {
   int *color, *key;
   int *by_color; /* parent ranks sorted by (color, rank): each color's run together */
   int *first;    /* per parent rank: its color's first rank, where the group's run and members are kept */
-  int *group;    /* per parent rank: its color's index among the colors in order of first appearance */
+  int *group;    /* per first rank: its color's index among the colors in order of first appearance */
   int *run_at;   /* per first rank: where its run starts in by_color */
   int *run_len;  /* per first rank: the run's length */
   int ctx_base;
@@ -56,7 +56,7 @@ static sim_rendezvous *rendezvous_get(sim_world *w, hs_comm *c) {
   r->key = malloc(r->size * sizeof(int));
   r->by_color = malloc(r->size * sizeof(int));
   r->first = malloc(r->size * sizeof(int));
-  r->group = calloc((size_t)r->size, sizeof(int)); /* a rank of no color keeps 0, never read */
+  r->group = malloc(r->size * sizeof(int));
   r->run_at = malloc(r->size * sizeof(int));
   r->run_len = malloc(r->size * sizeof(int));
   r->groups = calloc(r->size, sizeof *r->groups);
@@ -180,7 +180,6 @@ static void group_ranks(sim_rendezvous *r) {
   }
   qsort(firsts, (size_t)runs, sizeof(int), by_rank);
   for (int g = 0; g < runs; g++) r->group[firsts[g]] = g;
-  for (int i = 0; i < n; i++) r->group[i] = r->group[r->first[i]];
   free(firsts);
 }
 
@@ -203,7 +202,7 @@ static int split(hs_comm *c, int color, int key, hs_comm **out, int host_side) {
   *out = NULL;
   if (color >= 0) {
     /* Group index: order of first appearance of the color among parent ranks. */
-    int first = r->first[c->g.me], group_idx = r->group[c->g.me];
+    int first = r->first[c->g.me], group_idx = r->group[first];
     if (!r->groups[first]) {
       int n = r->run_len[first];
       const int *run = r->by_color + r->run_at[first];

@@ -513,7 +513,7 @@ static route_entry *route_slot(const route_cache *rc, long key) {
   uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
   h ^= h >> 29;
   long j = (long)(h & (uint64_t)(rc->cap - 1));
-  while (rc->slot[j].key && rc->slot[j].key != key) j = (j + 1) % rc->cap;
+  while (rc->slot[j].key && rc->slot[j].key != key) j = (j + 1) & (rc->cap - 1);
   return &rc->slot[j];
 }
 

@@ -23,8 +23,9 @@ typedef struct {
   double auto_fast;     /* > 0: sim.fidelity "auto" ran fast though the ranks are few, as step would have
                            simulated about this many messages (sim/fidelity_auto.h) */
   long fast_collectives; /* simulated: collectives fast timed by their schedule */
-  long fast_beside;      /* > 0: point-to-point messages SimGrid ran beside them, which fast does not let contend
-                            with its collectives for links (docs/fidelity.md, "Not modelled by fast") */
+  long fast_beside;      /* > 0: messages SimGrid ran beside them (point-to-point, or collectives run by
+                            messages), which fast does not let contend with its collectives for links
+                            (docs/fidelity.md, "Not modelled by fast") */
   const long *collectives; /* collectives run per schedule (hs_coll_algo), or NULL if not counted */
   const long *protocols;   /* and per protocol (hs_proto, HS_PROTO_NONE last), or NULL */
   const long *nccl_unmodelled; /* of them, where NCCL's model picks an algorithm hearsay does not run: [1] NVLS tree,
